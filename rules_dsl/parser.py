@@ -1,0 +1,859 @@
+"""Parse a literate `.rules` file into a :class:`rules_dsl.nodes.Module`.
+
+Entry point: :func:`parse(text, filename) -> (Module, list[Diagnostic])`.
+
+A file is prose (a small Markdown subset, see LANGUAGE.md) with declarations in
+```` ```rules ```` fences. Prose is parsed here by a line scanner into prose
+nodes; fenced code is parsed by the Lark LALR grammar in ``grammar.lark``.
+Each top-level declaration of a fence is parsed on its own, so one run reports
+one syntax error per broken declaration instead of stopping at the first.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from functools import lru_cache
+from pathlib import Path
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken, VisitError
+
+from . import nodes as n
+from .diagnostics import Diagnostic, Span
+
+GRAMMAR_PATH = Path(__file__).with_name("grammar.lark")
+FENCE_OPEN = re.compile(r"^```\s*rules\s*$")
+FENCE_CLOSE = re.compile(r"^```\s*$")
+DECL_START = re.compile(
+    r"^(@|rulebook\b|section\b|enum\b|record\b|catalog\b|table\b|die\b|bag\b|rule\b|procedure\b|example\b)"
+)
+KEYWORDS = frozenset(
+    "rulebook version lang section enum ordered record list map ref rule id catalog of columns table by "
+    "across range header die bag level grants stacking procedure step let return require if then else "
+    "example given expect true false none and or not in roll times keep highest lowest count draw from".split()
+)
+
+
+class _NewlinePostLex:
+    """Drops newlines inside ( ) and [ ], collapses runs of them (LANGUAGE.md §2)."""
+
+    always_accept = ("_NL",)
+
+    def process(self, stream):
+        depth = 0
+        last_nl = False
+        for tok in stream:
+            if tok.type in ("LPAR", "LSQB"):
+                depth += 1
+            elif tok.type in ("RPAR", "RSQB"):
+                depth = max(0, depth - 1)
+            elif tok.type == "_NL":
+                if depth or last_nl:
+                    continue
+                last_nl = True
+                yield tok
+                continue
+            last_nl = False
+            yield tok
+
+
+@lru_cache(maxsize=1)
+def _lark() -> Lark:
+    return Lark(
+        GRAMMAR_PATH.read_text(encoding="utf-8"),
+        parser="lalr",
+        strict=True,
+        propagate_positions=True,
+        maybe_placeholders=True,
+        postlex=_NewlinePostLex(),
+    )
+
+
+# ----------------------------------------------------------------------------- prose
+
+_INLINE = re.compile(r"\*\*(?P<strong>.+?)\*\*|(?<![\w*])\*(?P<em>[^*\s][^*]*?)\*(?![\w*])|`(?P<code>[^`]+)`|\[\[(?P<ref>[^\]\s]+)\]\]")
+_HEADING = re.compile(r"^(#{2,4})\s+(.*?)\s*#*\s*$")
+_HEADING_NUMBER = re.compile(r"^(\d+(?:\.\d+)*)\.?\s")
+_ORDERED = re.compile(r"^(\d+)[.)]\s+(.*)$")
+_BULLET = re.compile(r"^[-*+]\s+(.*)$")
+
+
+def parse_inlines(text: str, filename: str, line: int, col: int) -> tuple[n.Inline, ...]:
+    """Split a line of prose into text, bold, italic, code and ``[[ref]]`` runs."""
+    out: list[n.Inline] = []
+    pos = 0
+    for m in _INLINE.finditer(text):
+        if m.start() > pos:
+            out.append(n.Text(text[pos : m.start()]))
+        if m.group("strong") is not None:
+            out.append(n.Strong(m.group("strong")))
+        elif m.group("em") is not None:
+            out.append(n.Emph(m.group("em")))
+        elif m.group("code") is not None:
+            out.append(n.Code(m.group("code")))
+        else:
+            c = col + m.start()
+            out.append(n.Ref(m.group("ref"), Span(filename, line, c, line, c + len(m.group(0)))))
+        pos = m.end()
+    if pos < len(text):
+        out.append(n.Text(text[pos:]))
+    return tuple(out)
+
+
+def _prose_blocks(lines: list[tuple[int, str]], filename: str) -> list[n.Prose]:
+    """Group prose lines (line number, text) into headings, paragraphs, lists, notes."""
+    blocks: list[n.Prose] = []
+    para: list[tuple[int, str]] = []
+    items: list[tuple[int, str]] = []
+    list_kind: bool | None = None
+    list_start = 1
+
+    def span(first: int, last: int, last_text: str = "") -> Span:
+        return Span(filename, first, 1, last, len(last_text) + 1)
+
+    def flush_para() -> None:
+        if para:
+            text = " ".join(t.strip() for _, t in para)
+            blocks.append(n.Paragraph(parse_inlines(text, filename, para[0][0], 1), span(para[0][0], para[-1][0], para[-1][1])))
+            para.clear()
+
+    def flush_list() -> None:
+        nonlocal list_kind
+        if items:
+            blocks.append(
+                n.ListBlock(
+                    bool(list_kind),
+                    tuple(parse_inlines(t, filename, ln, 3) for ln, t in items),
+                    span(items[0][0], items[-1][0]),
+                    list_start,
+                )
+            )
+            items.clear()
+        list_kind = None
+
+    for lineno, raw in lines:
+        line = raw.rstrip()
+        stripped = line.strip()
+        if not stripped:
+            flush_para()
+            flush_list()
+            continue
+        if m := _HEADING.match(stripped):
+            flush_para()
+            flush_list()
+            title = m.group(2)
+            num = _HEADING_NUMBER.match(title)
+            blocks.append(
+                n.Heading(len(m.group(1)), parse_inlines(title, filename, lineno, len(m.group(1)) + 2), num.group(1) if num else None, span(lineno, lineno, line))
+            )
+            continue
+        if stripped in ("---", "***", "___"):
+            flush_para()
+            flush_list()
+            blocks.append(n.Separator(span(lineno, lineno, line)))
+            continue
+        if stripped.startswith(">"):
+            flush_para()
+            flush_list()
+            body = stripped[1:].strip()
+            blocks.append(n.Note(parse_inlines(body, filename, lineno, 3), span(lineno, lineno, line)))
+            continue
+        ordered = _ORDERED.match(stripped)
+        bullet = _BULLET.match(stripped) if not ordered else None
+        if ordered or bullet:
+            flush_para()
+            kind = bool(ordered)
+            if list_kind is not None and list_kind != kind:
+                flush_list()
+            if list_kind is None:
+                list_start = int(ordered.group(1)) if ordered else 1
+            list_kind = kind
+            items.append((lineno, (ordered or bullet).group(2 if ordered else 1)))
+            continue
+        flush_list()
+        para.append((lineno, stripped))
+        # the manual writes one paragraph per line; keep that shape
+        flush_para()
+    flush_para()
+    flush_list()
+    return blocks
+
+
+# ----------------------------------------------------------------------------- declarations
+
+
+def _unquote(tok: str) -> str:
+    """Decode a string literal: only \\" \\\\ \\n \\t escapes (never eval)."""
+    body = tok[1:-1]
+    out = []
+    i = 0
+    while i < len(body):
+        ch = body[i]
+        if ch == "\\" and i + 1 < len(body):
+            nxt = body[i + 1]
+            out.append({"n": "\n", "t": "\t", '"': '"', "\\": "\\"}.get(nxt, "\\" + nxt))
+            i += 2
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _number(text: str) -> int | Fraction:
+    return Fraction(text) if "." in text else int(text)
+
+
+class _ToAst(Transformer):
+    """Lark tree → nodes, shifting positions by the chunk's line offset."""
+
+    def __init__(self, filename: str, line_offset: int, source_lines: list[str]):
+        super().__init__()
+        self.filename = filename
+        self.off = line_offset
+        self.lines = source_lines
+
+    # -- helpers
+    def sp(self, meta) -> Span:
+        if getattr(meta, "empty", False) or not hasattr(meta, "line"):
+            return Span(self.filename, self.off + 1, 1, self.off + 1, 1)
+        return Span(self.filename, meta.line + self.off, meta.column, meta.end_line + self.off, meta.end_column)
+
+    def tsp(self, tok: Token) -> Span:
+        return Span(self.filename, tok.line + self.off, tok.column, tok.end_line + self.off, tok.end_column)
+
+    def text_of(self, span: Span) -> str:
+        first = self.lines[span.line - 1 - self.off][span.col - 1 :] if span.line == span.end_line else None
+        if first is not None:
+            return self.lines[span.line - 1 - self.off][span.col - 1 : span.end_col - 1]
+        chunk = self.lines[span.line - 1 - self.off : span.end_line - self.off]
+        chunk = list(chunk)
+        chunk[-1] = chunk[-1][: span.end_col - 1]
+        chunk[0] = chunk[0][span.col - 1 :]
+        return "\n".join(chunk)
+
+    def __default__(self, data, children, meta):  # pragma: no cover - grammar is exhaustive
+        raise ValueError(f"unhandled grammar rule {data}")
+
+    # -- top level
+    @v_args(meta=True)
+    def start(self, meta, children):
+        return [c for c in children if c is not None]
+
+    @v_args(meta=True)
+    def item(self, meta, children):
+        *anns, decl = children
+        span = decl.span
+        src = self.text_of(Span(span.file, anns[0].span.line if anns else span.line, 1, span.end_line, span.end_col))
+        return decl.__class__(**{**_fields(decl), "annotations": tuple(anns), "source_text": src})
+
+    @v_args(meta=True)
+    def annotation(self, meta, c):
+        return n.Annotation(str(c[0]), c[1], self.sp(meta))
+
+    @v_args(meta=True)
+    def rulebook_decl(self, meta, c):
+        return n.RulebookDecl(str(c[0]), _unquote(c[1]), _unquote(c[2]) if c[2] else None, _unquote(c[3]) if c[3] else None, self.sp(meta))
+
+    @v_args(meta=True)
+    def section_decl(self, meta, c):
+        return n.SectionDecl(str(c[0]), _unquote(c[1]), self.sp(meta))
+
+    @v_args(meta=True)
+    def enum_decl(self, meta, c):
+        name, title, ordered, *members = c
+        return n.EnumDecl(str(name), _opt_str(title), ordered is not None, tuple(m for m in members if m is not None), self.sp(meta))
+
+    @v_args(meta=True)
+    def enum_member(self, meta, c):
+        return n.EnumMember(str(c[0]), _opt_str(c[1]), self.sp(meta))
+
+    @v_args(meta=True)
+    def record_decl(self, meta, c):
+        name, title, *fields = c
+        return n.RecordDecl(str(name), _opt_str(title), tuple(f for f in fields if f is not None), self.sp(meta))
+
+    @v_args(meta=True)
+    def field_decl(self, meta, c):
+        return n.FieldDecl(str(c[0]), c[1], _opt_str(c[2]), self.sp(meta))
+
+    # -- types
+    @v_args(meta=True)
+    def type(self, meta, c):
+        base, opt = c
+        return n.TypeRef(base.kind, base.name, base.args, opt is not None, self.sp(meta))
+
+    @v_args(meta=True)
+    def named_type(self, meta, c):
+        return n.TypeRef("named", str(c[0]), (), False, self.sp(meta))
+
+    @v_args(meta=True)
+    def list_type(self, meta, c):
+        return n.TypeRef("list", None, (c[0],), False, self.sp(meta))
+
+    @v_args(meta=True)
+    def map_type(self, meta, c):
+        return n.TypeRef("map", str(c[0]), (c[1],), False, self.sp(meta))
+
+    @v_args(meta=True)
+    def ref_type(self, meta, c):
+        return n.TypeRef("ref", str(c[0]), (), False, self.sp(meta))
+
+    @v_args(meta=True)
+    def rule_type(self, meta, c):
+        return n.TypeRef("rule", None, (), False, self.sp(meta))
+
+    @v_args(meta=True)
+    def id_type(self, meta, c):
+        return n.TypeRef("id", None, (), False, self.sp(meta))
+
+    # -- catalogs
+    @v_args(meta=True)
+    def catalog_decl(self, meta, c):
+        name, title, record, *items = c
+        columns = None
+        columns_span = None
+        rows = []
+        for it in items:
+            if it is None:
+                continue
+            if isinstance(it, tuple):
+                columns, columns_span = it
+            else:
+                rows.append(it)
+        return n.CatalogDecl(str(name), _opt_str(title), str(record), columns, tuple(rows), self.sp(meta), record_span=self.tsp(record), columns_span=columns_span)
+
+    @v_args(meta=True)
+    def columns(self, meta, c):
+        return (tuple(str(x) for x in c), self.sp(meta))
+
+    @v_args(meta=True)
+    def catalog_row(self, meta, c):
+        return n.CatalogRow(str(c[0]), tuple(c[1:]), self.sp(meta))
+
+    # -- tables
+    @v_args(meta=True)
+    def table_decl(self, meta, c):
+        name, title, *rest = c
+        keys, cols, rows = [], [], []
+        across = None
+        header = None
+        for it in rest:
+            if isinstance(it, n.KeySpec):
+                keys.append(it)
+            elif isinstance(it, tuple) and it and it[0] == "across":
+                across = it[1]
+            elif isinstance(it, n.ResultCol):
+                cols.append(it)
+            elif isinstance(it, tuple) and it and it[0] == "header":
+                header = it[1]
+            elif isinstance(it, n.TableRow):
+                rows.append(it)
+        return n.TableDecl(str(name), _opt_str(title), tuple(keys), across, tuple(cols), header, tuple(rows), self.sp(meta))
+
+    @v_args(meta=True)
+    def key_spec(self, meta, c):
+        return n.KeySpec(str(c[0]), c[1], c[2] is not None, _opt_str(c[3]), self.sp(meta))
+
+    @v_args(meta=True)
+    def across_spec(self, meta, c):
+        return ("across", n.KeySpec(str(c[0]), c[1], False, _opt_str(c[2]), self.sp(meta)))
+
+    @v_args(meta=True)
+    def result_col(self, meta, c):
+        return n.ResultCol(str(c[0]), c[1], _opt_str(c[2]), self.sp(meta))
+
+    @v_args(meta=True)
+    def header_row(self, meta, c):
+        return ("header", tuple(c))
+
+    @v_args(meta=True)
+    def table_row(self, meta, c):
+        keys = []
+        title = None
+        values = []
+        seen_title = False
+        for x in c:
+            if isinstance(x, Token) and x.type == "STRING":
+                title = _unquote(x)
+                seen_title = True
+            elif x is None and not seen_title:
+                seen_title = True
+            elif not seen_title:
+                keys.append(x)
+            else:
+                values.append(x)
+        return n.TableRow(tuple(keys), title, tuple(values), self.sp(meta))
+
+    @v_args(meta=True)
+    def range(self, meta, c):
+        lo, hi = c
+        lo_incl, lo_v = lo
+        hi_incl, hi_v = hi if hi is not None else (True, None)
+        return n.RangeKey(lo_v, lo_incl, hi_v, hi_incl, self.sp(meta))
+
+    @v_args(meta=True)
+    def range_open_lo(self, meta, c):
+        hi_incl, hi_v = c[0]
+        return n.RangeKey(None, True, hi_v, hi_incl, self.sp(meta))
+
+    def range_lo(self, c):
+        return (c[0] is None, c[1])
+
+    def range_hi(self, c):
+        return (c[0] is None, c[1])
+
+    def snum(self, c):
+        return _number(c[0])
+
+    def neg_num(self, c):
+        return -_number(c[0])
+
+    # -- dice and bags
+    @v_args(meta=True)
+    def die_decl(self, meta, c):
+        name, title, of, *faces = c
+        return n.DieDecl(str(name), _opt_str(title), str(of) if of else None, tuple(f for f in faces if f is not None), self.sp(meta))
+
+    @v_args(meta=True)
+    def bag_decl(self, meta, c):
+        name, title, *entries = c
+        return n.BagDecl(str(name), _opt_str(title), tuple(e for e in entries if e is not None), self.sp(meta))
+
+    @v_args(meta=True)
+    def bag_entry(self, meta, c):
+        return (str(c[0]), int(c[1]) if "." not in c[1] else _number(c[1]), self.sp(meta))
+
+    # -- special rules
+    @v_args(meta=True)
+    def rule_decl(self, meta, c):
+        name, title, params, *items = c
+        texts, levels, grants, stacking = [], [], [], None
+        for kind, payload in (i for i in items if i is not None):
+            if kind == "text":
+                texts.append(payload)
+            elif kind == "level":
+                levels.append(payload)
+            elif kind == "grants":
+                grants.append(payload)
+            else:
+                stacking = payload
+        return n.RuleDecl(str(name), _opt_str(title), params or (), tuple(texts), tuple(levels), tuple(grants), stacking, self.sp(meta))
+
+    def rule_text(self, c):
+        return ("text", _unquote(c[0]))
+
+    def rule_level(self, c):
+        return ("level", (int(c[0]), _unquote(c[1])))
+
+    @v_args(meta=True)
+    def rule_grants(self, meta, c):
+        name, *args = c
+        return ("grants", n.VApply(str(name), tuple(a for a in args if a is not None), self.sp(meta)))
+
+    def rule_stacking(self, c):
+        return ("stacking", _unquote(c[0]))
+
+    # -- procedures
+    def params(self, c):
+        return tuple(p for p in c if p is not None)
+
+    @v_args(meta=True)
+    def param(self, meta, c):
+        return n.Param(str(c[0]), c[1], c[2], self.sp(meta))
+
+    @v_args(meta=True)
+    def procedure_decl(self, meta, c):
+        name, title, params, result, *body = c
+        return n.ProcedureDecl(str(name), _opt_str(title), params, result, tuple(b for b in body if b is not None), self.sp(meta))
+
+    @v_args(meta=True)
+    def step(self, meta, c):
+        label, *body = c
+        return n.Step(_unquote(label), tuple(b for b in body if b is not None), self.sp(meta))
+
+    @v_args(meta=True)
+    def let_stmt(self, meta, c):
+        return n.Let(str(c[0]), c[1], self.sp(meta))
+
+    @v_args(meta=True)
+    def return_stmt(self, meta, c):
+        return n.Return(c[0], self.sp(meta))
+
+    @v_args(meta=True)
+    def require_stmt(self, meta, c):
+        return n.Require(c[0], _unquote(c[1]), self.sp(meta))
+
+    @v_args(meta=True)
+    def if_stmt(self, meta, c):
+        cond, *rest = c
+        body, branches_extra, orelse = [], [], None
+        for x in rest:
+            if isinstance(x, tuple) and x and x[0] == "elif":
+                branches_extra.append(x[1])
+            elif isinstance(x, tuple) and x and x[0] == "else":
+                orelse = x[1]
+            elif x is not None:
+                body.append(x)
+        return n.If(((cond, tuple(body)), *branches_extra), orelse, self.sp(meta))
+
+    def elif_clause(self, c):
+        cond, *body = c
+        return ("elif", (cond, tuple(b for b in body if b is not None)))
+
+    def else_clause(self, c):
+        return ("else", tuple(b for b in c if b is not None))
+
+    # -- examples
+    @v_args(meta=True)
+    def example_decl(self, meta, c):
+        name, title, *items = c
+        given: tuple = ()
+        expects = []
+        for it in items:
+            if isinstance(it, n.Expect):
+                expects.append(it)
+            elif isinstance(it, tuple):
+                given = it
+        return n.ExampleDecl(str(name), _opt_str(title), given, tuple(expects), self.sp(meta), procedure_span=self.tsp(name))
+
+    def given(self, c):
+        return tuple(a for a in c if a is not None)
+
+    @v_args(meta=True)
+    def expect(self, meta, c):
+        return n.Expect(c[0], self.sp(meta))
+
+    # -- data values
+    @v_args(meta=True)
+    def v_num(self, meta, c):
+        return n.VNum(_number(c[0]), self.sp(meta), str(c[0]))
+
+    @v_args(meta=True)
+    def v_neg(self, meta, c):
+        return n.VNum(-_number(c[0]), self.sp(meta), "-" + str(c[0]))
+
+    @v_args(meta=True)
+    def v_str(self, meta, c):
+        return n.VStr(_unquote(c[0]), self.sp(meta))
+
+    @v_args(meta=True)
+    def v_true(self, meta, c):
+        return n.VBool(True, self.sp(meta))
+
+    @v_args(meta=True)
+    def v_false(self, meta, c):
+        return n.VBool(False, self.sp(meta))
+
+    @v_args(meta=True)
+    def v_none(self, meta, c):
+        return n.VNone(self.sp(meta))
+
+    @v_args(meta=True)
+    def v_name(self, meta, c):
+        return n.VName(str(c[0]), self.sp(meta))
+
+    @v_args(meta=True)
+    def v_apply(self, meta, c):
+        return n.VApply(str(c[0]), tuple(x for x in c[1:] if x is not None), self.sp(meta))
+
+    @v_args(meta=True)
+    def v_list(self, meta, c):
+        return n.VList(tuple(x for x in c if x is not None), self.sp(meta))
+
+    @v_args(meta=True)
+    def v_record(self, meta, c):
+        return n.VRecord(tuple(x for x in c if x is not None), self.sp(meta))
+
+    def positional(self, c):
+        return (None, c[0])
+
+    def named(self, c):
+        return (str(c[0]), c[1])
+
+    # -- expressions
+    @v_args(meta=True)
+    def if_expr(self, meta, c):
+        return n.IfExpr(c[0], c[1], c[2], self.sp(meta))
+
+    @v_args(meta=True)
+    def or_(self, meta, c):
+        return self._fold("or", c, meta)
+
+    @v_args(meta=True)
+    def and_(self, meta, c):
+        return self._fold("and", c, meta)
+
+    def _fold(self, op, c, meta):
+        acc = c[0]
+        for x in c[1:]:
+            acc = n.Binary(op, acc, x, _join(acc.span, x.span))
+        return acc
+
+    @v_args(meta=True)
+    def not_(self, meta, c):
+        return n.Unary("not", c[0], self.sp(meta))
+
+    @v_args(meta=True)
+    def compare(self, meta, c):
+        return n.Binary(c[1], c[0], c[2], self.sp(meta))
+
+    @v_args(meta=True)
+    def in_(self, meta, c):
+        return n.Binary("in", c[0], c[1], self.sp(meta))
+
+    def cmp_op(self, c):
+        return str(c[0])
+
+    add_op = mul_op = cmp_op
+
+    @v_args(meta=True)
+    def arith(self, meta, c):
+        acc = c[0]
+        for i in range(1, len(c), 2):
+            acc = n.Binary(c[i], acc, c[i + 1], _join(acc.span, c[i + 1].span))
+        return acc
+
+    @v_args(meta=True)
+    def neg(self, meta, c):
+        return n.Unary("-", c[0], self.sp(meta))
+
+    @v_args(meta=True)
+    def pos(self, meta, c):
+        return n.Unary("+", c[0], self.sp(meta))
+
+    @v_args(meta=True)
+    def attr(self, meta, c):
+        return n.Attr(c[0], str(c[1]), self.sp(meta))
+
+    @v_args(meta=True)
+    def index(self, meta, c):
+        return n.Index(c[0], tuple(c[1:]), self.sp(meta))
+
+    @v_args(meta=True)
+    def num(self, meta, c):
+        return n.Num(_number(c[0]), self.sp(meta))
+
+    @v_args(meta=True)
+    def str_(self, meta, c):
+        return n.Str(_unquote(c[0]), self.sp(meta))
+
+    @v_args(meta=True)
+    def true_(self, meta, c):
+        return n.Bool(True, self.sp(meta))
+
+    @v_args(meta=True)
+    def false_(self, meta, c):
+        return n.Bool(False, self.sp(meta))
+
+    @v_args(meta=True)
+    def none_(self, meta, c):
+        return n.NoneLit(self.sp(meta))
+
+    @v_args(meta=True)
+    def name(self, meta, c):
+        return n.Name(str(c[0]), self.sp(meta))
+
+    @v_args(meta=True)
+    def call(self, meta, c):
+        return n.Call(str(c[0]), tuple(a for a in c[1:] if a is not None), self.sp(meta), self.tsp(c[0]))
+
+    @v_args(meta=True)
+    def list_(self, meta, c):
+        return n.ListExpr(tuple(x for x in c if x is not None), self.sp(meta))
+
+    @v_args(meta=True)
+    def named_arg(self, meta, c):
+        return n.Arg(str(c[0]), c[1], self.sp(meta))
+
+    @v_args(meta=True)
+    def pos_arg(self, meta, c):
+        return n.Arg(None, c[0], self.sp(meta))
+
+    @v_args(meta=True)
+    def roll(self, meta, c):
+        d = c[0]
+        return n.Roll(d["die"], d["n"], d["times"], d["keep"], d["count"], self.sp(meta), d["span"])
+
+    @v_args(meta=True)
+    def draw(self, meta, c):
+        return n.Draw(c[0], str(c[1]), self.sp(meta))
+
+    def std_dice(self, c):
+        tok, times, keep, count = c
+        num, sides = str(tok).split("d")
+        return {"die": f"d{sides}", "n": int(num) if num else 1, "times": times, "keep": keep, "count": count, "span": self.tsp(tok)}
+
+    def named_dice(self, c):
+        tok, times, keep, count = c
+        return {"die": str(tok), "n": None, "times": times, "keep": keep, "count": count, "span": self.tsp(tok)}
+
+    def keep(self, c):
+        return (str(c[0]), int(c[1]))
+
+    def count(self, c):
+        return (c[0], c[1])
+
+
+def _fields(obj) -> dict:
+    return {f: getattr(obj, f) for f in obj.__dataclass_fields__}
+
+
+def _opt_str(tok) -> str | None:
+    return _unquote(tok) if tok is not None else None
+
+
+def _join(a: Span, b: Span) -> Span:
+    return Span(a.file, a.line, a.col, b.end_line, b.end_col)
+
+
+# ----------------------------------------------------------------------------- syntax errors
+
+_TOKEN_NAMES = {
+    "NAME": "a name",
+    "STRING": 'a string ("…")',
+    "NUMBER": "a number",
+    "DICE": "dice such as 2d6",
+    "_NL": "a new line",
+    "$END": "the end of the block",
+    "ORDERED": "'ordered'",
+    "OPTIONAL": "'?'",
+    "RANGE": "'range'",
+    "NONE": "'-'",
+    "KEEP_WHICH": "'highest' or 'lowest'",
+    "GT": "'>'",
+    "LT": "'<'",
+}
+
+
+def _describe_expected(expected: set[str]) -> str:
+    lark = _lark()
+    names = []
+    for term in sorted(expected):
+        if term in _TOKEN_NAMES:
+            names.append(_TOKEN_NAMES[term])
+            continue
+        try:
+            pattern = lark.get_terminal(term).pattern
+        except KeyError:
+            names.append(term)
+            continue
+        names.append(f"'{pattern.value}'" if pattern.type == "str" else term.lower())
+    names = sorted(set(names))
+    if len(names) > 8:
+        names = names[:8] + ["…"]
+    return ", ".join(names)
+
+
+def _describe_token(tok: Token) -> str:
+    if tok.type == "$END":
+        return "the end of the block"
+    if tok.type == "_NL":
+        return "the end of the line"
+    return f"'{tok}'"
+
+
+def _syntax_diagnostic(err: UnexpectedInput, filename: str, offset: int) -> Diagnostic:
+    line = (err.line or 1) + offset
+    col = err.column or 1
+    if isinstance(err, UnexpectedToken):
+        tok = err.token
+        if tok.type == "$END":
+            # point just after the last real token
+            line, col = (getattr(tok, "line", None) or err.line or 1) + offset, getattr(tok, "column", None) or col
+        span = Span(filename, line, col, line, col + max(1, len(str(tok)) if tok.type not in ("_NL", "$END") else 1))
+        expected = _describe_expected(set(err.expected))
+        msg = f"unexpected {_describe_token(tok)}"
+        hint = None
+        if tok.type == "NAME" and str(tok) not in KEYWORDS:
+            from .diagnostics import did_you_mean
+
+            kw = did_you_mean(str(tok), KEYWORDS)
+            if kw and f"'{kw}'" in expected:
+                hint = f"did you mean '{kw}'?"
+        elif tok.type in {"IF", "ELSE", "LET", "RETURN", "TABLE", "RULE", "ENUM", "IN", "FROM", "COUNT", "BY", "STEP"}:
+            hint = f"'{tok}' is a reserved word; choose another name"
+        return Diagnostic("error", f"{msg}; expected {expected}", span, hint, "syntax")
+    if isinstance(err, UnexpectedCharacters):
+        span = Span(filename, line, col, line, col + 1)
+        ch = err.char
+        allowed = _describe_expected(set(err.allowed or ())) if err.allowed else ""
+        msg = f"unexpected character {ch!r}" + (f"; expected {allowed}" if allowed else "")
+        hint = "strings use straight double quotes \"…\"" if ch in "“”'«»" else None
+        return Diagnostic("error", msg, span, hint, "syntax")
+    return Diagnostic("error", f"syntax error: {err}", Span(filename, line, col, line, col + 1), None, "syntax")
+
+
+# ----------------------------------------------------------------------------- entry point
+
+
+def _split_chunks(block: list[tuple[int, str]]) -> list[tuple[int, list[str]]]:
+    """Split a fence into top-level declarations (each starts at column 0)."""
+    chunks: list[tuple[int, list[str]]] = []
+    cur: list[str] = []
+    start = block[0][0] if block else 0
+    pending_annotation = False
+    for lineno, line in block:
+        starts = bool(DECL_START.match(line))
+        if starts and not pending_annotation and any(l.strip() and not l.lstrip().startswith("#") for l in cur):
+            chunks.append((start, cur))
+            cur, start = [], lineno
+        if not cur:
+            start = lineno
+        cur.append(line)
+        if starts:
+            pending_annotation = line.startswith("@")
+    if cur:
+        chunks.append((start, cur))
+    return chunks
+
+
+def parse(text: str, filename: str) -> tuple[n.Module, list[Diagnostic]]:
+    """Parse a `.rules` file.
+
+    Args:
+        text: the file's contents.
+        filename: the path reported in spans and diagnostics.
+
+    Returns:
+        The module (whatever could be parsed) and the syntax diagnostics.
+    """
+    lines = text.splitlines()
+    items: list = []
+    diags: list[Diagnostic] = []
+    prose: list[tuple[int, str]] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if FENCE_OPEN.match(line.strip()) and not line.startswith((" ", "\t")):
+            items.extend(_prose_blocks(prose, filename))
+            prose = []
+            start = i + 2  # 1-based line number of the first code line
+            j = i + 1
+            while j < len(lines) and not FENCE_CLOSE.match(lines[j]):
+                j += 1
+            if j >= len(lines):
+                diags.append(Diagnostic("error", "unclosed ```rules block; expected a closing ``` line", Span(filename, i + 1, 1, i + 1, len(line) + 1), None, "syntax"))
+            block = [(start + k, lines[i + 1 + k]) for k in range(j - i - 1)]
+            for chunk_start, chunk in _split_chunks(block):
+                items.extend(_parse_chunk(chunk, chunk_start - 1, filename, diags))
+            i = j + 1
+            continue
+        prose.append((i + 1, line))
+        i += 1
+    items.extend(_prose_blocks(prose, filename))
+    return n.Module(filename, tuple(items), text), diags
+
+
+def _parse_chunk(chunk: list[str], offset: int, filename: str, diags: list[Diagnostic]) -> list:
+    text = "\n".join(chunk) + "\n"
+    try:
+        tree = _lark().parse(text)
+    except UnexpectedInput as err:
+        diags.append(_syntax_diagnostic(err, filename, offset))
+        return []
+    try:
+        return _ToAst(filename, offset, chunk).transform(tree)
+    except VisitError as err:  # pragma: no cover - a bug, reported without a traceback
+        diags.append(Diagnostic("error", f"internal error while reading this declaration: {err.orig_exc}", Span(filename, offset + 1, 1, offset + 1, 2), None, "internal"))
+        return []

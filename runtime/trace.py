@@ -1,0 +1,237 @@
+"""Traces: the step-by-step explanation of one sampled resolution.
+
+Takes: the calls a resolver makes on its context while it runs — ``enter``
+(a procedure starts), ``step`` (a numbered step starts), ``let`` (a local value
+is bound), ``roll`` (dice are rolled), ``leave`` (the procedure returns).
+Produces: a tree of :class:`ProcedureFrame` objects, each with its arguments,
+the events recorded before its first step, its :class:`Step` list (each with
+its events: :class:`LetEvent`, :class:`RollEvent` and nested frames) and its
+result; rendered as JSON-safe data (:meth:`Trace.to_json`) or as indented
+text for players (:meth:`Trace.render_text`), e.g.::
+
+    Resolución del impacto (resolver_impacto) [VI.13] (06-disparo.rules:100)
+         datos: i_base = 6, m = 0
+    1. I efectivo = I base + M [VI.13] (06-disparo.rules:120)
+         i_efectivo = 6
+    ⇒ resultado: true
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+from .values import format_value, to_jsonable
+
+__all__ = ["Trace", "ProcedureFrame", "Step", "LetEvent", "RollEvent", "Event"]
+
+
+@dataclass
+class LetEvent:
+    """A local binding ``name = value``."""
+
+    name: str
+    value: Any
+    src: str | None = None
+
+    def to_json(self) -> dict:
+        return {"kind": "let", "name": self.name, "value": to_jsonable(self.value), "src": self.src}
+
+
+@dataclass
+class RollEvent:
+    """A roll: its label, the random variable's description and the value obtained."""
+
+    label: str
+    description: str
+    value: Any
+    src: str | None = None
+
+    def to_json(self) -> dict:
+        return {
+            "kind": "roll",
+            "label": self.label,
+            "description": self.description,
+            "value": to_jsonable(self.value),
+            "src": self.src,
+        }
+
+
+@dataclass
+class Step:
+    """A numbered step of a procedure and the events recorded during it."""
+
+    number: int
+    label: str
+    ref: str | None
+    src: str | None
+    events: list[Event] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {
+            "number": self.number,
+            "label": self.label,
+            "ref": self.ref,
+            "src": self.src,
+            "events": [e.to_json() for e in self.events],
+        }
+
+
+@dataclass
+class ProcedureFrame:
+    """One call of a procedure.
+
+    ``events`` holds what happened before the first step; ``finished`` is
+    False while the procedure runs (or if it raised before returning).
+    """
+
+    name: str
+    title: str
+    ref: str | None
+    src: str | None
+    args: dict[str, Any]
+    events: list[Event] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
+    result: Any = None
+    finished: bool = False
+
+    def to_json(self) -> dict:
+        return {
+            "kind": "procedure",
+            "name": self.name,
+            "title": self.title,
+            "ref": self.ref,
+            "src": self.src,
+            "args": {k: to_jsonable(v) for k, v in self.args.items()},
+            "events": [e.to_json() for e in self.events],
+            "steps": [s.to_json() for s in self.steps],
+            "result": to_jsonable(self.result),
+            "finished": self.finished,
+        }
+
+
+Event = Union[LetEvent, RollEvent, ProcedureFrame]
+
+_INDENT = " " * 5
+
+
+class Trace:
+    """A recorded resolution: top-level events (normally one procedure frame).
+
+    The recording methods mirror the context API and are called by
+    :class:`runtime.context.SampleContext`.
+    """
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+        self._stack: list[ProcedureFrame] = []
+
+    # Recording -------------------------------------------------------------
+    def _sink(self) -> list[Event]:
+        if not self._stack:
+            return self.events
+        frame = self._stack[-1]
+        return frame.steps[-1].events if frame.steps else frame.events
+
+    def enter(self, name: str, title: str, ref: str | None, src: str | None, args: dict) -> None:
+        """A procedure starts: open a frame inside the current step."""
+        frame = ProcedureFrame(name, title, ref, src, dict(args))
+        self._sink().append(frame)
+        self._stack.append(frame)
+
+    def leave(self, result: Any) -> None:
+        """The current procedure returns ``result``: close its frame."""
+        if not self._stack:
+            raise RuntimeError("trace: leave() without a matching enter()")
+        frame = self._stack.pop()
+        frame.result = result
+        frame.finished = True
+
+    def step(self, number: int, label: str, ref: str | None, src: str | None) -> None:
+        """A numbered step of the current procedure starts."""
+        step = Step(number, label, ref, src)
+        if self._stack:
+            self._stack[-1].steps.append(step)
+        else:  # a step outside any procedure: keep it visible as a frame-less step
+            frame = ProcedureFrame("", "", None, None, {}, steps=[step], finished=True)
+            self.events.append(frame)
+
+    def let(self, name: str, value: Any, src: str | None = None) -> None:
+        """Record the binding ``name = value``."""
+        self._sink().append(LetEvent(name, value, src))
+
+    def roll(self, label: str, description: str, value: Any, src: str | None = None) -> None:
+        """Record a roll."""
+        self._sink().append(RollEvent(label, description, value, src))
+
+    # Reading ---------------------------------------------------------------
+    @property
+    def root(self) -> ProcedureFrame | None:
+        """The first top-level procedure frame, if any."""
+        for event in self.events:
+            if isinstance(event, ProcedureFrame):
+                return event
+        return None
+
+    def to_json(self) -> dict:
+        """JSON-safe form: ``{"events": [...]}``; events have a ``"kind"``
+        (``"procedure"``, ``"let"`` or ``"roll"``)."""
+        return {"events": [e.to_json() for e in self.events]}
+
+    def render_text(self) -> str:
+        """Indented explanation for players (see the module docstring)."""
+        lines: list[str] = []
+        for event in self.events:
+            _render_event(event, "", lines)
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"<Trace {len(self.events)} events>"
+
+
+def _short_src(src: str | None) -> str:
+    """``"content/1936/06-disparo.rules:120"`` -> ``"06-disparo.rules:120"``."""
+    return os.path.basename(src) if src else ""
+
+
+def _suffix(ref: str | None, src: str | None) -> str:
+    text = ""
+    if ref:
+        text += f" [{ref}]"
+    if src:
+        text += f" ({_short_src(src)})"
+    return text
+
+
+def _render_event(event: Event, indent: str, lines: list[str]) -> None:
+    if isinstance(event, LetEvent):
+        lines.append(f"{indent}{event.name} = {format_value(event.value)}")
+    elif isinstance(event, RollEvent):
+        label = f"{event.label}: " if event.label else "tirada: "
+        lines.append(f"{indent}{label}{event.description} → {format_value(event.value)}")
+    else:
+        _render_frame(event, indent, lines)
+
+
+def _render_frame(frame: ProcedureFrame, indent: str, lines: list[str]) -> None:
+    inner = indent + _INDENT
+    if frame.name or frame.title:
+        heading = frame.title or frame.name
+        if frame.title and frame.name:
+            heading = f"{frame.title} ({frame.name})"
+        lines.append(f"{indent}{heading}{_suffix(frame.ref, frame.src)}")
+        if frame.args:
+            args = ", ".join(f"{k} = {format_value(v)}" for k, v in frame.args.items())
+            lines.append(f"{inner}datos: {args}")
+    for event in frame.events:
+        _render_event(event, inner, lines)
+    for step in frame.steps:
+        lines.append(f"{indent}{step.number}. {step.label}{_suffix(step.ref, step.src)}")
+        for event in step.events:
+            _render_event(event, inner, lines)
+    if frame.name or frame.title:
+        if frame.finished:
+            lines.append(f"{indent}⇒ resultado: {format_value(frame.result)}")
+        else:
+            lines.append(f"{indent}⇒ (sin resultado)")
