@@ -15,8 +15,8 @@ A resolver is written once, as ordinary straight-line Python, and works with
 both contexts::
 
     def resolver(ctx, p):
-        ctx.enter("resolver", "Resolución", "VI.13", "06-disparo.rules:10", {"p": p})
-        ctx.step(1, "Tirada", "VI.13", "06-disparo.rules:11")
+        ctx.enter("resolver", "Resolución", "II.4", "03-ejemplo.rules:10", {"p": p})
+        ctx.step(1, "Tirada", "II.4", "03-ejemplo.rules:11")
         tirada = ctx.let("tirada", ctx.roll(std_die(6), "tirada"))
         return ctx.leave(tirada >= p)
 """
@@ -104,9 +104,10 @@ class ExactContext(Context):
     """Replays one path of choices; driven by :func:`runtime.distribution.exact`.
 
     The current path is stored as parallel lists, one entry per *branching*
-    roll (rolls with a single outcome are not recorded: they never branch):
-    the random variable, its outcomes, the index chosen and the probability
-    of the path up to and including that choice.
+    roll (rolls with a single outcome never branch and are not recorded):
+    the random variable, its outcome values and integer weights (see
+    :meth:`RandomVariable.weighted`), the index chosen, and the path's
+    probability up to that choice as an integer fraction ``num / den``.
 
     A run replays the recorded choices in order; the first roll past the end
     of the path appends a new node choosing outcome 0. After a run,
@@ -115,34 +116,47 @@ class ExactContext(Context):
     nodes are popped), without copying the path.
     """
 
-    __slots__ = ("_rvs", "_outs", "_idx", "_probs", "_pos")
+    __slots__ = ("_rvs", "_values", "_nums", "_dens", "_idx", "_pnum", "_pden", "_pos")
 
     def __init__(self) -> None:
         self._rvs: list[RandomVariable] = []
-        self._outs: list[tuple] = []
+        self._values: list[tuple] = []
+        self._nums: list[tuple[int, ...]] = []
+        self._dens: list[int] = []
         self._idx: list[int] = []
-        self._probs: list[Fraction] = []  # prefix products, may lag behind _idx
+        # prefix products of the path probability; may lag behind _idx
+        self._pnum: list[int] = []
+        self._pden: list[int] = []
         self._pos = 0
 
     # Hot path: keep these short.
     def roll(self, rv: RandomVariable, label: str = "", src: str | None = None) -> Any:
-        outs = rv.outcomes()
-        if len(outs) == 1:
-            return outs[0][0]
+        try:
+            values, nums, den = rv.weighted()
+        except AttributeError:
+            if isinstance(rv, RandomVariable):
+                raise
+            raise RuleError(f"no se puede tirar {rv!r}: no es aleatorio", src) from None
+        if len(values) == 1:
+            return values[0]
         pos = self._pos
         self._pos = pos + 1
         if pos < len(self._idx):
-            if rv is not self._rvs[pos] and outs != self._outs[pos]:
+            if rv is not self._rvs[pos] and (values, nums, den) != (
+                self._values[pos], self._nums[pos], self._dens[pos]
+            ):
                 raise RuleError(
                     "el procedimiento no es determinista: al repetir un camino "
                     f"tiró {rv.describe()} donde antes tiró {self._rvs[pos].describe()}",
                     src,
                 )
-            return outs[self._idx[pos]][0]
+            return values[self._idx[pos]]
         self._rvs.append(rv)
-        self._outs.append(outs)
+        self._values.append(values)
+        self._nums.append(nums)
+        self._dens.append(den)
         self._idx.append(0)
-        return outs[0][0]
+        return values[0]
 
     def enter(self, proc_name: str, title: str, ref: str, src: str, args: dict) -> None:
         pass
@@ -161,33 +175,47 @@ class ExactContext(Context):
         """Prepare to replay the current path from its first choice."""
         self._pos = 0
 
-    def finish_run(self) -> Fraction:
-        """Check the run consumed the whole path; return the path's probability."""
-        if self._pos != len(self._idx):
+    def finish_run(self) -> tuple[int, int]:
+        """Check the run consumed the whole path; return its probability as ``(num, den)``."""
+        idx = self._idx
+        if self._pos != len(idx):
             raise RuleError(
                 "el procedimiento no es determinista: al repetir un camino hizo menos tiradas"
             )
-        probs, outs, idx = self._probs, self._outs, self._idx
-        p = probs[-1] if probs else Fraction(1)
-        for i in range(len(probs), len(idx)):
-            p = p * outs[i][idx[i]][1]
-            probs.append(p)
-        return p
+        pnum, pden = self._pnum, self._pden
+        if pnum:
+            num, den = pnum[-1], pden[-1]
+        else:
+            num, den = 1, 1
+        nums, dens = self._nums, self._dens
+        for i in range(len(pnum), len(idx)):
+            num *= nums[i][idx[i]]
+            den *= dens[i]
+            pnum.append(num)
+            pden.append(den)
+        return num, den
+
+    def path_probability(self) -> Fraction:
+        """Probability of the path of the last finished run."""
+        num, den = self.finish_run()
+        return Fraction(num, den)
 
     def advance(self) -> bool:
         """Move to the next path; False when every path has been explored."""
-        outs, idx, probs, rvs = self._outs, self._idx, self._probs, self._rvs
+        idx, values, pnum, pden = self._idx, self._values, self._pnum, self._pden
         while idx:
             last = len(idx) - 1
             nxt = idx[last] + 1
-            if nxt < len(outs[last]):
+            if nxt < len(values[last]):
                 idx[last] = nxt
-                del probs[last:]
+                del pnum[last:], pden[last:]
                 return True
             idx.pop()
-            outs.pop()
-            rvs.pop()
-            del probs[last:]
+            values.pop()
+            self._nums.pop()
+            self._dens.pop()
+            self._rvs.pop()
+            del pnum[last:], pden[last:]
         return False
 
     @property

@@ -11,7 +11,7 @@ Produces: :class:`RandomVariable` objects. Each one has
   tuples);
 * ``sample(rng)``: one value drawn by simulating the physical process (each
   die rolled, each token drawn) with a ``random.Random``;
-* ``describe()``: a short text for traces (``"3×Dado de disparo, conserva 2 peores"``).
+* ``describe()``: a short text for traces (``"3×Dado especial, conserva 2 peores"``).
 
 Constructors (``pool_sum``, ``bag_draw``...) are memoised: calling one twice
 with the same arguments returns the same object, so resolvers may build their
@@ -25,7 +25,7 @@ import random
 from collections.abc import Callable, Iterator
 from fractions import Fraction
 from functools import lru_cache
-from math import comb, factorial
+from math import comb, factorial, lcm
 from typing import Any
 
 from .errors import RuleError
@@ -88,7 +88,7 @@ class RandomVariable:
     ``_key()`` (the parameters identifying the variable, for ``==``/``hash``).
     """
 
-    __slots__ = ("_outcomes",)
+    __slots__ = ("_outcomes", "_weighted")
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"{type(self).__name__} is immutable")
@@ -97,6 +97,7 @@ class RandomVariable:
         for name, value in fields.items():
             object.__setattr__(self, name, value)
         object.__setattr__(self, "_outcomes", None)
+        object.__setattr__(self, "_weighted", None)
 
     def outcomes(self) -> Outcomes:
         """Exact distribution: ``((value, probability), ...)`` sorted by value."""
@@ -110,6 +111,25 @@ class RandomVariable:
             if sum(p for _, p in cached) != 1:  # pragma: no cover - internal invariant
                 raise AssertionError(f"probabilities of {self.describe()} do not sum to 1")
             object.__setattr__(self, "_outcomes", cached)
+        return cached
+
+    def weighted(self) -> tuple[tuple[Any, ...], tuple[int, ...], int]:
+        """The outcomes as integers over a common denominator (cached).
+
+        Returns ``(values, numerators, denominator)`` with
+        ``probability(values[i]) == numerators[i] / denominator``; exact
+        enumeration multiplies and adds these integers instead of Fractions.
+        """
+        cached = self._weighted
+        if cached is None:
+            outs = self.outcomes()
+            den = lcm(*(p.denominator for _, p in outs))
+            cached = (
+                tuple(v for v, _ in outs),
+                tuple(p.numerator * (den // p.denominator) for _, p in outs),
+                den,
+            )
+            object.__setattr__(self, "_weighted", cached)
         return cached
 
     def probability(self, value: Any) -> Fraction:
@@ -152,7 +172,7 @@ class RandomVariable:
 class Die(RandomVariable):
     """A die: a name and its faces (ints, exact fractions or named faces as str).
 
-    Faces may repeat (``Die("Dado de disparo", (1, 1, 0, 0, -1, -1))``); every
+    Faces may repeat (``Die("Dado especial", (1, 1, 0, 0, -1, -1))``); every
     face is equally likely. A die is itself the random variable "roll it once".
     """
 
@@ -505,7 +525,7 @@ def _pool_faces_cached(die: Die, count: int) -> _PoolFaces:
 class Bag:
     """A bag of tokens: a name and ``((kind, how_many), ...)``.
 
-    ``Bag("Bolsa", (("exito", 8), ("fallo", 10), ("especial", 6)))``. Immutable
+    ``Bag("Bolsa", (("rojo", 8), ("azul", 10), ("blanco", 6)))``. Immutable
     and hashable; draw from it with :func:`bag_draw`.
     """
 

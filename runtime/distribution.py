@@ -142,7 +142,8 @@ def exact(
             non-deterministic ``fn``, or any RuleError ``fn`` raises on some path.
     """
     ctx = ExactContext()
-    acc: dict[Any, Fraction] = {}
+    # result -> {path denominator: sum of numerators}: integer arithmetic only
+    acc: dict[Any, dict[int, int]] = {}
     paths = 0
     while True:
         paths += 1
@@ -153,17 +154,23 @@ def exact(
             )
         ctx.start_run()
         result = fn(ctx, *args, **kwargs)
-        p = ctx.finish_run()
+        num, den = ctx.finish_run()
         try:
-            previous = acc.get(result)
+            bucket = acc.get(result)
         except TypeError:
             raise RuleError(
                 f"el resultado {result!r} no se puede agrupar (no es hashable)"
             ) from None
-        acc[result] = p if previous is None else previous + p
+        if bucket is None:
+            acc[result] = {den: num}
+        else:
+            bucket[den] = bucket.get(den, 0) + num
         if not ctx.advance():
             break
-    return Distribution(acc)
+    return Distribution(
+        (result, sum((Fraction(num, den) for den, num in bucket.items()), Fraction(0)))
+        for result, bucket in acc.items()
+    )
 
 
 def sample(

@@ -9,10 +9,10 @@ its events: :class:`LetEvent`, :class:`RollEvent` and nested frames) and its
 result; rendered as JSON-safe data (:meth:`Trace.to_json`) or as indented
 text for players (:meth:`Trace.render_text`), e.g.::
 
-    Resolución del impacto (resolver_impacto) [VI.13] (06-disparo.rules:100)
-         datos: i_base = 6, m = 0
-    1. I efectivo = I base + M [VI.13] (06-disparo.rules:120)
-         i_efectivo = 6
+    Resolución de la prueba (resolver_prueba) [II.4] (03-ejemplo.rules:100)
+         datos: base = 6, m = 0
+    1. Total = base + M [II.4] (03-ejemplo.rules:120)
+         total = 6
     ⇒ resultado: true
 """
 
@@ -191,7 +191,7 @@ class Trace:
 
 
 def _short_src(src: str | None) -> str:
-    """``"content/1936/06-disparo.rules:120"`` -> ``"06-disparo.rules:120"``."""
+    """``"content/libro/03-ejemplo.rules:120"`` -> ``"03-ejemplo.rules:120"``."""
     return os.path.basename(src) if src else ""
 
 

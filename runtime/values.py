@@ -28,7 +28,7 @@ class Counts(Mapping):
     """An immutable, hashable, ordered mapping ``str -> int``.
 
     Keys keep the order they were given in (a die's face order, a bag's token
-    order). Counts are read as ``c["exito"]`` or ``c.exito`` (attribute access
+    order). Counts are read as ``c["rojo"]`` or ``c.rojo`` (attribute access
     works for any key that is not also a method name such as ``items``).
 
     Two ``Counts`` are equal when they have the same items in the same order;

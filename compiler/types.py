@@ -1,0 +1,94 @@
+"""Types of the rules language, as the checker and the emitters see them.
+
+A :class:`T` is a small immutable value: ``T("int")``, ``T("enum", "Calidad")``,
+``T("list", args=(T("int"),))``, ``T("opt", args=(inner,))``…
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class T:
+    """A type: ``kind`` plus the declaration it names and type arguments."""
+
+    kind: str
+    name: str | None = None
+    args: tuple["T", ...] = ()
+
+    def __str__(self) -> str:
+        k = self.kind
+        if k in ("enum", "record", "enumtype", "table", "catalog", "procedure", "row"):
+            return self.name or k
+        if k == "list":
+            return f"list[{self.args[0]}]"
+        if k == "map":
+            return f"map[{self.name}, {self.args[0]}]"
+        if k == "opt":
+            return f"{self.args[0]}?"
+        if k == "ref":
+            return f"ref {self.name}"
+        if k == "counts":
+            return f"recuento de {self.name}"
+        return k
+
+    @property
+    def inner(self) -> "T":
+        """The type without its optional marker."""
+        return self.args[0] if self.kind == "opt" else self
+
+
+INT = T("int")
+DEC = T("decimal")
+TEXT = T("text")
+BOOL = T("bool")
+NONE = T("none")
+ANY = T("any")
+ID = T("id")
+RULE = T("rule")
+PRIMITIVES = {"int": INT, "decimal": DEC, "text": TEXT, "bool": BOOL}
+
+
+def opt(t: T) -> T:
+    """``t?`` (idempotent)."""
+    if t.kind in ("opt", "any", "none"):
+        return t
+    return T("opt", None, (t,))
+
+
+def is_numeric(t: T) -> bool:
+    return t.kind in ("int", "decimal", "any")
+
+
+def assignable(src: T, dst: T) -> bool:
+    """Can a value of type ``src`` be used where ``dst`` is expected?"""
+    if src == dst or src.kind == "any" or dst.kind == "any":
+        return True
+    if dst.kind == "opt":
+        return src.kind == "none" or assignable(src.inner, dst.args[0])
+    if src.kind == "int" and dst.kind == "decimal":
+        return True
+    if src.kind == "list" and dst.kind == "list":
+        return assignable(src.args[0], dst.args[0])
+    if src.kind == "ref" and dst.kind in ("text", "id"):
+        return True
+    return False
+
+
+def unify(a: T, b: T) -> T | None:
+    """The smallest type holding both, or None."""
+    if assignable(a, b):
+        return b
+    if assignable(b, a):
+        return a
+    if a.kind == "none":
+        return opt(b)
+    if b.kind == "none":
+        return opt(a)
+    if a.kind == "opt" or b.kind == "opt":
+        u = unify(a.inner, b.inner)
+        return opt(u) if u else None
+    if {a.kind, b.kind} == {"int", "decimal"}:
+        return DEC
+    return None

@@ -1,0 +1,102 @@
+"""Runtime of the rules compiler: generic exact dice/probability/trace machinery.
+
+Generated resolvers import only this package. It takes resolver functions
+``fn(ctx, ...)`` that obtain randomness through ``ctx.roll(random_variable)``
+and produces one sampled result with its step-by-step :class:`Trace`, or the
+exact :class:`Distribution` of results. It contains no game vocabulary.
+
+Modules:
+    errors        RuleError / InputError with ``file.rules:LINE`` positions.
+    numbers       exact arithmetic (int / Fraction), rounding, capped sums.
+    values        Counts, value ordering, JSON conversion, text formatting.
+    dice          random variables: dice, pools, bags, constants.
+    context       SampleContext / ExactContext handed to resolvers.
+    trace         the recorded explanation of a sampled run.
+    distribution  exact(), sample(), sample_many(), Distribution.
+    tables        table lookups and ordered-value helpers.
+"""
+
+from .context import Context, ExactContext, SampleContext
+from .dice import (
+    COMPARISONS,
+    Bag,
+    Die,
+    RandomVariable,
+    bag_draw,
+    constant,
+    pool_count,
+    pool_faces,
+    pool_sum,
+    roll_one,
+    std_die,
+)
+from .distribution import DEFAULT_MAX_PATHS, Distribution, exact, sample, sample_many
+from .errors import InputError, RuleError
+from .numbers import (
+    Number,
+    capped_sum,
+    ceil_,
+    clamp,
+    div,
+    floor_,
+    normalize,
+    round_,
+    trunc_,
+)
+from .tables import index, lookup, lookup_range, ordinal, shift
+from .trace import LetEvent, ProcedureFrame, RollEvent, Step, Trace
+from .values import Counts, format_value, sort_key, to_jsonable
+
+__all__ = [
+    # errors
+    "RuleError",
+    "InputError",
+    # numbers
+    "Number",
+    "normalize",
+    "floor_",
+    "ceil_",
+    "round_",
+    "trunc_",
+    "div",
+    "clamp",
+    "capped_sum",
+    # values
+    "Counts",
+    "to_jsonable",
+    "sort_key",
+    "format_value",
+    # dice
+    "RandomVariable",
+    "Die",
+    "std_die",
+    "roll_one",
+    "pool_sum",
+    "pool_count",
+    "pool_faces",
+    "Bag",
+    "bag_draw",
+    "constant",
+    "COMPARISONS",
+    # contexts and traces
+    "Context",
+    "SampleContext",
+    "ExactContext",
+    "Trace",
+    "ProcedureFrame",
+    "Step",
+    "LetEvent",
+    "RollEvent",
+    # distributions
+    "Distribution",
+    "exact",
+    "sample",
+    "sample_many",
+    "DEFAULT_MAX_PATHS",
+    # tables
+    "lookup",
+    "lookup_range",
+    "index",
+    "shift",
+    "ordinal",
+]

@@ -1,0 +1,110 @@
+"""SampleContext traces: structure, JSON and text rendering."""
+
+import json
+from dataclasses import dataclass
+from fractions import Fraction as F
+
+import pytest
+
+from runtime import (
+    Bag,
+    Counts,
+    ExactContext,
+    SampleContext,
+    Trace,
+    bag_draw,
+    constant,
+    pool_sum,
+    sample,
+    std_die,
+)
+
+SRC = "content/1936/06-disparo.rules"
+
+
+@dataclass(frozen=True)
+class Result:
+    ok: bool
+    ratio: F
+    counts: Counts
+
+
+def inner(ctx, n: int):
+    ctx.enter("inner", "Tirada interna", "VI.14", f"{SRC}:200", {"n": n})
+    ctx.step(1, "Dados", "VI.14", f"{SRC}:201")
+    r = ctx.let("r", ctx.roll(pool_sum(std_die(6), n), "r", f"{SRC}:202"), f"{SRC}:202")
+    return ctx.leave(r)
+
+
+def outer(ctx, i_base: int, m: int):
+    ctx.enter("outer", "Resolución", "VI.13", f"{SRC}:100", {"i_base": i_base, "m": m})
+    ctx.step(1, "I efectivo = I base + M", "VI.13", f"{SRC}:120")
+    i_efectivo = ctx.let("i_efectivo", i_base + m, f"{SRC}:121")
+    ctx.step(2, "Tirada", "VI.13", f"{SRC}:122")
+    t = ctx.let("t", inner(ctx, 2), f"{SRC}:123")
+    c = ctx.roll(bag_draw(Bag("bolsa", (("a", 2), ("b", 2))), 2), "saca")
+    return ctx.leave(Result(i_efectivo + t > 8, F(t, 3), c))
+
+
+def test_trace_structure():
+    result, trace = sample(outer, 6, 0, seed=5)
+    root = trace.root
+    assert root.name == "outer" and root.finished and root.result == result
+    assert root.args == {"i_base": 6, "m": 0}
+    assert [s.number for s in root.steps] == [1, 2]
+    assert root.steps[0].events[0].name == "i_efectivo" and root.steps[0].events[0].value == 6
+    nested = root.steps[1].events[0]
+    assert nested.name == "inner" and nested.finished
+    roll = nested.steps[0].events[0]
+    assert roll.label == "r" and roll.description == "2d6" and roll.value == nested.result
+
+
+def test_trace_json_is_serialisable():
+    _, trace = sample(outer, 6, 0, seed=5)
+    data = trace.to_json()
+    text = json.dumps(data)
+    assert json.loads(text) == data
+    root = data["events"][0]
+    assert root["kind"] == "procedure"
+    assert isinstance(root["result"]["counts"], dict)
+    assert isinstance(root["result"]["ratio"], (str, int))
+
+
+def test_trace_text():
+    _, trace = sample(outer, 6, 0, seed=5)
+    text = trace.render_text()
+    assert "1. I efectivo = I base + M [VI.13] (06-disparo.rules:120)\n     i_efectivo = 6" in text
+    assert text.startswith("Resolución (outer) [VI.13] (06-disparo.rules:100)\n     datos: i_base = 6, m = 0")
+    assert "     Tirada interna (inner) [VI.14] (06-disparo.rules:200)" in text
+    assert "          r: 2d6 → " in text
+    assert "saca: saca 2 de bolsa → (a: " in text
+    assert "⇒ resultado: Result(ok: " in text
+
+
+def test_trace_disabled_and_unfinished():
+    ctx = SampleContext(1, trace=False)
+    assert outer(ctx, 1, 1).ok in (True, False)
+    assert ctx.trace is None
+    ctx = SampleContext(1)
+    ctx.enter("p", "P", "", "", {})
+    ctx.roll(constant(3))
+    assert "⇒ (sin resultado)" in ctx.trace.render_text()
+    with pytest.raises(RuntimeError):
+        Trace().leave(1)
+
+
+def test_context_helpers_return_values():
+    for ctx in (SampleContext(0), SampleContext(0, trace=False), ExactContext()):
+        ctx.enter("p", "P", "", "", {})
+        ctx.step(1, "s", "", "")
+        assert ctx.let("x", 5) == 5
+        assert ctx.leave("r") == "r"
+
+
+def test_sample_context_rejects_non_random_values():
+    from runtime import RuleError
+
+    with pytest.raises(RuleError):
+        SampleContext(0).roll(3)
+    with pytest.raises(RuleError):
+        ExactContext().roll(3)
