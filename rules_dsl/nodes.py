@@ -421,6 +421,16 @@ class SectionDecl:
 
 
 @dataclass(frozen=True, slots=True)
+class ShowDecl:
+    """``show id``: render a declaration made elsewhere again (one source of truth)."""
+
+    name: str
+    span: Span
+    annotations: tuple[Annotation, ...] = ()
+    source_text: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class EnumMember:
     """One value of an enum."""
 
@@ -642,7 +652,7 @@ class ExampleDecl:
 
 
 Decl = Union[
-    RulebookDecl, SectionDecl, EnumDecl, RecordDecl, CatalogDecl, TableDecl, DieDecl, BagDecl,
+    RulebookDecl, SectionDecl, ShowDecl, EnumDecl, RecordDecl, CatalogDecl, TableDecl, DieDecl, BagDecl,
     RuleDecl, ProcedureDecl, ExampleDecl,
 ]
 

@@ -14,7 +14,7 @@ Token choices (CSS class of the Pygments HTML formatter in brackets):
 * declaration keywords ``rulebook section enum …`` -> ``Keyword.Declaration`` (kd)
 * type keywords ``int decimal text bool list map ref id`` (and ``rule`` after ``:``/``[``)
   -> ``Keyword.Type`` (kt)
-* ``true false`` and the "none" value ``-`` -> ``Keyword.Constant`` (kc)
+* ``true false none`` and the "none" cell value ``-`` / ``—`` -> ``Keyword.Constant`` (kc)
 * ``and or not in`` -> ``Operator.Word`` (ow)
 * every other keyword -> ``Keyword`` (k)
 * ``@source`` and the other annotations -> ``Name.Decorator`` (nd)
@@ -48,16 +48,18 @@ __all__ = ["RulesLexer"]
 #: Keywords that start a declaration.
 DECLARATION_KEYWORDS = (
     "rulebook", "section", "enum", "record", "catalog", "table", "die", "bag",
-    "rule", "procedure", "example",
+    "rule", "procedure", "example", "show",
 )
 #: Type names.
 TYPE_KEYWORDS = ("int", "decimal", "text", "bool", "list", "map", "ref", "id")
 #: Literal constants.
-CONSTANT_KEYWORDS = ("true", "false")
+CONSTANT_KEYWORDS = ("true", "false", "none")
 #: Word operators.
 WORD_OPERATORS = ("and", "or", "not", "in")
-#: Other (statement / clause) keywords.  ``version``, ``lang`` (rulebook header)
-#: and ``header`` (first row of an ``across`` table) are contextual keywords.
+#: Other (statement / clause) keywords.
+#: Besides the keywords of LANGUAGE.md, rules_dsl/grammar.lark also has ``version``,
+#: ``lang`` (rulebook header), ``header`` (first row of an ``across`` table),
+#: ``show`` and ``none``; they are highlighted too.
 OTHER_KEYWORDS = (
     "ordered", "of", "columns", "by", "across", "range", "level", "grants",
     "stacking", "step", "let", "return", "if", "then", "else", "require",
@@ -149,8 +151,9 @@ class RulesLexer(RegexLexer):
              bygroups(Operator, Number.Integer, Operator, Operator, Number.Integer)),
             (VALUE_START + r"(\.\.)(<?)(" + SIGNED_INT + r")",
              bygroups(Operator, Operator, Number.Integer)),
-            # the "none" value `-` (a table/catalog cell or list element)
+            # the "none" value `-` (a table/catalog cell or list element), or `—`
             (VALUE_START + r"-(?=[ \t]*(?:[,\])|#]|$))", Keyword.Constant),
+            ("\u2014", Keyword.Constant),
             # numbers (signed where a value starts)
             (VALUE_START + r"[+-]?\d+\.\d+", Number.Float),
             (r"\d+\.\d+", Number.Float),

@@ -196,6 +196,40 @@ def test_all_listed_keywords_and_builtins_are_recognised():
     assert tokens("integer")[0] == (Name, "integer")
 
 
+def test_grammar_extras():
+    toks = tokens("show movimiento\nlet x = none\n[1, \u2014, -]")
+    assert (Keyword.Declaration, "show") in toks
+    assert (Keyword.Constant, "none") in toks
+    assert (Keyword.Constant, "\u2014") in toks
+    assert not [t for t, _ in toks if t in Error]
+
+
+GRAMMAR = ROOT / "rules_dsl" / "grammar.lark"
+
+
+def test_grammar_keywords_are_highlighted():
+    """Every word literal of the parser's grammar is highlighted as a keyword."""
+    if not GRAMMAR.exists():
+        pytest.skip("rules_dsl/grammar.lark not present")
+    grammar = GRAMMAR.read_text(encoding="utf-8")
+    literals = set(re.findall(r'"([A-Za-z_]+)"', grammar))
+    assert literals, "no keyword literals found in grammar.lark"
+    for word in sorted(literals):
+        (ttype, value), = tokens(word)
+        assert ttype in Keyword or ttype in Operator.Word, (word, ttype)
+
+
+CONTENT_RULES = sorted((ROOT / "content").glob("**/*.rules"))
+
+
+@pytest.mark.skipif(not CONTENT_RULES, reason="no content/**/*.rules files yet")
+@pytest.mark.parametrize("path", CONTENT_RULES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_error_tokens_in_content_rules(path):
+    for block in rules_blocks(path.read_text(encoding="utf-8")):
+        errors = [(t, v) for t, v in RulesLexer().get_tokens(block) if t in Error]
+        assert errors == [], block[:200]
+
+
 def test_unicode_identifiers():
     toks = tokens("let daño = Élite.x + ñandú(a: 1)")
     assert (Name, "daño") in toks
