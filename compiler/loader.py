@@ -20,12 +20,24 @@ def rule_files(path: Path) -> list[Path]:
     return sorted(p for p in path.rglob("*.rules") if p.is_file())
 
 
-def display_path(p: Path) -> str:
-    """A stable, relative path for diagnostics and generated headers."""
-    try:
-        return p.resolve().relative_to(Path.cwd().resolve()).as_posix()
-    except ValueError:
-        return p.as_posix()
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+def display_path(p: Path, base: Path | None = None) -> str:
+    """A stable path for diagnostics and generated code, independent of the cwd.
+
+    Relative to the project root when the file is inside it, else relative to
+    the rulebook folder's parent (``base``), else as given.
+    """
+    resolved = p.resolve()
+    for root in (PROJECT_ROOT, base):
+        if root is None:
+            continue
+        try:
+            return resolved.relative_to(root.resolve()).as_posix()
+        except ValueError:
+            continue
+    return p.as_posix()
 
 
 def load(path: Path) -> tuple[list[n.Module], dict[str, str], list[Diagnostic]]:
@@ -40,7 +52,7 @@ def load(path: Path) -> tuple[list[n.Module], dict[str, str], list[Diagnostic]]:
     if not files:
         diags.append(Diagnostic("error", f"no .rules files in {path}", Span(str(path), 0, 0, 0, 0), None, "io"))
     for f in files:
-        name = display_path(f)
+        name = display_path(f, path.parent if path.is_dir() else path.parent)
         try:
             text = f.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:

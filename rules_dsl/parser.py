@@ -333,7 +333,8 @@ class _ToAst(Transformer):
 
     @v_args(meta=True)
     def catalog_row(self, meta, c):
-        return n.CatalogRow(str(c[0]), tuple(c[1:]), self.sp(meta))
+        ident = _unquote(c[0]) if c[0].type == "STRING" else str(c[0])
+        return n.CatalogRow(ident, tuple(c[1:]), self.sp(meta))
 
     # -- tables
     @v_args(meta=True)

@@ -16,6 +16,9 @@ Modules:
     tables        table lookups and ordered-value helpers.
 """
 
+from dataclasses import dataclass, field as dataclass_field
+from fractions import Fraction
+
 from .context import Context, ExactContext, SampleContext
 from .dice import (
     COMPARISONS,
@@ -43,11 +46,21 @@ from .numbers import (
     round_,
     trunc_,
 )
+from .records import RuleApp, Schema, field, from_input
 from .tables import index, lookup, lookup_range, ordinal, shift
 from .trace import LetEvent, ProcedureFrame, RollEvent, Step, Trace
 from .values import Counts, format_value, sort_key, to_jsonable
 
 __all__ = [
+    # re-exported so generated code imports nothing else
+    "dataclass",
+    "dataclass_field",
+    "Fraction",
+    # records and inputs
+    "RuleApp",
+    "Schema",
+    "field",
+    "from_input",
     # errors
     "RuleError",
     "InputError",

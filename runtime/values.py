@@ -192,7 +192,7 @@ def to_jsonable(value: Any) -> Any:
     if isinstance(value, Mapping):
         return {_json_key(k): to_jsonable(v) for k, v in value.items()}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {f.metadata.get("name", f.name): to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, (tuple, list)):
         return [to_jsonable(v) for v in value]
     if isinstance(value, (set, frozenset)):

@@ -1,0 +1,114 @@
+"""Values generated code builds from data: records, rule applications, inputs.
+
+Takes JSON-like inputs and type descriptors emitted by the compiler; produces
+the Python values resolvers work with (and back). Type descriptors are nested
+tuples: ``("int",)``, ``("decimal",)``, ``("text",)``, ``("bool",)``, ``("id",)``,
+``("enum", name)``, ``("record", name)``, ``("ref", catalog)``, ``("rule",)``,
+``("list", inner)``, ``("map", enum, inner)``, ``("opt", inner)``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Mapping
+
+from .errors import InputError, RuleError
+
+__all__ = ["RuleApp", "field", "Schema", "from_input"]
+
+
+@dataclass(frozen=True, slots=True)
+class RuleApp:
+    """A special rule applied with arguments, e.g. ``lmg(X=2)``."""
+
+    rule: str
+    args: tuple[tuple[str, Any], ...] = ()
+
+    def arg(self, name: str) -> Any:
+        return dict(self.args)[name]
+
+
+def field(obj: Any, name: str, src: str | None = None) -> Any:
+    """``obj.name`` for an optional ``obj``: a RuleError citing ``src`` when it is none."""
+    if obj is None:
+        raise RuleError(f"no hay valor del que leer '{name}'", src)
+    return getattr(obj, name)
+
+
+@dataclass(frozen=True)
+class Schema:
+    """What :func:`from_input` needs to rebuild values of a rulebook's types."""
+
+    records: Mapping[str, tuple[type, tuple[tuple[str, str, tuple], ...]]]  # name -> (class, ((dsl name, py name, desc), …))
+    enums: Mapping[str, tuple[str, ...]]
+    catalogs: Mapping[str, Mapping[str, Any]]
+
+
+def from_input(value: Any, desc: tuple, schema: Schema, path: str = "$") -> Any:
+    """Convert JSON input to a resolver value of type ``desc``; InputError names the JSON path."""
+    kind = desc[0]
+    if kind == "opt":
+        return None if value is None else from_input(value, desc[1], schema, path)
+    if value is None:
+        raise InputError(f"{path}: falta un valor")
+    if kind == "int":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise InputError(f"{path}: se esperaba un número entero, no {value!r}")
+        return value
+    if kind == "decimal":
+        if isinstance(value, bool):
+            raise InputError(f"{path}: se esperaba un número, no {value!r}")
+        try:
+            f = Fraction(value) if isinstance(value, (int, str)) else Fraction(str(value))
+        except (ValueError, ZeroDivisionError, TypeError):
+            raise InputError(f"{path}: se esperaba un número, no {value!r}") from None
+        return f.numerator if f.denominator == 1 else f
+    if kind in ("text", "id"):
+        if not isinstance(value, str):
+            raise InputError(f"{path}: se esperaba un texto, no {value!r}")
+        return value
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise InputError(f"{path}: se esperaba true o false, no {value!r}")
+        return value
+    if kind == "enum":
+        values = schema.enums[desc[1]]
+        if value not in values:
+            raise InputError(f"{path}: {value!r} no es un valor de {desc[1]} ({', '.join(values)})")
+        return value
+    if kind == "ref":
+        rows = schema.catalogs[desc[1]]
+        if value not in rows:
+            raise InputError(f"{path}: {value!r} no está en el catálogo {desc[1]}")
+        return value
+    if kind == "rule":
+        if isinstance(value, str):
+            return RuleApp(value)
+        if isinstance(value, Mapping) and isinstance(value.get("rule"), str):
+            return RuleApp(value["rule"], tuple(sorted((str(k), v) for k, v in dict(value.get("args") or {}).items())))
+        raise InputError(f"{path}: se esperaba una regla especial")
+    if kind == "list":
+        if not isinstance(value, list):
+            raise InputError(f"{path}: se esperaba una lista")
+        return tuple(from_input(v, desc[1], schema, f"{path}[{i}]") for i, v in enumerate(value))
+    if kind == "map":
+        if not isinstance(value, Mapping):
+            raise InputError(f"{path}: se esperaba un objeto con claves de {desc[1]}")
+        return {k: from_input(value.get(k), desc[2], schema, f"{path}.{k}") for k in schema.enums[desc[1]]}
+    if kind == "record":
+        cls, fields = schema.records[desc[1]]
+        if not isinstance(value, Mapping):
+            raise InputError(f"{path}: se esperaba un objeto {desc[1]}")
+        unknown = set(value) - {f[0] for f in fields}
+        if unknown:
+            raise InputError(f"{path}: campo desconocido {sorted(unknown)[0]!r} en {desc[1]}")
+        kwargs = {}
+        for dsl_name, py_name, fdesc in fields:
+            v = value.get(dsl_name)
+            if v is None and fdesc[0] == "list":
+                v = []
+            kwargs[py_name] = from_input(v, fdesc, schema, f"{path}.{dsl_name}")
+        return cls(**kwargs)
+    raise RuleError(f"tipo desconocido {desc!r}")
