@@ -40,15 +40,19 @@ def slugify(text: str) -> str:
 
 
 class _Scope:
-    def __init__(self, parent: "_Scope | None" = None):
+    def __init__(self, parent: "_Scope | None" = None, narrowed: set[str] | None = None):
         self.vars: dict[str, tuple[T, Span]] = {}
         self.parent = parent
+        self.narrowed: set[str] = set(narrowed or ())  # optional names known not to be none here
 
     def get(self, name: str):
         s = self
+        known = False
         while s is not None:
+            known |= name in s.narrowed
             if name in s.vars:
-                return s.vars[name]
+                t, span = s.vars[name]
+                return (t.inner if known and t.kind == "opt" else t, span)
             s = s.parent
         return None
 
@@ -610,19 +614,22 @@ class Translator:
                 returned = True
             elif isinstance(st, n.Require):
                 self.want_bool(st.cond, scope, "require")
+                scope.narrowed |= _not_none(st.cond, True)
             elif isinstance(st, n.If):
                 all_return = True
+                excluded: set[str] = set()  # names proven not none by earlier failed `x == none` tests
                 for cond, body in st.branches:
-                    self.want_bool(cond, scope, "if")
-                    all_return &= self.block(list(body), _Scope(scope))
+                    self.want_bool(cond, _Scope(scope, excluded))
+                    all_return &= self.block(list(body), _Scope(scope, excluded | _not_none(cond, True)))
+                    excluded |= _not_none(cond, False)
                 if st.orelse is not None:
-                    all_return &= self.block(list(st.orelse), _Scope(scope))
+                    all_return &= self.block(list(st.orelse), _Scope(scope, excluded))
                 else:
                     all_return = False
                 returned = all_return
         return returned
 
-    def want_bool(self, e: n.Expr, scope: _Scope, what: str) -> None:
+    def want_bool(self, e: n.Expr, scope: _Scope, what: str = "if") -> None:
         t = self.expr(e, scope)
         if t not in (BOOL, ANY):
             self.err(f"the condition of {what} must be true/false, got {t}", e.span, None, "type")
@@ -664,8 +671,8 @@ class Translator:
             return self.binary(e, scope, in_expect)
         if isinstance(e, n.IfExpr):
             self.want_bool(e.cond, scope, "if")
-            a = self.expr(e.then, scope, in_expect)
-            b = self.expr(e.other, scope, in_expect)
+            a = self.expr(e.then, _Scope(scope, _not_none(e.cond, True)), in_expect)
+            b = self.expr(e.other, _Scope(scope, _not_none(e.cond, False)), in_expect)
             u = unify(a, b)
             if u is None:
                 self.err(f"the two branches have different types ({a} and {b})", e.span, None, "type")
@@ -943,10 +950,11 @@ class Translator:
         raise AssertionError(fn)
 
     def binary(self, e: n.Binary, scope: _Scope, in_expect: bool) -> T:
-        a = self.expr(e.left, scope, in_expect)
-        b = self.expr(e.right, scope, in_expect)
         op = e.op
+        a = self.expr(e.left, scope, in_expect)
+        b = self.expr(e.right, scope, in_expect) if op not in ("and", "or") else ANY
         if op in ("and", "or"):
+            b = self.expr(e.right, _Scope(scope, _not_none(e.left, op == "and")), in_expect)
             for side, t in ((e.left, a), (e.right, b)):
                 if t not in (BOOL, ANY):
                     self.err(f"'{op}' needs true/false, got {t}", side.span, None, "type")
@@ -1105,6 +1113,23 @@ def translate(modules: list[n.Module], sources: dict[str, str], reporter: Report
 
 
 # ---------------------------------------------------------------------- small helpers
+
+
+def _not_none(cond, truth: bool) -> set[str]:
+    """Local names that cannot be none when ``cond`` evaluates to ``truth``."""
+    if isinstance(cond, n.Binary):
+        if cond.op == "and" and truth:
+            return _not_none(cond.left, True) | _not_none(cond.right, True)
+        if cond.op == "or" and not truth:
+            return _not_none(cond.left, False) | _not_none(cond.right, False)
+        if cond.op in ("!=", "=="):
+            proves = (cond.op == "!=") == truth
+            sides = (cond.left, cond.right)
+            if proves and any(isinstance(x, n.NoneLit) for x in sides):
+                return {x.name for x in sides if isinstance(x, n.Name)}
+    if isinstance(cond, n.Unary) and cond.op == "not":
+        return _not_none(cond.operand, not truth)
+    return set()
 
 
 def _hint(name: str, candidates) -> str | None:

@@ -1,0 +1,87 @@
+"""Text from the rules → safe Markdown/HTML fragments for the site.
+
+Everything a rules file says reaches the site through these functions: plain
+text is HTML-escaped and its Markdown control characters are backslash-escaped,
+so ``<script>``, ``{{ }}``, ``|``, ``*``, ``--8<--`` or ``*[abbr]:`` in a rule
+description appear as written.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from fractions import Fraction
+from functools import lru_cache
+
+from rules_dsl import nodes as n
+
+# Python-Markdown's backslash-escapable characters, plus '|' (tables)
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|>])")
+
+
+def esc(text: str) -> str:
+    """Plain text → Markdown that renders exactly as that text (inline)."""
+    text = html.escape(str(text), quote=True)
+    text = _MD_SPECIAL.sub(r"\\\1", text)
+    return text.replace("\r", " ").replace("\n", " ")
+
+
+def attr(text: str) -> str:
+    """Text for an HTML attribute value."""
+    return html.escape(str(text), quote=True).replace("\n", " ")
+
+
+def anchor(name: str) -> str:
+    """A permanent, valid HTML id for a declaration name."""
+    import unicodedata
+
+    plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    plain = re.sub(r"[^A-Za-z0-9_-]+", "-", plain).strip("-") or "x"
+    if plain != name:
+        plain += "-" + format(sum(name.encode()) % 4096, "x")
+    return plain if plain[0].isalpha() else "id-" + plain
+
+
+def inlines(items, link) -> str:
+    """Prose inline runs → Markdown. ``link(target)`` gives (href, title) for [[refs]]."""
+    out = []
+    for it in items:
+        if isinstance(it, n.Text):
+            out.append(esc(it.text))
+        elif isinstance(it, n.Strong):
+            out.append(f"**{esc(it.text)}**")
+        elif isinstance(it, n.Emph):
+            out.append(f"*{esc(it.text)}*")
+        elif isinstance(it, n.Code):
+            out.append(f"<code>{html.escape(it.text)}</code>")
+        elif isinstance(it, n.Ref):
+            href, title = link(it.target)
+            out.append(f"[{esc(title)}]({href})" if href else esc(title))
+    return "".join(out)
+
+
+def frac(p: Fraction) -> str:
+    """An exact probability as 'n/d (xx,x %)' in Spanish notation."""
+    pct = f"{float(p) * 100:.1f}".replace(".", ",")
+    ratio = f"{p.numerator}/{p.denominator}" if p.denominator != 1 else str(p.numerator)
+    return f"{ratio} ({pct} %)"
+
+
+@lru_cache(maxsize=1)
+def _lexer():
+    from rules_dsl.pygments_lexer import RulesLexer
+
+    return RulesLexer()
+
+
+def highlight(code: str) -> str:
+    """DSL source → highlighted HTML block (Pygments, the project's lexer).
+
+    Produced here rather than through a Markdown fence so that no line of
+    rules source is ever seen by Markdown preprocessors (snippets, abbr).
+    """
+    from pygments import highlight as pyg
+    from pygments.formatters import HtmlFormatter
+
+    body = pyg(code, _lexer(), HtmlFormatter(nowrap=True))
+    return f'<div class="language-rules highlight"><pre><span></span><code>{body.rstrip()}</code></pre></div>'

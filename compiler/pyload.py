@@ -1,0 +1,41 @@
+"""Import a generated resolver package from a folder, under a private name.
+
+Each call loads a fresh copy (a unique module name), so two builds in one
+process never see each other's modules.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import sys
+from pathlib import Path
+from types import ModuleType
+
+_counter = itertools.count(1)
+
+
+def load_package(python_dir: Path) -> ModuleType:
+    """Import the single package under ``python_dir`` (e.g. build/python/manual_1936)."""
+    packages = sorted(p for p in python_dir.iterdir() if (p / "__init__.py").exists())
+    if len(packages) != 1:
+        raise RuntimeError(f"expected one generated package in {python_dir}, found {len(packages)}")
+    pkg_dir = packages[0]
+    name = f"_rulebook_generated_{next(_counter)}_{pkg_dir.name}"
+    spec = importlib.util.spec_from_file_location(name, pkg_dir / "__init__.py", submodule_search_locations=[str(pkg_dir)])
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def compile_and_load(program) -> ModuleType:
+    """Generate a program's package into a temporary folder and import it."""
+    import tempfile
+
+    from . import to_python
+
+    with tempfile.TemporaryDirectory(prefix="rulebook-py-") as tmp:
+        to_python.write_package(program, Path(tmp))
+        return load_package(Path(tmp))
