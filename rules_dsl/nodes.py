@@ -431,6 +431,18 @@ class ShowDecl:
 
 
 @dataclass(frozen=True, slots=True)
+class TermDecl:
+    """``term id "Término" "definición"``: a glossary entry (tooltips on the site)."""
+
+    name: str
+    title: str
+    definition: str
+    span: Span
+    annotations: tuple[Annotation, ...] = ()
+    source_text: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class EnumMember:
     """One value of an enum."""
 
@@ -652,7 +664,7 @@ class ExampleDecl:
 
 
 Decl = Union[
-    RulebookDecl, SectionDecl, ShowDecl, EnumDecl, RecordDecl, CatalogDecl, TableDecl, DieDecl, BagDecl,
+    RulebookDecl, SectionDecl, ShowDecl, TermDecl, EnumDecl, RecordDecl, CatalogDecl, TableDecl, DieDecl, BagDecl,
     RuleDecl, ProcedureDecl, ExampleDecl,
 ]
 

@@ -26,11 +26,11 @@ GRAMMAR_PATH = Path(__file__).with_name("grammar.lark")
 FENCE_OPEN = re.compile(r"^```\s*rules\s*$")
 FENCE_CLOSE = re.compile(r"^```\s*$")
 DECL_START = re.compile(
-    r"^(@|rulebook\b|section\b|show\b|enum\b|record\b|catalog\b|table\b|die\b|bag\b|rule\b|procedure\b|example\b)"
+    r"^(@|rulebook\b|section\b|show\b|term\b|enum\b|record\b|catalog\b|table\b|die\b|bag\b|rule\b|procedure\b|example\b)"
 )
 KEYWORDS = frozenset(
     "rulebook version lang section enum ordered record list map ref rule id catalog of columns table by "
-    "show across range header die bag level grants stacking procedure step let return require if then else "
+    "show term across range header die bag level grants stacking procedure step let return require if then else "
     "example given expect true false none and or not in roll times keep highest lowest count draw from".split()
 )
 
@@ -258,6 +258,10 @@ class _ToAst(Transformer):
     @v_args(meta=True)
     def section_decl(self, meta, c):
         return n.SectionDecl(str(c[0]), _unquote(c[1]), self.sp(meta))
+
+    @v_args(meta=True)
+    def term_decl(self, meta, c):
+        return n.TermDecl(str(c[0]), _unquote(c[1]), _unquote(c[2]), self.sp(meta))
 
     @v_args(meta=True)
     def show_decl(self, meta, c):

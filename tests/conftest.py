@@ -1,0 +1,63 @@
+"""Shared fixtures: the bundled rulebook checked and built once per session."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = Path(__file__).resolve().parent / "data"
+CONTENT = ROOT / "content" / "1936"
+
+
+def pytest_addoption(parser):
+    parser.addoption("--update-goldens", action="store_true", help="rewrite expected outputs of data-driven tests")
+
+
+@pytest.fixture(scope="session")
+def update_goldens(request) -> bool:
+    return request.config.getoption("--update-goldens")
+
+
+@pytest.fixture(scope="session")
+def checked():
+    from compiler import driver
+
+    result = driver.check(CONTENT)
+    assert result.ok, "the bundled rulebook must check without errors"
+    return result
+
+
+@pytest.fixture(scope="session")
+def program(checked):
+    return checked.program
+
+
+@pytest.fixture(scope="session")
+def package(program):
+    from compiler import pyload
+
+    return pyload.compile_and_load(program)
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory) -> Path:
+    """The bundled rulebook built once (with the site) into a temporary folder."""
+    from compiler import driver
+
+    out = tmp_path_factory.mktemp("build") / "build"
+    result = driver.build(CONTENT, out, site=True)
+    assert result.ok, [d.render(result.sources) for d in result.diagnostics if d.severity == "error"]
+    return out
+
+
+def compare_golden(actual: str, expected_path: Path, update: bool) -> None:
+    """Assert ``actual`` equals the golden file (or rewrite it with --update-goldens)."""
+    if update or not expected_path.exists():
+        expected_path.write_text(actual, encoding="utf-8")
+        if not update:
+            pytest.fail(f"golden file {expected_path.name} was missing and has been written; check it and rerun")
+        return
+    assert actual == expected_path.read_text(encoding="utf-8")
