@@ -25,7 +25,7 @@ from .types import ANY, BOOL, DEC, ID, INT, NONE, PRIMITIVES, RULE, TEXT, T, ass
 
 TYPE_DECLS = (n.EnumDecl, n.RecordDecl, n.DieDecl, n.BagDecl)
 BUILTINS = {
-    "min", "max", "clamp", "abs", "floor", "ceil", "round", "trunc", "capped_sum", "len", "sum", "ord",
+    "any", "all", "min", "max", "clamp", "abs", "floor", "ceil", "round", "trunc", "capped_sum", "len", "sum", "ord",
     "shift", "probability",
 }
 STATUSES = ("active", "deferred", "not_playable")
@@ -687,6 +687,18 @@ class Translator:
                     self.err("list elements have different types", x.span, None, "type")
                     acc = ANY
             return T("list", None, (acc or ANY,))
+        if isinstance(e, n.Comprehension):
+            it = self.expr(e.iterable, scope, in_expect)
+            if it.kind not in ("list", "any"):
+                self.err(f"'for' needs a list to go through, got {it}", e.iterable.span, None, "type")
+            inner = _Scope(scope)
+            if scope.get(e.name) is not None or e.name in self.decls:
+                self.err(f"'{e.name}' is already defined; choose another name for the loop variable", e.span, None, "shadow")
+            inner.vars[e.name] = (it.args[0] if it.kind == "list" else ANY, e.span)
+            self.local_uses.add((id(inner), e.name))
+            if e.cond is not None:
+                self.want_bool(e.cond, inner, "if")
+            return T("list", None, (self.expr(e.expr, inner, in_expect),))
         if isinstance(e, n.Roll):
             return self.roll(e, scope)
         if isinstance(e, n.Draw):
@@ -916,6 +928,10 @@ class Translator:
             if not need((2, 99)):
                 return ANY
             return numeric_all()
+        if fn in ("any", "all"):
+            if need(1) and ts[0] != T("list", None, (BOOL,)) and ts[0].kind != "any":
+                self.err(f"{fn}() needs a list of true/false values, got {ts[0]}", e.args[0].value.span, None, "type")
+            return BOOL
         if fn in ("len", "sum"):
             if not need(1):
                 return ANY

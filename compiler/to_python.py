@@ -233,7 +233,7 @@ class PythonEmitter:
         w.line("from . import data as _d")
         w.line("from . import types as _t")
         w.line()
-        w.line("_min, _max, _abs, _len, _sum = min, max, abs, len, sum")
+        w.line("_min, _max, _abs, _len, _sum, _any, _all = min, max, abs, len, sum, any, all")
         procs = [d for d in self.p.decls.values() if isinstance(d, n.ProcedureDecl)]
         self.rv_consts: list[tuple[str, str]] = []
         body = Writer()
@@ -340,6 +340,9 @@ class PythonEmitter:
         if isinstance(e, n.ListExpr):
             items = [self.expr(x) for x in e.items]
             return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+        if isinstance(e, n.Comprehension):
+            cond = f" if {self.expr(e.cond)}" if e.cond is not None else ""
+            return f"tuple({self.expr(e.expr)} for {py_name(e.name)} in {self.expr(e.iterable)}{cond})"
         if isinstance(e, n.Roll):
             return self.roll(e)
         if isinstance(e, n.Draw):
@@ -394,7 +397,7 @@ class PythonEmitter:
         args = [self.expr(a.value) for a in e.args]
         src = e.span.src
         if kind == "builtin":
-            if fn in ("min", "max", "abs", "len", "sum"):
+            if fn in ("min", "max", "abs", "len", "sum", "any", "all"):
                 return f"_{fn}({', '.join(args)})"
             if fn in ("floor", "ceil", "round", "trunc"):
                 return f"_rt.{fn}_({args[0]})"
@@ -484,7 +487,7 @@ class PythonEmitter:
         w.line("from . import data as _d")
         w.line("from . import types as _t")
         w.line()
-        w.line("_min, _max, _abs, _len, _sum = min, max, abs, len, sum")
+        w.line("_min, _max, _abs, _len, _sum, _any, _all = min, max, abs, len, sum, any, all")
         w.line()
         w.line("EXAMPLES = (")
         w.indent()

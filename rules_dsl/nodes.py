@@ -311,6 +311,17 @@ class ListExpr:
 
 
 @dataclass(frozen=True, slots=True)
+class Comprehension:
+    """``[expr for name in iterable if cond]``."""
+
+    expr: "Expr"
+    name: str
+    iterable: "Expr"
+    cond: "Expr | None"
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
 class Roll:
     """``roll DICE [times n] [keep highest|lowest k] [count op x]``."""
 
@@ -332,7 +343,7 @@ class Draw:
     span: Span
 
 
-Expr = Union[Num, Str, Bool, NoneLit, Name, Attr, Index, Call, Unary, Binary, IfExpr, ListExpr, Roll, Draw]
+Expr = Union[Num, Str, Bool, NoneLit, Name, Attr, Index, Call, Unary, Binary, IfExpr, ListExpr, Comprehension, Roll, Draw]
 
 # ----------------------------------------------------------------------------- statements
 

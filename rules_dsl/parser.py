@@ -31,7 +31,7 @@ DECL_START = re.compile(
 KEYWORDS = frozenset(
     "rulebook version lang section enum ordered record list map ref rule id catalog of columns table by "
     "show term across range header die bag level grants stacking procedure step let return require if then else "
-    "example given expect true false none and or not in roll times keep highest lowest count draw from".split()
+    "example given expect true false none and or not in roll times keep highest lowest count draw from for".split()
 )
 
 
@@ -670,6 +670,10 @@ class _ToAst(Transformer):
     @v_args(meta=True)
     def list_(self, meta, c):
         return n.ListExpr(tuple(x for x in c if x is not None), self.sp(meta))
+
+    @v_args(meta=True)
+    def comprehension(self, meta, c):
+        return n.Comprehension(c[0], str(c[1]), c[2], c[3], self.sp(meta))
 
     @v_args(meta=True)
     def named_arg(self, meta, c):
