@@ -24,8 +24,8 @@ def _rulebook_arg(p: argparse.ArgumentParser) -> None:
                    help="carpeta con los ficheros .rules (o un fichero); por defecto content/1936")
 
 
-def _format_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--format", choices=("text", "json"), default="text", help="formato de los diagnósticos y resultados")
+def _format_arg(p: argparse.ArgumentParser, default: str = "text") -> None:
+    p.add_argument("--format", choices=("text", "json"), default=default, help=f"formato de la salida (por defecto {default})")
 
 
 def make_parser() -> argparse.ArgumentParser:
@@ -57,7 +57,7 @@ def make_parser() -> argparse.ArgumentParser:
     g.add_argument("--exact", action="store_true", help="calcula la distribución exacta de resultados")
     p.add_argument("--explain", action="store_true", help="incluye la traza paso a paso")
     p.add_argument("--list", action="store_true", help="lista los procedimientos con sus tipos")
-    _format_arg(p)
+    _format_arg(p, "json")
 
     p = sub.add_parser("test", help="ejecuta los ejemplos del reglamento", epilog=EPILOG)
     _rulebook_arg(p)

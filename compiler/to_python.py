@@ -443,6 +443,8 @@ class PythonEmitter:
             return f"_rt.normalize{code}" if self.ty(e) == DEC else code
         if op == "in":
             return f"({a} in {b})"
+        if op in ("==", "!=") and (isinstance(e.left, n.NoneLit) or isinstance(e.right, n.NoneLit)):
+            return f"({a} {'is' if op == '==' else 'is not'} {b})"
         if info and info[0] == "cmp" and info[1] == "enum":
             o = f"_t.ORD_{py_name(info[2])}"
             return f"({o}[{a}] {op} {o}[{b}])"

@@ -766,7 +766,10 @@ def _describe_token(tok: Token) -> str:
     return f"'{tok}'"
 
 
-def _syntax_diagnostic(err: UnexpectedInput, filename: str, offset: int) -> Diagnostic:
+_CONTINUATION = {"PLUS", "MINUS", "STAR", "SLASH", "AND", "OR", "VBAR", "DOT", "EQUAL", "MORETHAN", "LESSTHAN", "__ANON_0", "__ANON_1", "__ANON_2", "__ANON_3", "THEN", "ELSE", "COMMA"}
+
+
+def _syntax_diagnostic(err: UnexpectedInput, filename: str, offset: int, lines: list[str] | None = None) -> Diagnostic:
     line = (err.line or 1) + offset
     col = err.column or 1
     if isinstance(err, UnexpectedToken):
@@ -784,6 +787,8 @@ def _syntax_diagnostic(err: UnexpectedInput, filename: str, offset: int) -> Diag
             kw = did_you_mean(str(tok), KEYWORDS)
             if kw and f"'{kw}'" in expected:
                 hint = f"did you mean '{kw}'?"
+        elif lines and tok.type not in ("_NL", "$END", "NAME") and 0 < tok.line <= len(lines) and not lines[tok.line - 1][: tok.column - 1].strip() and tok.type in _CONTINUATION:
+            hint = "a line cannot start in the middle of an expression: continue it inside ( ) or [ ], or join the lines"
         elif tok.type in {"IF", "ELSE", "LET", "RETURN", "TABLE", "RULE", "ENUM", "IN", "FROM", "COUNT", "BY", "STEP"}:
             hint = f"'{tok}' is a reserved word; choose another name"
         return Diagnostic("error", f"{msg}; expected {expected}", span, hint, "syntax")
@@ -863,7 +868,7 @@ def _parse_chunk(chunk: list[str], offset: int, filename: str, diags: list[Diagn
     try:
         tree = _lark().parse(text)
     except UnexpectedInput as err:
-        diags.append(_syntax_diagnostic(err, filename, offset))
+        diags.append(_syntax_diagnostic(err, filename, offset, chunk))
         return []
     try:
         return _ToAst(filename, offset, chunk).transform(tree)

@@ -1,0 +1,91 @@
+"""The `rulebook` command line, run as a user would (subprocesses)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import DATA, ROOT
+
+
+def run(*args, check=False):
+    proc = subprocess.run([sys.executable, "-m", "compiler.cli", *args], capture_output=True, text=True, cwd=ROOT)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    if check:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+@pytest.mark.parametrize("cmd", [[], ["check"], ["build"], ["resolve"], ["test"]])
+def test_help_on_every_command(cmd):
+    proc = run(*cmd, "--help", check=True)
+    assert "usage: rulebook" in proc.stdout
+
+
+def test_check_bundled_rulebook_is_clean_of_errors():
+    proc = run("check", "--format", "json", check=True)
+    diags = json.loads(proc.stdout)
+    assert all(d["severity"] == "warning" for d in diags)
+
+
+def test_check_reports_all_errors_with_positions(tmp_path):
+    bad = tmp_path / "malo.rules"
+    bad.write_text(
+        '```rules\nrulebook t "T"\nenum E { a, b }\nrecord R { x: Entero, y: E }\n'
+        'catalog c of R {\n  uno | 1 | z\n}\n```\n',
+        encoding="utf-8",
+    )
+    proc = run("check", str(bad))
+    assert proc.returncode == 1
+    assert "malo.rules:4:" in proc.stdout and "unknown type 'Entero'" in proc.stdout
+    assert "malo.rules:6:" in proc.stdout and "'z' is not a value of E" in proc.stdout
+    assert "^" in proc.stdout
+    as_json = json.loads(run("check", str(bad), "--format", "json").stdout)
+    assert {d["line"] for d in as_json} >= {4, 6}
+
+
+def test_resolve_list_json_lists_procedures_with_types():
+    procs = json.loads(run("resolve", "--list", "--format", "json", check=True).stdout)
+    by_name = {p["name"]: p for p in procs}
+    for name in ("tirada_calidad", "resolucion_impacto", "resolucion_danio", "modificador_total", "disparo_directo"):
+        assert name in by_name
+    assert by_name["resolucion_impacto"]["result"] == "ResultadoImpacto"
+    assert {"name": "calidad", "type": "Calidad", "required": True} in by_name["resolucion_impacto"]["params"]
+
+
+def test_resolve_exact_and_sampled_with_trace():
+    exact = json.loads(run("resolve", "resolucion_impacto", "--input", '{"i_base": 6, "m": 0, "p": 7, "calidad": "Regular"}', "--exact", check=True).stdout)
+    probs = {json.dumps(d["outcome"], sort_keys=True): d["probability"] for d in exact["distribution"]}
+    hit = [p for k, p in probs.items() if '"impacto": true' in k]
+    assert hit == ["1/3"]
+    sampled = json.loads(run("resolve", "resolucion_impacto", "--input", '{"i_base": 6, "m": 0, "p": 7, "calidad": "Regular"}', "--seed", "7", "--explain", check=True).stdout)
+    assert "result" in sampled and sampled["trace"]["events"]
+    again = json.loads(run("resolve", "resolucion_impacto", "--input", '{"i_base": 6, "m": 0, "p": 7, "calidad": "Regular"}', "--seed", "7", "--explain", check=True).stdout)
+    assert again == sampled
+
+
+def test_resolve_bad_input_names_the_json_path():
+    proc = run("resolve", "resolucion_impacto", "--input", '{"i_base": "seis", "m": 0, "p": 7, "calidad": "Regular"}', "--exact")
+    assert proc.returncode == 1
+    assert "$.i_base" in proc.stdout + proc.stderr
+    proc = run("resolve", "resolucion_impacto", "--input", '{"i_base": 6, "m": 0, "p": 7, "calidad": "Verdes"}', "--exact")
+    assert proc.returncode == 1 and "$.calidad" in proc.stdout + proc.stderr
+
+
+def test_resolve_unknown_procedure_suggests():
+    proc = run("resolve", "resolucion_impacta", "--exact")
+    assert proc.returncode == 2 and "resolucion_impacto" in proc.stdout + proc.stderr
+
+
+def test_test_command_runs_examples(tmp_path):
+    proc = run("test", str(DATA / "python" / "shooting.rules"), check=True)
+    assert "ok" in proc.stdout
+
+
+def test_build_into_folder(tmp_path):
+    out = tmp_path / "out"
+    run("build", str(DATA / "python" / "shooting.rules"), "-o", str(out), "--no-site", check=True)
+    assert (out / "json" / "manifest.json").exists() and (out / "python" / "prueba" / "procedures.py").exists()

@@ -1,0 +1,55 @@
+"""The rulebook's worked examples, and properties of every procedure's distributions."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def _examples(package):
+    return list(package.examples.EXAMPLES)
+
+
+def test_every_example_of_the_rulebook_passes(package):
+    from compiler.examples import run_examples
+
+    results = run_examples(package)
+    assert len(results) >= 50
+    failed = [(r.title, r.src, r.failures, r.error) for r in results if not r.ok]
+    assert not failed
+
+
+def test_example_distributions_sum_to_exactly_one(package):
+    import runtime
+
+    for proc, _title, _src, kwargs, _exp in _examples(package):
+        try:
+            dist = runtime.exact(package.PROCEDURES[proc].function, **kwargs)
+        except runtime.RuleError:
+            continue
+        assert sum(p for _, p in dist.items()) == 1
+
+
+def test_every_procedure_has_an_example(package):
+    with_examples = {e[0] for e in _examples(package)}
+    missing = sorted(set(package.PROCEDURES) - with_examples)
+    assert not missing, missing
+
+
+def test_manual_statement_regular_i6_vs_p7_is_one_third(package):
+    import runtime
+
+    proc = package.PROCEDURES["resolucion_impacto"]
+    dist = runtime.exact(proc.function, **proc.convert({"i_base": 6, "m": 0, "p": 7, "calidad": "Regular"}))
+    assert dist.probability(lambda r: r.impacto) == runtime.Fraction(1, 3)
+    auto = runtime.exact(proc.function, **proc.convert({"i_base": 9, "m": 0, "p": 7, "calidad": "Green"}))
+    assert auto.probability(lambda r: r.impacto and r.automatico) == 1
+
+
+@pytest.mark.parametrize("d_normal,m", [(4, -2), (4, 3), (3, 0), (6, -9)])
+def test_damage_never_above_base_nor_negative(package, d_normal, m):
+    import runtime
+
+    proc = package.PROCEDURES["resolucion_danio"]
+    for modo in ("preciso", "area"):
+        dist = runtime.exact(proc.function, **proc.convert({"d_normal": d_normal, "d_reducido": 2, "m": m, "modo": modo}))
+        assert all(0 <= d <= d_normal for d in dist)
