@@ -67,7 +67,7 @@ def varios(ctx, cm, perfil, n):
     # 1. Todo junto (tests/data/python/shooting.rules:66)
     ctx.step(1, 'Todo junto', 'VI.11', 'tests/data/python/shooting.rules:66')
     d = ctx.let('d', _rt.index(_rt.lookup(_d.CATALOG_perfiles, perfil, 'perfiles', 'tests/data/python/shooting.rules:67').d, 0, 'tests/data/python/shooting.rules:67'), 'tests/data/python/shooting.rules:67')
-    if not ((d != None)):
+    if not ((d is not None)):
         raise _rt.RuleError('sin daño', 'tests/data/python/shooting.rules:68')
     fichas = ctx.let('fichas', ctx.roll(_rt.bag_draw(_d.BAG_Bolsa, n, src='tests/data/python/shooting.rules:69'), 'draw n from Bolsa', 'tests/data/python/shooting.rules:69'), 'tests/data/python/shooting.rules:69')
     exitos = ctx.let('exitos', ctx.roll(_rt.pool_count(_rt.std_die(6), n, '>=', 5, src='tests/data/python/shooting.rules:70'), 'roll d6 times n count >= 5', 'tests/data/python/shooting.rules:70'), 'tests/data/python/shooting.rules:70')
