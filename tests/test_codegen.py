@@ -91,3 +91,13 @@ def test_name_mangling_is_injective_and_safe():
     assert len(set(mangled)) == len(names)
     for m in mangled:
         assert m.isidentifier() and not keyword.iskeyword(m) and not m.startswith("_")
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.stem for c in CASES])
+def test_examples_of_each_case_pass(case):
+    from compiler import pyload
+    from compiler.examples import run_examples
+
+    program, _ = generate(case)
+    results = run_examples(pyload.compile_and_load(program))
+    assert results and all(r.ok for r in results), [(r.title, r.failures, r.error) for r in results if not r.ok]
