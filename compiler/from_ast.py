@@ -210,12 +210,13 @@ class Translator:
             self.use(tr.name)
             return T("map", tr.name, (self.resolve_type(tr.args[0]),))
         if tr.kind == "ref":
-            d = self.decls.get(tr.name)
-            if not isinstance(d, n.CatalogDecl):
-                self.unknown("catalog", tr.name, tr.span, self.names_of(n.CatalogDecl))
-                return ANY
-            self.use(tr.name)
-            return T("ref", tr.name)
+            names = tr.name.split("|")
+            for name in names:
+                if not isinstance(self.decls.get(name), n.CatalogDecl):
+                    self.unknown("catalog", name, tr.span, self.names_of(n.CatalogDecl))
+                    return ANY
+                self.use(name)
+            return T("ref", tr.name) if len(names) == 1 else T("refs", tr.name)
         if tr.kind == "rule":
             return RULE
         return ID
@@ -289,7 +290,7 @@ class Translator:
                 self.err(f"{ctx}: '{v.name}' is not a value of {t.name}", v.span, f"did you mean '{guess}'?" if guess else "expected one of: " + ", ".join(members), "unknown-name")
                 return None
             return self._bad(v, t, ctx)
-        if k == "ref":
+        if k in ("ref", "refs"):
             if isinstance(v, (n.VName, n.VStr)):
                 ident = v.name if isinstance(v, n.VName) else v.value
                 self.pending_refs.append((t.name, ident, v.span, ctx))
@@ -412,14 +413,22 @@ class Translator:
                     if lvl < 0:
                         self.err("levels are whole numbers from 0", d.span, None, "type")
         self.current_decl = None
-        for cat, ident, span, ctx in self.pending_refs:
-            rows = self.catalogs.get(cat, {})
-            if ident not in rows:
-                guess = did_you_mean(ident, rows)
-                self.warn(
-                    f"{ctx}: '{ident}' is not an entry of catalog {cat}", span,
-                    f"did you mean '{guess}'?" if guess else f"catalog {cat} is declared at {self.decls[cat].span}", "unknown-ref",
-                )
+        for cats, ident, span, ctx in self.pending_refs:
+            names = cats.split("|")
+            if any(ident in self.catalogs.get(c, {}) for c in names):
+                continue
+            pool = [i for c in names for i in self.catalogs.get(c, {})]
+            guess = did_you_mean(ident, pool)
+            if len(names) == 1:
+                where = f"catalog {cats}"
+            elif len(names) <= 3:
+                where = "any of the catalogs " + ", ".join(names)
+            else:
+                where = f"any of the {len(names)} catalogs {', '.join(names[:2])}, …"
+            self.warn(
+                f"{ctx}: '{ident}' is not an entry of {where}", span,
+                f"did you mean '{guess}'?" if guess else f"catalog {names[0]} is declared at {self.decls[names[0]].span}", "unknown-ref",
+            )
 
     def check_catalog(self, d: n.CatalogDecl) -> None:
         rec = self.decls.get(d.record)
@@ -460,7 +469,7 @@ class Translator:
             kt = self.resolve_type(k.type)
             if k.ranged and kt not in (INT, DEC):
                 self.err(f"a range key must be int or decimal, not {kt}", k.type.span, None, "type")
-            if kt.kind not in ("int", "decimal", "enum", "id", "text", "bool", "any"):
+            if kt.kind not in ("int", "decimal", "enum", "id", "text", "bool", "ref", "refs", "any"):
                 self.err(f"a table key must be an enum, id, text, bool or number, not {kt}", k.type.span, None, "type")
             key_types.append(kt)
         across_t = self.resolve_type(d.across.type) if d.across else None
@@ -796,7 +805,7 @@ class Translator:
                 self.err(f"table {ot.name} is looked up with {len(want)} key(s), got {len(kts)}", e.span, None, "arity")
                 return ANY
             for k, kt, wt in zip(e.keys, kts, want):
-                ok = assignable(kt, wt) or (wt.kind in ("id", "text") and kt.kind in ("text", "id", "ref"))
+                ok = assignable(kt, wt) or (wt.kind in ("id", "text", "ref", "refs") and kt.kind in ("text", "id", "ref", "refs"))
                 if not ok and not (is_numeric(kt) and is_numeric(wt)):
                     self.err(f"key of table {ot.name} must be {wt}, got {kt}", k.span, None, "type")
             self.expr_info[id(e)] = ("table", ot.name)

@@ -51,6 +51,8 @@ def type_schema(t: T, program: Program, prefix: str = "") -> dict:
         }
     if k == "ref":
         return {"$ref": f"{prefix}{TYPES}#/$defs/ref.{t.name}"}
+    if k == "refs":
+        return {"anyOf": [{"$ref": f"{prefix}{TYPES}#/$defs/ref.{c}"} for c in t.name.split("|")]}
     if k == "rule":
         return {"$ref": f"{prefix}{TYPES}#/$defs/RuleApplication"}
     raise AssertionError(k)

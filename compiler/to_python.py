@@ -64,6 +64,8 @@ def type_desc(t: T) -> tuple:
         return ("map", t.name, type_desc(t.args[0]))
     if k in ("enum", "record", "ref"):
         return (k, t.name)
+    if k == "refs":
+        return ("id",)
     if k == "any":
         return ("text",)
     return (k,)

@@ -27,8 +27,8 @@ class T:
             return f"map[{self.name}, {self.args[0]}]"
         if k == "opt":
             return f"{self.args[0]}?"
-        if k == "ref":
-            return f"ref {self.name}"
+        if k in ("ref", "refs"):
+            return "ref " + " | ".join(self.name.split("|"))
         if k == "counts":
             return f"recuento de {self.name}"
         return k
@@ -71,8 +71,10 @@ def assignable(src: T, dst: T) -> bool:
         return True
     if src.kind == "list" and dst.kind == "list":
         return assignable(src.args[0], dst.args[0])
-    if src.kind == "ref" and dst.kind in ("text", "id"):
+    if src.kind in ("ref", "refs") and dst.kind in ("text", "id"):
         return True
+    if src.kind == "ref" and dst.kind == "refs":
+        return src.name in dst.name.split("|")
     return False
 
 

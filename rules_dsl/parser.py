@@ -305,7 +305,7 @@ class _ToAst(Transformer):
 
     @v_args(meta=True)
     def ref_type(self, meta, c):
-        return n.TypeRef("ref", str(c[0]), (), False, self.sp(meta))
+        return n.TypeRef("ref", "|".join(str(x) for x in c), (), False, self.sp(meta))
 
     @v_args(meta=True)
     def rule_type(self, meta, c):
