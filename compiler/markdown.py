@@ -31,6 +31,26 @@ def attr(text: str) -> str:
     return html.escape(str(text), quote=True).replace("\n", " ")
 
 
+def abbr_text(text: str) -> str:
+    """Text for one line of a Markdown abbreviation (``*[term]: text``).
+
+    Python-Markdown puts the definition, unparsed, into the ``title`` attribute
+    (and escapes it there): it only has to be a single non-empty line. An
+    empty result (or ``''``/``""``, which Python-Markdown reads as "remove the
+    abbreviation") means there is nothing to show.
+    """
+    t = " ".join(str(text).split())
+    return "" if t in ("''", '""') else t
+
+
+def abbr_term(text: str) -> str | None:
+    """The term of an abbreviation, or None if it cannot be one (``]``, ``\\``)."""
+    t = " ".join(str(text).split())
+    if not t or "]" in t or "\\" in t or t in ("''", '""'):
+        return None
+    return t
+
+
 def anchor(name: str) -> str:
     """A permanent, valid HTML id for a declaration name."""
     import unicodedata
