@@ -93,6 +93,7 @@ class Translator:
         self.front: list = []
         self.current_decl: str | None = None
         self.local_uses: set[tuple[int, str]] = set()
+        self.broken: set[str] = set()  # names of declarations with syntax errors
 
     # ------------------------------------------------------------------ helpers
     def err(self, msg: str, span: Span, hint: str | None = None, code: str = "type") -> None:
@@ -106,6 +107,8 @@ class Translator:
             self.uses[name].add(self.current_decl)
 
     def unknown(self, what: str, name: str, span: Span, candidates, kinds: str = "") -> None:
+        if name in self.broken:
+            return  # already reported as a syntax error where it is declared
         guess = did_you_mean(name, candidates)
         hint = None
         if guess:
@@ -150,6 +153,9 @@ class Translator:
                     continue
                 if name in PRIMITIVES or name in BUILTINS or name in ("id", "rule", "result"):
                     self.err(f"'{name}' is a built-in name and cannot be declared", item.span, None, "reserved")
+                    continue
+                if isinstance(item, n.BrokenDecl):
+                    self.broken.add(name)
                     continue
                 self.decls[name] = item
                 self.decl_file[name] = mod.filename

@@ -674,6 +674,18 @@ class ExampleDecl:
     procedure_span: Span | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class BrokenDecl:
+    """A declaration that failed to parse: its name is known, so uses of it
+    do not cascade into 'unknown name' errors."""
+
+    name: str
+    keyword: str
+    span: Span
+    annotations: tuple[Annotation, ...] = ()
+    source_text: str = ""
+
+
 Decl = Union[
     RulebookDecl, SectionDecl, ShowDecl, TermDecl, EnumDecl, RecordDecl, CatalogDecl, TableDecl, DieDecl, BagDecl,
     RuleDecl, ProcedureDecl, ExampleDecl,

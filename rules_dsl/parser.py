@@ -863,12 +863,20 @@ def parse(text: str, filename: str) -> tuple[n.Module, list[Diagnostic]]:
     return n.Module(filename, tuple(items), text), diags
 
 
+_DECL_NAME = re.compile(r"^(enum|record|catalog|table|die|bag|rule|procedure|term)\s+([^\W\d]\w*)")
+
+
 def _parse_chunk(chunk: list[str], offset: int, filename: str, diags: list[Diagnostic]) -> list:
     text = "\n".join(chunk) + "\n"
     try:
         tree = _lark().parse(text)
     except UnexpectedInput as err:
         diags.append(_syntax_diagnostic(err, filename, offset, chunk))
+        for i, line in enumerate(chunk):
+            m = _DECL_NAME.match(line)
+            if m:
+                span = Span(filename, offset + i + 1, 1, offset + i + 1, len(line) + 1)
+                return [n.BrokenDecl(m.group(2), m.group(1), span)]
         return []
     try:
         return _ToAst(filename, offset, chunk).transform(tree)

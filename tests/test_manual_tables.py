@@ -503,8 +503,10 @@ def compare_table(entry: dict, table: ManualTable, built: Built) -> Outcome:
     ctx = Ctx(built, entry)
     doc = built.doc(entry["doc"])
     header = table.header
-    keys: list[dict] = entry["keys"]
-    columns: dict[str, str] = entry.get("columns", {})
+    keys: list[dict] = entry.get("keys", [{"col": "id"}])
+    columns = entry.get("columns", {})
+    if isinstance(columns, str):
+        columns = MAPPING["columns"][columns]
     key_cols = {c for k in keys for c in (k.get("cols") or [k["col"]])}
     unmapped = [h for h in header if h not in columns and h not in key_cols]
     assert not unmapped, f"manual columns without a mapping: {unmapped}"
