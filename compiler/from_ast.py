@@ -419,6 +419,7 @@ class Translator:
                     if lvl < 0:
                         self.err("levels are whole numbers from 0", d.span, None, "type")
         self.current_decl = None
+        self.check_ids_across_catalogs()
         for cats, ident, span, ctx in self.pending_refs:
             names = cats.split("|")
             if any(ident in self.catalogs.get(c, {}) for c in names):
@@ -435,6 +436,28 @@ class Translator:
                 f"{ctx}: '{ident}' is not an entry of {where}", span,
                 f"did you mean '{guess}'?" if guess else f"catalog {names[0]} is declared at {self.decls[names[0]].span}", "unknown-ref",
             )
+
+    def check_ids_across_catalogs(self) -> None:
+        """An id defined in two catalogs of the same record type is ambiguous for readers."""
+        first: dict[tuple[str, str], str] = {}
+        for name, d in self.decls.items():
+            if not isinstance(d, n.CatalogDecl):
+                continue
+            for ident in self.catalogs.get(name, {}):
+                key = (d.record, ident)
+                if key in first:
+                    other = first[key]
+                    a, b = self.catalogs[other][ident], self.catalogs[name][ident]
+                    differing = [f for f in a if a.get(f) != b.get(f)]
+                    if differing:
+                        self.warn(
+                            f"id '{ident}' is defined in catalogs {other} and {name} with different values ({', '.join(differing)})",
+                            self.catalog_row_spans[(name, ident)],
+                            f"the other definition is at {self.catalog_row_spans[(other, ident)]}",
+                            "duplicate-id",
+                        )
+                else:
+                    first[key] = name
 
     def check_catalog(self, d: n.CatalogDecl) -> None:
         rec = self.decls.get(d.record)

@@ -13,6 +13,7 @@ computed here by the generated resolvers (imported from ``python_dir``).
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import shutil
@@ -28,7 +29,7 @@ from rules_dsl import nodes as n
 
 from . import pyload
 from .ir import Program
-from .markdown import anchor, attr, esc, frac, highlight, inlines
+from .markdown import abbr_term, abbr_text, anchor, attr, esc, frac, highlight, inlines
 from .to_json import plain
 from .types import T
 
@@ -36,8 +37,53 @@ SITE_DIR = Path(__file__).resolve().parent.parent / "site"
 KIND_TITLES = {
     "TableDecl": "Tabla", "CatalogDecl": "Catálogo", "EnumDecl": "Enumeración", "RecordDecl": "Registro",
     "RuleDecl": "Regla especial", "ProcedureDecl": "Procedimiento", "DieDecl": "Dado", "BagDecl": "Bolsa",
+    "TermDecl": "Término",
 }
 STATUS_BADGES = {"deferred": ("Aplazada", "rb-badge--deferred"), "not_playable": ("No jugable", "rb-badge--not-playable")}
+
+# Annotations read by the site (and by nothing else). They are generic: the
+# compiler knows nothing of what a catalog holds, only how to lay it out.
+PAGE_ANNOTATIONS = {
+    "datasheet": 'on a catalog: one datasheet card per entry, on the page titled by the value (@datasheet "Título")',
+    "cost_field": 'on a @datasheet catalog: the int field of its record that holds the base cost (@cost_field "campo")',
+    "cost_modifier": (
+        "on a @datasheet catalog: a table keyed by an enum with one int column, the percentage added to the base "
+        'cost for each enum value; each card shows the cost at every value (@cost_modifier "tabla")'
+    ),
+}
+ROUNDING_EXAMPLE_LIMIT = 1  # cost examples shown in the rounding note
+
+
+class SiteError(Exception):
+    """A declaration cannot be laid out as its annotations ask."""
+
+
+def annotation(d, name: str):
+    """The value of annotation ``@name`` on a declaration (str, number, True for a bare one), or None."""
+    for ann in getattr(d, "annotations", ()):
+        if ann.name == name:
+            v = ann.value
+            if v is None:
+                return True
+            if isinstance(v, n.VStr):
+                return v.value
+            if isinstance(v, n.VName):
+                return v.name
+            return getattr(v, "value", v)
+    return None
+
+
+def slug(text: str) -> str:
+    """ASCII, lower-case, hyphen-separated (page file names)."""
+    import unicodedata
+
+    plain_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
+    return re.sub(r"[^a-z0-9]+", "-", plain_text).strip("-") or "x"
+
+
+def round_half_up(x: Fraction) -> int:
+    """The nearest integer; halves go up (110,5 → 111)."""
+    return math.floor(x + Fraction(1, 2))
 
 
 def _yaml_json(obj, **kw) -> str:
