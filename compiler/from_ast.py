@@ -29,6 +29,10 @@ BUILTINS = {
     "shift", "probability",
 }
 STATUSES = ("active", "deferred", "not_playable")
+# layout hints for the site, all on catalogs: @datasheet "Page title" renders one card
+# per entry; @cost_field "field" + @cost_modifier "table" show that int field at each
+# value of the enum keying a percentage table.
+SITE_ANNOTATIONS = ("datasheet", "cost_field", "cost_modifier")
 _SLUG = re.compile(r"[^a-z0-9]+")
 
 
@@ -173,8 +177,13 @@ class Translator:
                     elif ann.name == "doc":
                         if not isinstance(ann.value, n.VStr):
                             self.err("@doc expects a string", ann.span, None, "annotation")
+                    elif ann.name in SITE_ANNOTATIONS:
+                        if not isinstance(item, n.CatalogDecl):
+                            self.err(f"@{ann.name} applies to catalogs only", ann.span, None, "annotation")
+                        elif not isinstance(ann.value, n.VStr) or not ann.value.value.strip():
+                            self.err(f'@{ann.name} expects a string, e.g. @{ann.name} "…"', ann.span, None, "annotation")
                     elif ann.name != "source":
-                        self.err(f"unknown annotation '@{ann.name}'", ann.span, _hint(ann.name, ["source", "status", "doc"]), "annotation")
+                        self.err(f"unknown annotation '@{ann.name}'", ann.span, _hint(ann.name, ["source", "status", "doc", *SITE_ANNOTATIONS]), "annotation")
                     if ann.name == "source" and not isinstance(ann.value, n.VStr):
                         self.err("@source expects a string such as \"VI.13\"", ann.span, None, "annotation")
                 if ref is None:
@@ -420,6 +429,7 @@ class Translator:
                         self.err("levels are whole numbers from 0", d.span, None, "type")
         self.current_decl = None
         self.check_ids_across_catalogs()
+        self.check_site_annotations()
         for cats, ident, span, ctx in self.pending_refs:
             names = cats.split("|")
             if any(ident in self.catalogs.get(c, {}) for c in names):
@@ -436,6 +446,32 @@ class Translator:
                 f"{ctx}: '{ident}' is not an entry of {where}", span,
                 f"did you mean '{guess}'?" if guess else f"catalog {names[0]} is declared at {self.decls[names[0]].span}", "unknown-ref",
             )
+
+    def check_site_annotations(self) -> None:
+        for name, d in self.decls.items():
+            if not isinstance(d, n.CatalogDecl):
+                continue
+            anns = {a.name: a for a in d.annotations if isinstance(a.value, n.VStr)}
+            field, table = anns.get("cost_field"), anns.get("cost_modifier")
+            if (field is None) != (table is None):
+                present = field or table
+                self.err("@cost_field and @cost_modifier go together", present.span, None, "annotation")
+                continue
+            if field is None:
+                continue
+            if "datasheet" not in anns:
+                self.err("@cost_field / @cost_modifier need @datasheet on the same catalog", field.span, None, "annotation")
+            fields = {f: t for f, t, _ in self.record_fields.get(d.record, [])}
+            if fields.get(field.value.value, ANY).inner.kind != "int":
+                self.err(f"@cost_field: '{field.value.value}' is not an int field of record {d.record}", field.value.span, _hint(field.value.value, list(fields)), "annotation")
+            info = self.tables.get(table.value.value)
+            if info is None:
+                self.unknown("table", table.value.value, table.value.span, self.tables)
+            elif (len(info.key_types) != 1 or info.key_types[0].kind != "enum" or info.decl.across
+                  or len(info.decl.columns) != 1 or info.col_types[0].inner.kind not in ("int", "decimal")):
+                self.err(f"@cost_modifier: table {info.decl.name} must be keyed by an enum with one numeric column (a percentage)", table.value.span, None, "annotation")
+            else:
+                self.uses[info.decl.name].add(name)
 
     def check_ids_across_catalogs(self) -> None:
         """An id defined in two catalogs of the same record type is ambiguous for readers."""
