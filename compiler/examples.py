@@ -27,12 +27,19 @@ def run_examples(package) -> list[ExampleResult]:
     import runtime
 
     results = []
-    for proc_name, title, src, kwargs, expects in package.examples.EXAMPLES:
+    for proc_name, title, src, kwargs, expects, expected_error in package.examples.EXAMPLES:
         res = ExampleResult(proc_name, title, src)
         try:
             dist = runtime.exact(package.PROCEDURES[proc_name].function, **kwargs)
         except runtime.RuleError as exc:
-            res.error = str(exc)
+            if expected_error is None:
+                res.error = str(exc)
+            elif expected_error not in exc.message:
+                res.failures.append(f"{src}: expected an error containing {expected_error!r}, got: {exc}")
+            results.append(res)
+            continue
+        if expected_error is not None:
+            res.failures.append(f"{src}: expected an error{f' containing {expected_error!r}' if expected_error else ''}, but the procedure resolved")
             results.append(res)
             continue
         for text, esrc, check in expects:

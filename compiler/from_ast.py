@@ -784,7 +784,14 @@ class Translator:
                 self.unknown("bag", e.bag, e.span, self.names_of(n.BagDecl))
                 return ANY
             self.use(e.bag)
-            return T("counts", e.bag, tuple(T("key", k) for k, _, _ in bag.tokens))
+            kinds = [k for k, _, _ in bag.tokens]
+            for a in e.removed:
+                if a.name not in kinds:
+                    self.err(f"'{a.name}' is not a kind of token of bag {e.bag}", a.span, _hint(a.name, kinds) or "kinds: " + ", ".join(kinds), "unknown-name")
+                at = self.expr(a.value, scope)
+                if at not in (INT, ANY):
+                    self.err(f"the number of '{a.name}' tokens removed must be a whole number, got {at}", a.value.span, None, "type")
+            return T("counts", e.bag, tuple(T("key", k) for k in kinds))
         raise AssertionError(type(e))
 
     def name(self, e: n.Name, scope: _Scope) -> T:
@@ -1132,7 +1139,11 @@ class Translator:
                     self.bind_args(item.given, self.param_types[item.procedure], {p.name for p in d.params if p.default is not None}, f"procedure {item.procedure}", item.span, _Scope(), False)
                     scope = _Scope()
                     scope.vars["result"] = (self.result_types[item.procedure], item.span)
+                    if any(ex.expr is None for ex in item.expects) and len(item.expects) > 1:
+                        self.err("an example that expects an error cannot expect anything else", item.span, None, "example")
                     for ex in item.expects:
+                        if ex.expr is None:
+                            continue
                         t = self.expr(ex.expr, scope, in_expect=True)
                         if t not in (BOOL, ANY):
                             self.err(f"expect needs a true/false statement, got {t}", ex.expr.span, "for example: expect result == 3", "type")

@@ -35,12 +35,17 @@ def abbr_text(text: str) -> str:
     """Text for one line of a Markdown abbreviation (``*[term]: text``).
 
     Python-Markdown puts the definition, unparsed, into the ``title`` attribute
-    (and escapes it there): it only has to be a single non-empty line. An
+    (and escapes ``<``, ``>`` and ``"`` there): it has to be a single non-empty
+    line whose ``&`` are escaped. An
     empty result (or ``''``/``""``, which Python-Markdown reads as "remove the
     abbreviation") means there is nothing to show.
     """
     t = " ".join(str(text).split())
-    return "" if t in ("''", '""') else t
+    if t in ("''", '""'):
+        return ""
+    # The attribute serializer leaves existing entities alone ("&amp;" would
+    # show as "&"): every "&" of the text is written as an entity first.
+    return t.replace("&", "&amp;")
 
 
 def abbr_term(text: str) -> str | None:
@@ -87,15 +92,19 @@ def frac(p: Fraction) -> str:
     return f"{ratio} ({pct} %)"
 
 
-@lru_cache(maxsize=1)
-def _lexer():
-    from rules_dsl.pygments_lexer import RulesLexer
+@lru_cache(maxsize=None)
+def _lexer(lang: str):
+    if lang == "rules":
+        from rules_dsl.pygments_lexer import RulesLexer
 
-    return RulesLexer()
+        return RulesLexer()
+    from pygments.lexers import get_lexer_by_name
+
+    return get_lexer_by_name(lang)
 
 
-def highlight(code: str) -> str:
-    """DSL source → highlighted HTML block (Pygments, the project's lexer).
+def highlight(code: str, lang: str = "rules") -> str:
+    """Source code → highlighted HTML block (Pygments; ``rules`` is the project's lexer).
 
     Produced here rather than through a Markdown fence so that no line of
     rules source is ever seen by Markdown preprocessors (snippets, abbr).
@@ -103,5 +112,9 @@ def highlight(code: str) -> str:
     from pygments import highlight as pyg
     from pygments.formatters import HtmlFormatter
 
-    body = pyg(code, _lexer(), HtmlFormatter(nowrap=True))
-    return f'<div class="language-rules highlight"><pre><span></span><code>{body.rstrip()}</code></pre></div>'
+    body = pyg(code, _lexer(lang), HtmlFormatter(nowrap=True)).rstrip()
+    # Every line starts with a tag: no blank line (Markdown would end the raw
+    # HTML block there) and no line that a preprocessor could take for its own
+    # syntax (``--8<--`` snippets, ``*[abbr]:``).
+    body = re.sub(r"^(?!<)", "<span></span>", body, flags=re.M)
+    return f'<div class="language-{lang} highlight"><pre><span></span><code>{body}</code></pre></div>'

@@ -348,7 +348,11 @@ class PythonEmitter:
         if isinstance(e, n.Roll):
             return self.roll(e)
         if isinstance(e, n.Draw):
-            return f"ctx.roll(_rt.bag_draw(_d.BAG_{py_name(e.bag)}, {self.expr(e.count)}, src={e.span.src!r}), {_label(e, self.p)!r}, {e.span.src!r})"
+            bag = f"_d.BAG_{py_name(e.bag)}"
+            if e.removed:
+                removed = ", ".join(f"{a.name!r}: {self.expr(a.value)}" for a in e.removed)
+                bag = f"_rt.bag_without({bag}, {{{removed}}}, {e.span.src!r})"
+            return f"ctx.roll(_rt.bag_draw({bag}, {self.expr(e.count)}, src={e.span.src!r}), {_label(e, self.p)!r}, {e.span.src!r})"
         raise AssertionError(type(e))
 
     def attr(self, e: n.Attr, info) -> str:
@@ -483,9 +487,11 @@ class PythonEmitter:
         w.line(HEADER.format(sources=self.sources).rstrip())
         w.line('"""The rulebook\'s worked examples, as checks over exact distributions.')
         w.line()
-        w.line("``EXAMPLES`` lists (procedure, title, source, inputs, expectations); each")
-        w.line("expectation is (text, source, check) where ``check(result, _dist)`` must be")
-        w.line('true for every possible result of the procedure with those inputs."""')
+        w.line("``EXAMPLES`` lists (procedure, title, source, inputs, expectations, error);")
+        w.line("each expectation is (text, source, check) where ``check(result, _dist)`` must")
+        w.line("be true for every possible result of the procedure with those inputs; when")
+        w.line("``error`` is a string, the resolution must instead stop with a rule error whose")
+        w.line('message contains it."""')
         w.line()
         w.line("import runtime as _rt")
         w.line("from . import data as _d")
@@ -507,11 +513,16 @@ class PythonEmitter:
             w.line(f"{{{kwargs}}},")
             w.line("(")
             w.indent()
+            error = None
             for x in ex.expects:
+                if x.expr is None:
+                    error = x.error or ""
+                    continue
                 text = _source_of(self.p, x.expr.span)
                 w.line(f"({text!r}, {x.span.src!r}, lambda result, _dist: bool({self.expr(x.expr)})),")
             w.outdent()
             w.line("),")
+            w.line(f"{error!r},")
             w.outdent()
             w.line("),")
         w.outdent()

@@ -71,6 +71,8 @@ def assignable(src: T, dst: T) -> bool:
         return True
     if src.kind == "list" and dst.kind == "list":
         return assignable(src.args[0], dst.args[0])
+    if src.kind == "text" and dst.kind == "id":
+        return True
     if src.kind in ("ref", "refs") and dst.kind in ("text", "id"):
         return True
     if src.kind == "ref" and dst.kind == "refs":

@@ -341,6 +341,7 @@ class Draw:
     count: "Expr"
     bag: str
     span: Span
+    removed: tuple["Arg", ...] = ()  # ``except (kind: n, …)``: tokens already out of the bag
 
 
 Expr = Union[Num, Str, Bool, NoneLit, Name, Attr, Index, Call, Unary, Binary, IfExpr, ListExpr, Comprehension, Roll, Draw]
@@ -654,10 +655,12 @@ class ProcedureDecl:
 
 @dataclass(frozen=True, slots=True)
 class Expect:
-    """``expect expr`` in an example."""
+    """``expect expr`` in an example, or ``expect error ["texto"]`` (expr is None):
+    the resolution must stop with a rule error whose message contains the text."""
 
-    expr: Expr
+    expr: Expr | None
     span: Span
+    error: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

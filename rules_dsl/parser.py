@@ -31,7 +31,7 @@ DECL_START = re.compile(
 KEYWORDS = frozenset(
     "rulebook version lang section enum ordered record list map ref rule id catalog of columns table by "
     "show term across range header die bag level grants stacking procedure step let return require if then else "
-    "example given expect true false none and or not in roll times keep highest lowest count draw from for".split()
+    "example given expect true false none and or not in roll times keep highest lowest count draw from for except".split()
 )
 
 
@@ -533,6 +533,10 @@ class _ToAst(Transformer):
     def expect(self, meta, c):
         return n.Expect(c[0], self.sp(meta))
 
+    @v_args(meta=True)
+    def expect_error(self, meta, c):
+        return n.Expect(None, self.sp(meta), _unquote(c[0]) if c[0] is not None else "")
+
     # -- data values
     @v_args(meta=True)
     def v_num(self, meta, c):
@@ -676,6 +680,10 @@ class _ToAst(Transformer):
         return n.Comprehension(c[0], str(c[1]), c[2], c[3], self.sp(meta))
 
     @v_args(meta=True)
+    def removed(self, meta, c):
+        return n.Arg(str(c[0]), c[1], self.sp(meta))
+
+    @v_args(meta=True)
     def named_arg(self, meta, c):
         return n.Arg(str(c[0]), c[1], self.sp(meta))
 
@@ -690,7 +698,7 @@ class _ToAst(Transformer):
 
     @v_args(meta=True)
     def draw(self, meta, c):
-        return n.Draw(c[0], str(c[1]), self.sp(meta))
+        return n.Draw(c[0], str(c[1]), self.sp(meta), tuple(a for a in c[2:] if a is not None))
 
     def std_dice(self, c):
         tok, times, keep, count = c

@@ -26,6 +26,7 @@ from .dice import (
     Die,
     RandomVariable,
     bag_draw,
+    bag_without,
     constant,
     pool_count,
     pool_faces,
@@ -89,6 +90,7 @@ __all__ = [
     "pool_faces",
     "Bag",
     "bag_draw",
+    "bag_without",
     "constant",
     "COMPARISONS",
     # contexts and traces

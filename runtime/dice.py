@@ -41,6 +41,7 @@ __all__ = [
     "pool_faces",
     "Bag",
     "bag_draw",
+    "bag_without",
     "constant",
     "Counts",
     "COMPARISONS",
@@ -655,3 +656,22 @@ class _Constant(RandomVariable):
 def constant(value: Any) -> RandomVariable:
     """The random variable that always takes ``value``."""
     return _Constant(value)
+
+
+def bag_without(bag: Bag, removed: dict[str, int], src: str | None = None) -> Bag:
+    """The bag with some tokens already taken out (``removed``: kind → how many).
+
+    Taking out more tokens of a kind than the bag holds is a :class:`RuleError`.
+    """
+    tokens = []
+    for kind, count in bag.tokens:
+        out = removed.get(kind, 0)
+        if not isinstance(out, int) or isinstance(out, bool) or out < 0:
+            raise RuleError(f"no se pueden quitar {out!r} fichas de {kind}", src)
+        if out > count:
+            raise RuleError(f"la bolsa {bag.name} sólo tiene {count} fichas de {kind}; no se pueden quitar {out}", src)
+        tokens.append((kind, count - out))
+    unknown = set(removed) - set(bag.kinds())
+    if unknown:
+        raise RuleError(f"la bolsa {bag.name} no tiene fichas de {sorted(unknown)[0]}", src)
+    return Bag(bag.name, tuple(tokens))

@@ -21,7 +21,7 @@ def test_every_example_of_the_rulebook_passes(package):
 def test_example_distributions_sum_to_exactly_one(package):
     import runtime
 
-    for proc, _title, _src, kwargs, _exp in _examples(package):
+    for proc, _title, _src, kwargs, _exp, _err in _examples(package):
         try:
             dist = runtime.exact(package.PROCEDURES[proc].function, **kwargs)
         except runtime.RuleError:

@@ -496,9 +496,28 @@ def _fmt(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
-def compare_table(entry: dict, table: ManualTable, built: Built) -> Outcome:
+def _first_difference(expected: Any, actual: Any, path: str = "") -> str:
+    """Where two structures first differ, as «path: manual … != JSON …»."""
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        for k in list(expected) + [k for k in actual if k not in expected]:
+            if expected.get(k, _MISSING) != actual.get(k, _MISSING):
+                if k not in expected or k not in actual:
+                    side = "JSON only" if k not in expected else "manual only"
+                    return f"{path}.{k} ({side}): manual {_fmt(expected.get(k))} != JSON {_fmt(actual.get(k))}"
+                return _first_difference(expected[k], actual[k], f"{path}.{k}")
+    if isinstance(expected, list) and isinstance(actual, list):
+        if len(expected) != len(actual):
+            return f"{path}: {len(expected)} items in the manual, {len(actual)} in the JSON"
+        for i, (e, a) in enumerate(zip(expected, actual)):
+            if e != a:
+                return _first_difference(e, a, f"{path}[{i}]")
+    return f"{path or 'value'}: manual {_fmt(expected)} != JSON {_fmt(actual)}"
+
+
+def compare_table(entry: dict, table: ManualTable, built: Built, lines: list[str]) -> Outcome:
+    """Compare one manual table with its JSON document; the problems found are listed."""
     if entry.get("kind") == "keyvalue":
-        return compare_keyvalue(entry, table, built)
+        return compare_keyvalue(entry, table, built, lines)
     out = Outcome()
     ctx = Ctx(built, entry)
     doc = built.doc(entry["doc"])
@@ -542,7 +561,11 @@ def compare_table(entry: dict, table: ManualTable, built: Built) -> Outcome:
             if target == "@title":
                 actual = item.get("title")
             elif target == "@rule_text":
-                actual = " ".join(built.doc("rules")["rules"][entry_id]["text"])
+                rule = built.doc("rules")["rules"].get(entry_id)
+                if rule is None:
+                    out.problems.append(f"row {label!r}: no rule {entry_id!r} in rules.json")
+                    continue
+                actual = " ".join(rule["text"])
             else:
                 fields = item if catalog else item["values"]
                 actual = fields.get(target, _MISSING)
@@ -563,9 +586,13 @@ def compare_table(entry: dict, table: ManualTable, built: Built) -> Outcome:
                 continue
             if expected != actual:
                 out.problems.append(
-                    f"row {label!r}, column {col!r} → {entry['doc']}.{target}: manual {_fmt(expected)} != JSON {_fmt(actual)}"
+                    f"row {label!r}, column {col!r} → {entry['doc']}.{target}: {_first_difference(expected, actual)}"
                 )
 
+    if any(_target(spec)[0] == "@rule_text" for spec in columns.values()):
+        rules = set(built.doc("rules")["rules"])
+        if rules != set(doc["entries"]):
+            out.problems.append(f"rules.json and {entry['doc']} differ: {sorted(rules ^ set(doc['entries']))}")
     extra = sorted(set(range(len(items))) - set(matched))
     if extra:
         names = [items[p][0] or _fmt(items[p][1]["key"]) for p in extra]
@@ -600,7 +627,7 @@ def _eval_formula(expr: Any, env: dict[str, int]) -> int:
     raise AssertionError(f"unknown operation {op!r}")
 
 
-def compare_keyvalue(entry: dict, table: ManualTable, built: Built) -> Outcome:
+def compare_keyvalue(entry: dict, table: ManualTable, built: Built, lines: list[str]) -> Outcome:
     """Rows «Key | Value»: each key is checked by the handler the mapping names for it.
 
     ``doc_id``: the value is the JSON document id. ``kv_rows``: a «k:v k:v / …» list
@@ -610,6 +637,8 @@ def compare_keyvalue(entry: dict, table: ManualTable, built: Built) -> Outcome:
     the generated Moral check has the distribution obtained from the manual's own Tabla de
     Moral and Moral por Calidad with that many variation dice.
     """
+    import runtime
+
     out = Outcome()
     ctx = Ctx(built, entry)
     doc = built.doc(entry["doc"])
@@ -635,12 +664,10 @@ def compare_keyvalue(entry: dict, table: ManualTable, built: Built) -> Outcome:
                 for r in doc["rows"]
             ]
             if expected != actual:
-                out.problems.append(f"{key}: manual {_fmt(expected)} != JSON {_fmt(actual)}")
+                out.problems.append(f"{key}: {_first_difference(expected, actual)}")
         elif handler == "formula":
             formula = json.loads(value)
             proc = built.package.PROCEDURES[entry["formula_procedure"]]
-            import runtime
-
             for r, bajas, moral in product(doc["rows"], range(13), range(2, 6)):
                 tipo = r["key"][key_name]
                 env = {"bajas": bajas, "moral": moral, **r["values"]}
@@ -651,7 +678,7 @@ def compare_keyvalue(entry: dict, table: ManualTable, built: Built) -> Outcome:
                     out.problems.append(f"{key}: {tipo}, bajas {bajas}, moral {moral}: manual {want} != procedure {got}")
                     break
         elif handler == "variation":
-            out.problems.extend(_check_variation(entry, json.loads(value), table, built))
+            out.problems.extend(_check_variation(entry, json.loads(value), table, built, lines))
         else:
             raise AssertionError(f"unknown key/value handler {handler!r}")
     if seen != list(handlers):
@@ -659,10 +686,9 @@ def compare_keyvalue(entry: dict, table: ManualTable, built: Built) -> Outcome:
     return out
 
 
-def _check_variation(entry: dict, variacion: dict, table: ManualTable, built: Built) -> list[str]:
+def _check_variation(entry: dict, variacion: dict, table: ManualTable, built: Built, lines: list[str]) -> list[str]:
     import runtime
 
-    lines = MANUAL_PATH.read_text(encoding="utf-8").split("\n")
     v = entry["variation"]
     assert variacion.get("tipo") == "variacion", variacion
     dice = variacion["dados"]
@@ -711,9 +737,26 @@ def outcomes(manual_lines, built) -> dict[int, Outcome]:
     """Every mapped table compared once (the count test reuses the results)."""
     results = {}
     for entry in ENTRIES:
-        table = parse_table(manual_lines, entry["line"])
-        results[entry["line"]] = compare_table(entry, table, built)
+        try:
+            table = parse_table(manual_lines, entry["line"])
+            results[entry["line"]] = compare_table(entry, table, built, manual_lines)
+        except Exception as exc:  # reported by this table's own test case
+            results[entry["line"]] = Outcome(problems=[f"{type(exc).__name__}: {exc}"])
     return results
+
+
+def check_summary_header(entry: dict, summary: ManualTable, original: ManualTable) -> None:
+    """A summary table rendered with `show` prints the original's header: each column
+    must be named as in the original table, unless a header exception declares it."""
+    declared = {e["column"]: e for e in entry.get("header_exceptions", [])}
+    assert len(summary.header) == len(original.header), "the summary and the original table have different widths"
+    assert len(summary.rows) == len(original.rows), "the summary and the original table have different numbers of rows"
+    differing = {s: o for s, o in zip(summary.header, original.header) if s != o}
+    for column, original_name in differing.items():
+        assert column in declared, f"summary column {column!r} is {original_name!r} in the original (line {original.line})"
+        assert declared[column]["original"] == original_name, f"header exception for {column!r} no longer holds"
+    stale = set(declared) - set(differing)
+    assert not stale, f"header exceptions that no longer differ: {sorted(stale)}"
 
 
 def test_every_inventory_table_is_mapped(inventory):
@@ -733,6 +776,7 @@ def test_manual_table_matches_json(entry, manual_lines, inventory, outcomes):
     if entry.get("show"):
         shown = re.findall(r"^show (\w+)\s*$", "\n".join(p.read_text(encoding="utf-8") for p in sorted(CONTENT.glob("*.rules"))), re.M)
         assert entry["doc"] in shown, f"the summary table is expected to be rendered with `show {entry['doc']}`"
+        check_summary_header(entry, table, parse_table(manual_lines, entry["original"]))
     outcome = outcomes[entry["line"]]
     assert not outcome.problems, f"{title!r} (line {entry['line']}):\n  " + "\n  ".join(outcome.problems)
 
@@ -742,6 +786,6 @@ def test_rows_compared(inventory, outcomes, capsys):
     cells = sum(o.cells for o in outcomes.values())
     exceptions = sum(len(o.exceptions_used) for o in outcomes.values())
     with capsys.disabled():
-        print(f"\nmanual tables: {len(outcomes)} compared, {rows} rows, {cells} values, {exceptions} declared exceptions")
+        print(f"\nmanual tables: {len(outcomes)} compared, {rows} rows, {cells} values, {exceptions} declared cell exceptions")
     assert rows == sum(n_rows for _, _, n_rows in inventory.values())
     assert cells > rows

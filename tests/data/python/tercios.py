@@ -71,7 +71,22 @@ def chequeo_ruptura(ctx, disciplina_original, puntos_ruptura):
     ctx.step(1, 'Tantos resultados de 6 como Puntos de Ruptura, con la Disciplina original', 'T.2', 'tests/data/python/tercios.rules:68')
     return ctx.leave((ctx.roll(_rt.pool_count(_rt.std_die(6), disciplina_original, '==', 6, src='tests/data/python/tercios.rules:69'), 'roll d6 times disciplina_original count == 6', 'tests/data/python/tercios.rules:69') >= puntos_ruptura))
 
+
+def robar_ordenes(ctx, n, fuego_fuera=0):
+    """Robar órdenes del mazo (T.2).
+
+    n: int
+    fuego_fuera: int
+    Result: int
+
+    Generated from tests/data/python/tercios.rules:87."""
+    ctx.enter('robar_ordenes', 'Robar órdenes del mazo', 'T.2', 'tests/data/python/tercios.rules:87', {'n': n, 'fuego_fuera': fuego_fuera})
+    # 1. Se roban n cartas del mazo sin las ya jugadas (tests/data/python/tercios.rules:88)
+    ctx.step(1, 'Se roban n cartas del mazo sin las ya jugadas', 'T.2', 'tests/data/python/tercios.rules:88')
+    return ctx.leave(ctx.roll(_rt.bag_draw(_rt.bag_without(_d.BAG_Mazo, {'fuego': fuego_fuera}, 'tests/data/python/tercios.rules:89'), n, src='tests/data/python/tercios.rules:89'), 'draw n from Mazo except (fuego: fuego_fuera)', 'tests/data/python/tercios.rules:89')['fuego'])
+
 # internal aliases: calls between procedures never see a local of the same name
 _proc_valor_modificado = valor_modificado
 _proc_chequeo_disciplina = chequeo_disciplina
 _proc_chequeo_ruptura = chequeo_ruptura
+_proc_robar_ordenes = robar_ordenes
