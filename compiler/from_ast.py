@@ -60,6 +60,14 @@ class _Scope:
             s = s.parent
         return None
 
+    def is_narrowed(self, path: str) -> bool:
+        s = self
+        while s is not None:
+            if path in s.narrowed:
+                return True
+            s = s.parent
+        return False
+
     def names(self) -> set[str]:
         out = set()
         s = self
@@ -227,8 +235,8 @@ class Translator:
         if tr.kind == "ref":
             names = tr.name.split("|")
             for name in names:
-                if not isinstance(self.decls.get(name), n.CatalogDecl):
-                    self.unknown("catalog", name, tr.span, self.names_of(n.CatalogDecl))
+                if not _referenceable(self.decls.get(name)):
+                    self.unknown("catalog (or table keyed by id)", name, tr.span, [*self.names_of(n.CatalogDecl), *(k for k, d in self.decls.items() if _referenceable(d))])
                     return ANY
                 self.use(name)
             return T("ref", tr.name) if len(names) == 1 else T("refs", tr.name)
@@ -432,9 +440,9 @@ class Translator:
         self.check_site_annotations()
         for cats, ident, span, ctx in self.pending_refs:
             names = cats.split("|")
-            if any(ident in self.catalogs.get(c, {}) for c in names):
+            if any(ident in self.ref_ids(c) for c in names):
                 continue
-            pool = [i for c in names for i in self.catalogs.get(c, {})]
+            pool = [i for c in names for i in self.ref_ids(c)]
             guess = did_you_mean(ident, pool)
             if len(names) == 1:
                 where = f"catalog {cats}"
@@ -446,6 +454,15 @@ class Translator:
                 f"{ctx}: '{ident}' is not an entry of {where}", span,
                 f"did you mean '{guess}'?" if guess else f"catalog {names[0]} is declared at {self.decls[names[0]].span}", "unknown-ref",
             )
+
+    def ref_ids(self, name: str):
+        """The ids a ``ref name`` may hold: catalog entries or id-table keys."""
+        if name in self.catalogs:
+            return self.catalogs[name]
+        info = self.tables.get(name)
+        if info is None:
+            return {}
+        return {keys[0]: None for keys, _t, _v, _r in info.rows}
 
     def check_site_annotations(self) -> None:
         for name, d in self.decls.items():
@@ -828,6 +845,13 @@ class Translator:
                 return ANY
             self.expr_info[id(e)] = ("enumval", base.name, e.name)
             return T("enum", base.name)
+        if base.kind == "table" and _referenceable(self.decls.get(base.name)):
+            rows = self.ref_ids(base.name)
+            if e.name not in rows:
+                self.err(f"'{e.name}' is not a row of table {base.name}", e.span, _hint(e.name, list(rows)), "unknown-name")
+                return ANY
+            self.expr_info[id(e)] = ("catalogid", base.name, e.name)
+            return T("ref", base.name)
         if base.kind == "catalog":
             rows = self.catalogs.get(base.name, {})
             if e.name not in rows:
@@ -840,6 +864,10 @@ class Translator:
         if base.kind == "record":
             fields = [(f, t) for f, t, _ in self.record_fields.get(base.name, [])]
             kind = "field"
+        elif base.kind == "ref" and base.name in self.tables:
+            info = self.tables[base.name]
+            fields = [(c.name, t) for c, t in zip(info.decl.columns, info.col_types)]
+            kind = "reftable"
         elif base.kind == "ref":
             rec = self.decls[base.name].record
             fields = [(f, t) for f, t, _ in self.record_fields.get(rec, [])]
@@ -861,7 +889,11 @@ class Translator:
         for f, t in fields:
             if f == e.name:
                 self.expr_info[id(e)] = (kind, e.name, nullable, base.name)
-                return opt(t) if nullable else t
+                result = opt(t) if nullable else t
+                path = _path(e)
+                if path is not None and result.kind == "opt" and scope.is_narrowed(path):
+                    result = result.inner
+                return result
         self.err(f"{base} has no field '{e.name}'", e.span, _hint(e.name, [f for f, _ in fields]) or "fields: " + ", ".join(f for f, _ in fields), "unknown-name")
         return ANY
 
@@ -956,7 +988,7 @@ class Translator:
 
     def check_arg_value(self, expr: n.Expr, at: T, pt: T, pname: str, what: str) -> None:
         if pt.inner.kind == "ref" and isinstance(expr, n.Str):
-            rows = self.catalogs.get(pt.inner.name, {})
+            rows = self.ref_ids(pt.inner.name)
             if expr.value not in rows:
                 self.err(f"'{expr.value}' is not an entry of catalog {pt.inner.name}", expr.span, _hint(expr.value, list(rows)), "unknown-name")
             return
@@ -1099,7 +1131,12 @@ class Translator:
                 self.err(f"the number of dice must be a whole number, got {tt}", e.times.span, None, "type")
         if e.count is not None:
             ct = self.expr(e.count[1], scope)
-            if not is_numeric(ct):
+            declared = self.decls.get(e.die)
+            face_enum = declared.face_enum if isinstance(declared, n.DieDecl) else None
+            if face_enum is not None:
+                if e.count[0] not in ("==", "!=") or not assignable(ct, T("enum", face_enum)):
+                    self.err(f"dice with named faces are counted with == or != against a {face_enum}, got {e.count[0]} {ct}", e.count[1].span, None, "type")
+            elif not is_numeric(ct):
                 self.err(f"dice are counted against a number, got {ct}", e.count[1].span, None, "type")
         if e.keep is not None and e.count is not None:
             self.err("use either keep or count, not both", e.span, None, "syntax")
@@ -1115,8 +1152,8 @@ class Translator:
             return ANY
         self.use(e.die)
         if d.face_enum:
-            if e.keep is not None or e.count is not None and e.count[0] not in ("==", "!="):
-                self.err(f"die {d.name} has named faces: keep and ordered counts need numeric faces", e.span, None, "type")
+            if e.keep is not None:
+                self.err(f"die {d.name} has named faces: keep needs numeric faces", e.span, None, "type")
             if e.count is not None:
                 return INT
             if e.times is not None:
@@ -1216,6 +1253,23 @@ def translate(modules: list[n.Module], sources: dict[str, str], reporter: Report
 # ---------------------------------------------------------------------- small helpers
 
 
+def _referenceable(d) -> bool:
+    """Catalogs, and tables keyed by one id, can be the target of ``ref``."""
+    if isinstance(d, n.CatalogDecl):
+        return True
+    return isinstance(d, n.TableDecl) and len(d.keys) == 1 and d.keys[0].type.kind == "id" and d.across is None
+
+
+def _path(e) -> str | None:
+    """``x`` or ``x.f.g`` for names and field chains; None for anything else."""
+    if isinstance(e, n.Name):
+        return e.name
+    if isinstance(e, n.Attr):
+        base = _path(e.obj)
+        return f"{base}.{e.name}" if base is not None else None
+    return None
+
+
 def _not_none(cond, truth: bool) -> set[str]:
     """Local names that cannot be none when ``cond`` evaluates to ``truth``."""
     if isinstance(cond, n.Binary):
@@ -1227,7 +1281,7 @@ def _not_none(cond, truth: bool) -> set[str]:
             proves = (cond.op == "!=") == truth
             sides = (cond.left, cond.right)
             if proves and any(isinstance(x, n.NoneLit) for x in sides):
-                return {x.name for x in sides if isinstance(x, n.Name)}
+                return {p for x in sides if (p := _path(x)) is not None}
     if isinstance(cond, n.Unary) and cond.op == "not":
         return _not_none(cond.operand, not truth)
     return set()

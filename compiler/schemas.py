@@ -103,6 +103,15 @@ def types_schema(program: Program) -> dict:
             "type": "string",
             "minLength": 1,
         }
+    for name, info in program.tables.items():
+        d = info.decl
+        if len(d.keys) == 1 and d.keys[0].type.kind == "id" and d.across is None:
+            defs[f"ref.{name}"] = {
+                "title": f"Id de {d.title or name}",
+                "description": f"El id de una fila de la tabla {name} (documento {name}.json).",
+                "type": "string",
+                "minLength": 1,
+            }
     rule_ids = [d.name for d in program.of_kind(n.RuleDecl)]
     defs["RuleApplication"] = {
         "title": "Regla especial aplicada",

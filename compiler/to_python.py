@@ -367,6 +367,10 @@ class PythonEmitter:
         _, fname, nullable, owner = info
         if kind == "reffield":
             obj = f"_rt.lookup(_d.CATALOG_{py_name(owner)}, {obj}, {owner!r}, {e.span.src!r})"
+        elif kind == "reftable":
+            obj = f"_rt.lookup(_d.TABLE_{py_name(owner)}, {obj}, {owner!r}, {e.span.src!r})"
+            if len(self.p.tables[owner].decl.columns) == 1:
+                return obj
         if nullable:
             return f"_rt.field({obj}, {py_name(fname)!r}, {e.span.src!r})"
         return f"{obj}.{py_name(fname)}"
@@ -466,7 +470,7 @@ class PythonEmitter:
         if e.count is not None:
             op, thr = e.count
             rv = f"_rt.pool_count({die}, {count_code}, {op!r}, {self.expr(thr)}, src={src!r})"
-            constant_count = constant_count and isinstance(thr, (n.Num, n.Str))
+            constant_count = constant_count and (isinstance(thr, (n.Num, n.Str)) or (self.p.expr_info.get(id(thr)) or ("",))[0] == "enumval")
         elif named_faces and (e.times is not None):
             rv = f"_rt.pool_faces({die}, {count_code}, src={src!r})"
         elif e.keep is not None:
@@ -566,7 +570,9 @@ class PythonEmitter:
         w.outdent()
         w.line("},")
         w.line("enums={" + ", ".join(f"{e!r}: types.VALUES_{py_name(e)}" for e in sorted(self.p.enum_members)) + "},")
-        w.line("catalogs={" + ", ".join(f"{c!r}: data.CATALOG_{py_name(c)}" for c in sorted(self.p.catalogs)) + "},")
+        refs = [f"{c!r}: data.CATALOG_{py_name(c)}" for c in sorted(self.p.catalogs)]
+        refs += [f"{t!r}: data.TABLE_{py_name(t)}" for t in sorted(self.p.tables) if _id_table(self.p, t)]
+        w.line("catalogs={" + ", ".join(refs) + "},")
         w.outdent()
         w.line(")")
         w.line()
@@ -630,6 +636,11 @@ class PythonEmitter:
         w.line()
         w.line('__all__ = ["PROCEDURES", "Procedure", "SCHEMA", "RULEBOOK", "TITLE", "VERSION", "data", "examples", "procedures", "types"]')
         return w.text()
+
+
+def _id_table(p: Program, name: str) -> bool:
+    d = p.tables[name].decl
+    return len(d.keys) == 1 and d.keys[0].type.kind == "id" and d.across is None
 
 
 def _doc(text: str) -> str:
