@@ -9,7 +9,8 @@ inconsistencies) is data: ``tests/data/manual_tables.toml``. The test is one par
 case per inventory table, plus a check that every inventory table has a mapping and a
 count of the rows compared.
 
-The seeds folder defaults to ``/work/shared/seeds``; ``RULEBOOK_SEEDS`` overrides it.
+The seeds folder defaults to ``tests/data/seeds`` (a verbatim copy of the
+manual and its inventory); ``RULEBOOK_SEEDS`` overrides it.
 """
 
 from __future__ import annotations
@@ -29,7 +30,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 CONTENT = ROOT / "content" / "1936"
 MAPPING_PATH = Path(__file__).resolve().parent / "data" / "manual_tables.toml"
-SEEDS = Path(os.environ.get("RULEBOOK_SEEDS", "/work/shared/seeds"))
+# A verbatim copy of the source rulebook and its table inventory lives in
+# tests/data/seeds/ so CI needs nothing outside the repository.
+SEEDS = Path(os.environ.get("RULEBOOK_SEEDS", Path(__file__).resolve().parent / "data" / "seeds"))
 MANUAL_PATH = SEEDS / "000_dd9435684a3ed7c7.txt"
 INVENTORY_PATH = SEEDS / "README.md"
 
