@@ -85,7 +85,13 @@ def _emit_all(result: Checked, staging: Path, site: bool) -> None:
     to_python.write_package(program, staging / "python")
     result.timings["python"] = time.perf_counter() - t
     t = time.perf_counter()
-    problems = to_json.write_all(program, staging)
+    from . import odds, pyload
+
+    package = pyload.load_package(staging / "python")
+    odds_tables = odds.compute(package)
+    result.timings["odds"] = time.perf_counter() - t
+    t = time.perf_counter()
+    problems = to_json.write_all(program, staging, odds_tables)
     result.timings["json"] = time.perf_counter() - t
     for msg in problems:
         result.diagnostics.append(Diagnostic("error", msg, Span("<build>", 0, 0, 0, 0), None, "schema"))

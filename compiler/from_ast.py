@@ -1190,6 +1190,57 @@ class Translator:
         self.current_decl = None
         return examples
 
+    def check_odds(self) -> None:
+        for name, d in self.decls.items():
+            if isinstance(d, n.OddsDecl):
+                self.current_decl = name
+                self.check_odds_decl(d)
+        self.current_decl = None
+
+    def check_odds_decl(self, d: n.OddsDecl) -> None:
+        proc = self.decls.get(d.procedure)
+        if not isinstance(proc, n.ProcedureDecl):
+            self.unknown("procedure", d.procedure, d.procedure_span or d.span, self.names_of(n.ProcedureDecl))
+            return
+        self.use(d.procedure)
+        scope = _Scope()
+        for axis in (d.rows, d.columns):
+            if axis is None:
+                continue
+            if axis.enum is not None:
+                if not isinstance(self.decls.get(axis.enum), n.EnumDecl):
+                    self.unknown("enum", axis.enum, axis.span, self.names_of(n.EnumDecl))
+                    t = ANY
+                else:
+                    self.use(axis.enum)
+                    t = T("enum", axis.enum)
+            else:
+                if axis.lo > axis.hi or axis.hi - axis.lo > 200:
+                    self.err(f"the range {axis.lo}..{axis.hi} must go upwards and have at most 201 values", axis.span, None, "odds")
+                t = INT
+            if scope.get(axis.name) is not None or axis.name in self.decls or axis.name == "result":
+                self.err(f"'{axis.name}' is already defined; choose another name", axis.span, None, "shadow")
+            scope.vars[axis.name] = (t, axis.span)
+            self.local_uses.add((id(scope), axis.name))
+        optional = {p.name for p in proc.params if p.default is not None}
+        self.bind_args(d.args, self.param_types[d.procedure], optional, f"procedure {d.procedure}", d.span, scope, False)
+        inner = _Scope(scope)
+        inner.vars["result"] = (self.result_types[d.procedure], d.span)
+        self.local_uses.add((id(inner), "result"))
+        show = d.show
+        if isinstance(show, n.Call) and show.func == "outcomes":
+            if len(show.args) != 1 or show.args[0].name is not None:
+                self.err("outcomes() takes one expression over result", show.span, None, "arity")
+                return
+            if d.columns is not None:
+                self.err("outcomes() lays the results out as columns: give only one `for`", d.columns.span, None, "odds")
+            self.expr_info[id(show)] = ("outcomes",)
+            self.expr(show.args[0].value, inner)
+            return
+        t = self.expr(show, inner, in_expect=True)
+        if not (is_numeric(t) or t == BOOL):
+            self.err(f"an odds table shows numbers (e.g. probability(…)), got {t}", show.span, "write show probability(result.x) or show outcomes(result.x)", "type")
+
     def check_prose(self) -> None:
         for mod in self.modules:
             for item in mod.items:
@@ -1223,6 +1274,7 @@ class Translator:
         self.check_data()
         self.check_procedures()
         examples = self.check_examples()
+        self.check_odds()
         self.check_prose()
         self.check_unused()
         return Program(

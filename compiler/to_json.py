@@ -206,16 +206,61 @@ _PROCEDURES_SCHEMA = {
 }
 
 
+def odds_doc(tables) -> dict:
+    """Odds tables computed by the resolvers (see compiler.odds)."""
+    import runtime
+
+    out = {}
+    for t in tables:
+        def frac(x):
+            return None if x is None else runtime.to_jsonable(x)
+
+        out[t.name] = {
+            "title": t.title,
+            "source": t.ref,
+            "procedure": t.procedure,
+            "rows": {"variable": t.row_var, "title": t.row_title, "values": [runtime.to_jsonable(v) for v in t.rows]},
+            "columns": {"variable": t.col_var, "title": t.col_title, "values": [runtime.to_jsonable(v) for v in t.columns]},
+            "cells": [[frac(c) for c in row] for row in t.cells],
+            "errors": t.errors,
+        }
+    return {"$schema": "../schemas/odds.schema.json", "id": "odds", "kind": "odds", "tables": out}
+
+
+_ODDS_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "$schema": {"type": "string"}, "id": {"const": "odds"}, "kind": {"const": "odds"},
+        "tables": {"type": "object", "additionalProperties": {
+            "type": "object",
+            "properties": {
+                "title": {"type": "string"}, "source": {"type": "string"}, "procedure": {"type": "string"},
+                "rows": {"type": "object", "properties": {"variable": {"type": "string"}, "title": {"type": "string"}, "values": {"type": "array"}}, "required": ["variable", "title", "values"]},
+                "columns": {"type": "object", "properties": {"variable": {"type": ["string", "null"]}, "title": {"type": ["string", "null"]}, "values": {"type": "array"}}, "required": ["variable", "title", "values"]},
+                "cells": {"type": "array", "items": {"type": "array", "items": {"description": "Probabilidad exacta como \"n/d\" (o entero), o null si el procedimiento no admite esos datos."}}},
+                "errors": {"type": "array", "items": {"type": "string"}},
+            },
+            "required": ["title", "source", "procedure", "rows", "columns", "cells", "errors"],
+            "additionalProperties": False,
+        }},
+    },
+    "required": ["$schema", "id", "kind", "tables"],
+    "additionalProperties": False,
+}
+
+
 def all_schemas(program: Program) -> dict[str, dict]:
     out = sch.schemas(program)
     out["rules.schema.json"] = sch.generic_schema(program, "rules.schema.json", "Reglas especiales", "Las reglas especiales con parámetros, niveles y estado.", _RULES_SCHEMA)
     out["enums.schema.json"] = sch.generic_schema(program, "enums.schema.json", "Enumeraciones", "Valores de cada enumeración, con sus nombres visibles.", _ENUMS_SCHEMA)
     out["procedures.schema.json"] = sch.generic_schema(program, "procedures.schema.json", "Procedimientos", "Procedimientos con sus parámetros, resultado y pasos.", _PROCEDURES_SCHEMA)
+    out["odds.schema.json"] = sch.generic_schema(program, "odds.schema.json", "Tablas de probabilidades", "Probabilidades exactas calculadas por los resolutores para una rejilla de datos.", _ODDS_SCHEMA)
     bundle_props = {
         "$schema": {"type": "string"}, "rulebook": {"type": "string"}, "title": {"type": "string"}, "version": {"type": "string"},
         "catalogs": {"type": "object", "properties": {c: {"$ref": f"{c}.schema.json"} for c in program.catalogs}, "additionalProperties": False},
         "tables": {"type": "object", "properties": {t: {"$ref": f"{t}.schema.json"} for t in program.tables}, "additionalProperties": False},
         "rules": {"$ref": "rules.schema.json"}, "enums": {"$ref": "enums.schema.json"}, "procedures": {"$ref": "procedures.schema.json"},
+        "odds": {"$ref": "odds.schema.json"},
     }
     out["rulebook.schema.json"] = sch.generic_schema(
         program, "rulebook.schema.json", "Reglamento completo", "Todos los documentos del reglamento en uno.",
@@ -224,7 +269,7 @@ def all_schemas(program: Program) -> dict[str, dict]:
     return out
 
 
-def documents(program: Program) -> dict[str, dict]:
+def documents(program: Program, odds_tables=()) -> dict[str, dict]:
     """Every JSON document (without the manifest) by path under ``json/``."""
     docs: dict[str, dict] = {}
     for name in program.catalogs:
@@ -234,6 +279,7 @@ def documents(program: Program) -> dict[str, dict]:
     docs["rules.json"] = rules_doc(program)
     docs["enums.json"] = enums_doc(program)
     docs["procedures.json"] = procedures_doc(program)
+    docs["odds.json"] = odds_doc(odds_tables)
     rb = program.rulebook
     docs["rulebook.json"] = {
         "$schema": "../schemas/rulebook.schema.json",
@@ -245,6 +291,7 @@ def documents(program: Program) -> dict[str, dict]:
         "rules": docs["rules.json"],
         "enums": docs["enums.json"],
         "procedures": docs["procedures.json"],
+        "odds": docs["odds.json"],
     }
     return docs
 
@@ -270,12 +317,15 @@ def validate(docs: dict[str, dict], schema_docs: dict[str, dict], program: Progr
     return problems
 
 
-def write_all(program: Program, out_dir: Path) -> list[str]:
-    """Write json/ and schemas/ under ``out_dir`` after validating every document."""
+def write_all(program: Program, out_dir: Path, odds_tables=()) -> list[str]:
+    """Write json/ and schemas/ under ``out_dir`` after validating every document.
+
+    ``odds_tables`` are the odds tables computed by the generated resolvers.
+    """
     schema_docs = all_schemas(program)
     for s in schema_docs.values():
         Draft202012Validator.check_schema(s)
-    docs = documents(program)
+    docs = documents(program, odds_tables)
     problems = validate(docs, schema_docs, program)
     if problems:
         return problems

@@ -533,6 +533,63 @@ class PythonEmitter:
         w.line(")")
         return w.text()
 
+    # ------------------------------------------------------------------ odds.py
+    def odds_module(self) -> str:
+        w = Writer()
+        w.line(HEADER.format(sources=self.sources).rstrip())
+        w.line('"""Odds tables: exact probabilities computed by the resolvers for a grid of inputs.')
+        w.line()
+        w.line("``ODDS`` lists (id, title, reference, source, procedure, rows, columns, inputs,")
+        w.line("kind, cell): rows/columns are (variable, title, values) (columns may be None);")
+        w.line("``inputs(row, col)`` gives the procedure's keyword arguments; ``kind`` is")
+        w.line("'value' (``cell(result, _dist)`` is the same for every result, e.g. a probability)")
+        w.line('or \'outcomes\' (``cell(result)`` is grouped into columns by its value)."""')
+        w.line()
+        w.line("import runtime as _rt")
+        w.line("from . import data as _d")
+        w.line("from . import types as _t")
+        w.line()
+        w.line("_min, _max, _abs, _len, _sum, _any, _all = min, max, abs, len, sum, any, all")
+        w.line()
+        w.line("ODDS = (")
+        w.indent()
+        self.rv_consts = []
+        for d in self.p.decls.values():
+            if not isinstance(d, n.OddsDecl):
+                continue
+            axes = []
+            for axis in (d.rows, d.columns):
+                if axis is None:
+                    axes.append("None")
+                    continue
+                if axis.enum is not None:
+                    values = f"_t.VALUES_{py_name(axis.enum)}"
+                else:
+                    values = f"tuple(range({axis.lo}, {axis.hi + 1}))"
+                axes.append(f"({axis.name!r}, {(axis.title or axis.name)!r}, {values})")
+            names = [p for p, _ in self.p.param_types[d.procedure]]
+            kwargs = ", ".join(f"{(a.name or names[i])!r}: {self.expr(a.value)}" for i, a in enumerate(d.args))
+            params = ", ".join(py_name(ax.name) for ax in (d.rows, d.columns) if ax is not None)
+            if d.columns is None:
+                params += ", _col=None"
+            show = d.show
+            if self.p.expr_info.get(id(show)) == ("outcomes",):
+                kind, cell = "outcomes", f"lambda result: {self.expr(show.args[0].value)}"
+            else:
+                kind, cell = "value", f"lambda result, _dist: {self.expr(show)}"
+            w.line("(")
+            w.indent()
+            for part in (repr(d.name), repr(d.title or d.name), repr(self.p.refs.get(d.name, "")), repr(d.span.src), repr(d.procedure), *axes):
+                w.line(part + ",")
+            w.line(f"lambda {params}: {{{kwargs}}},")
+            w.line(f"{kind!r},")
+            w.line(cell + ",")
+            w.outdent()
+            w.line("),")
+        w.outdent()
+        w.line(")")
+        return w.text()
+
     # ------------------------------------------------------------------ __init__.py
     def init_module(self, package: str) -> str:
         rb = self.p.rulebook
@@ -554,7 +611,7 @@ class PythonEmitter:
         w.line('JSON input into resolver values (``runtime.InputError`` names the bad path)."""')
         w.line()
         w.line("import runtime as _rt")
-        w.line("from . import data, examples, procedures, types")
+        w.line("from . import data, examples, odds, procedures, types")
         w.line()
         w.line(f"RULEBOOK = {(rb.name if rb else package)!r}")
         w.line(f"TITLE = {title!r}")
@@ -634,7 +691,7 @@ class PythonEmitter:
         w.outdent()
         w.line("}")
         w.line()
-        w.line('__all__ = ["PROCEDURES", "Procedure", "SCHEMA", "RULEBOOK", "TITLE", "VERSION", "data", "examples", "procedures", "types"]')
+        w.line('__all__ = ["PROCEDURES", "Procedure", "SCHEMA", "RULEBOOK", "TITLE", "VERSION", "data", "examples", "odds", "procedures", "types"]')
         return w.text()
 
 
@@ -682,6 +739,7 @@ def generate(program: Program) -> dict[str, str]:
         f"{pkg}/data.py": em.data_module(),
         f"{pkg}/procedures.py": em.procedures_module(),
         f"{pkg}/examples.py": em.examples_module(),
+        f"{pkg}/odds.py": em.odds_module(),
         f"{pkg}/__init__.py": em.init_module(pkg),
     }
 

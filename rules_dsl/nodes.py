@@ -689,6 +689,36 @@ class BrokenDecl:
     source_text: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class OddsAxis:
+    """``for name in lo..hi "Título"`` or ``for name in Enum``."""
+
+    name: str
+    lo: int | None
+    hi: int | None
+    enum: str | None
+    title: str | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class OddsDecl:
+    """``odds id "Título" of proc(args) for … [for …] show expr``: a table of
+    exact probabilities computed by the resolvers at build time."""
+
+    name: str
+    title: str | None
+    procedure: str
+    args: tuple[Arg, ...]
+    rows: OddsAxis
+    columns: OddsAxis | None
+    show: Expr
+    span: Span
+    annotations: tuple[Annotation, ...] = ()
+    source_text: str = ""
+    procedure_span: Span | None = None
+
+
 Decl = Union[
     RulebookDecl, SectionDecl, ShowDecl, TermDecl, EnumDecl, RecordDecl, CatalogDecl, TableDecl, DieDecl, BagDecl,
     RuleDecl, ProcedureDecl, ExampleDecl,

@@ -26,11 +26,11 @@ GRAMMAR_PATH = Path(__file__).with_name("grammar.lark")
 FENCE_OPEN = re.compile(r"^```\s*rules\s*$")
 FENCE_CLOSE = re.compile(r"^```\s*$")
 DECL_START = re.compile(
-    r"^(@|rulebook\b|section\b|show\b|term\b|enum\b|record\b|catalog\b|table\b|die\b|bag\b|rule\b|procedure\b|example\b)"
+    r"^(@|rulebook\b|section\b|show\b|term\b|odds\b|enum\b|record\b|catalog\b|table\b|die\b|bag\b|rule\b|procedure\b|example\b)"
 )
 KEYWORDS = frozenset(
     "rulebook version lang section enum ordered record list map ref rule id catalog of columns table by "
-    "show term across range header die bag level grants stacking procedure step let return require if then else "
+    "show term odds across range header die bag level grants stacking procedure step let return require if then else "
     "example given expect true false none and or not in roll times keep highest lowest count draw from for except".split()
 )
 
@@ -258,6 +258,27 @@ class _ToAst(Transformer):
     @v_args(meta=True)
     def section_decl(self, meta, c):
         return n.SectionDecl(str(c[0]), _unquote(c[1]), self.sp(meta))
+
+    @v_args(meta=True)
+    def odds_decl(self, meta, c):
+        name, title, proc, *rest = c
+        show = rest[-1]
+        axes = [x for x in rest[:-1] if isinstance(x, n.OddsAxis)]
+        args = tuple(x for x in rest[:-1] if isinstance(x, n.Arg))
+        return n.OddsDecl(str(name), _opt_str(title), str(proc), args, axes[0], axes[1] if len(axes) > 1 else None, show, self.sp(meta), procedure_span=self.tsp(proc))
+
+    @v_args(meta=True)
+    def odds_axis(self, meta, c):
+        name, dom, title = c
+        if dom[0] == "range":
+            return n.OddsAxis(str(name), dom[1], dom[2], None, _opt_str(title), self.sp(meta))
+        return n.OddsAxis(str(name), None, None, dom[1], _opt_str(title), self.sp(meta))
+
+    def dom_range(self, c):
+        return ("range", c[0], c[1])
+
+    def dom_enum(self, c):
+        return ("enum", str(c[0]))
 
     @v_args(meta=True)
     def term_decl(self, meta, c):
@@ -871,7 +892,7 @@ def parse(text: str, filename: str) -> tuple[n.Module, list[Diagnostic]]:
     return n.Module(filename, tuple(items), text), diags
 
 
-_DECL_NAME = re.compile(r"^(enum|record|catalog|table|die|bag|rule|procedure|term)\s+([^\W\d]\w*)")
+_DECL_NAME = re.compile(r"^(enum|record|catalog|table|die|bag|rule|procedure|term|odds)\s+([^\W\d]\w*)")
 
 
 def _parse_chunk(chunk: list[str], offset: int, filename: str, diags: list[Diagnostic]) -> list:

@@ -101,3 +101,22 @@ def test_examples_of_each_case_pass(case):
     program, _ = generate(case)
     results = run_examples(pyload.compile_and_load(program))
     assert results and all(r.ok for r in results), [(r.title, r.failures, r.error) for r in results if not r.ok]
+
+
+def test_odds_tables_are_computed_by_the_resolvers():
+    from fractions import Fraction
+
+    from compiler import odds, pyload
+
+    program, _ = generate(DATA / "python" / "shooting.rules")
+    tables = {t.name: t for t in odds.compute(pyload.compile_and_load(program))}
+    hit = tables["tabla_impacto"]
+    assert hit.rows == [-3, -2, -1, 0, 1, 2] and hit.columns == ["Green", "Regular", "Veteran", "Elite"]
+    assert hit.cells[0] == [0, 0, 0, 0]  # I + 2 < P: impossible
+    assert hit.cells[2][1] == Fraction(1, 3)  # Regular, I efectivo 6 vs P 7 (the manual's statement)
+    assert hit.cells[3][1] == Fraction(2, 3)  # Regular, I = P: 2 dice summing 0 or more
+    assert hit.cells[5] == [1, 1, 1, 1]  # automatic
+    rolls = tables["tiradas"]
+    assert rolls.columns == [-2, -1, 0, 1, 2]
+    for row in rolls.cells:
+        assert sum(row) == 1
