@@ -48,7 +48,7 @@ __all__ = ["RulesLexer"]
 #: Keywords that start a declaration.
 DECLARATION_KEYWORDS = (
     "rulebook", "section", "enum", "record", "catalog", "table", "die", "bag",
-    "rule", "procedure", "example", "show",
+    "rule", "procedure", "example", "show", "term", "odds",
 )
 #: Type names.
 TYPE_KEYWORDS = ("int", "decimal", "text", "bool", "list", "map", "ref", "id")
@@ -64,7 +64,7 @@ OTHER_KEYWORDS = (
     "ordered", "of", "columns", "by", "across", "range", "level", "grants",
     "stacking", "step", "let", "return", "if", "then", "else", "require",
     "given", "expect", "roll", "times", "keep", "highest", "lowest", "count",
-    "draw", "from", "version", "lang", "header",
+    "draw", "from", "version", "lang", "header", "for", "except", "error",
 )
 KEYWORDS = (
     DECLARATION_KEYWORDS + TYPE_KEYWORDS + CONSTANT_KEYWORDS + WORD_OPERATORS + OTHER_KEYWORDS
@@ -72,7 +72,7 @@ KEYWORDS = (
 
 BUILTINS = (
     "min", "max", "clamp", "abs", "floor", "ceil", "round", "trunc",
-    "capped_sum", "len", "sum", "ord", "shift", "probability",
+    "capped_sum", "len", "sum", "ord", "shift", "probability", "any", "all", "outcomes",
 )
 
 #: Values of ``@status``.
