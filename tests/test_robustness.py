@@ -15,6 +15,7 @@ non-strict xfails: they document the bug and turn into XPASS once fixed.
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 import subprocess
@@ -27,9 +28,10 @@ from conftest import CONTENT, DATA, ROOT
 
 SEED = 1936
 N_MUTANTS = 300
-CLI_EVERY = 15  # every 15th mutant also goes through the command line (20 in all)
+N_CLI = 20  # mutants that also go through the command line
 
 SOURCES: list[Path] = sorted(CONTENT.glob("*.rules")) + sorted(DATA.rglob("*.rules"))
+random.Random(SEED).shuffle(SOURCES)
 
 _TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|\w+|\.\.|->|[^\w\s]')
 _PUNCT = [
@@ -82,7 +84,11 @@ MUTATIONS = (_delete_char, _duplicate_line, _swap_tokens, _truncate, _insert_pun
 
 
 def _source(i: int) -> Path:
-    return SOURCES[(i * 7) % len(SOURCES)]  # 7 is prime to len(): all sources, shuffled
+    return SOURCES[i % len(SOURCES)]  # every source in turn
+
+
+def _mutation(i: int):
+    return MUTATIONS[(i + i // len(SOURCES)) % len(MUTATIONS)]  # a different one on each pass
 
 
 def make_mutant(i: int) -> tuple[str, str]:
@@ -92,7 +98,7 @@ def make_mutant(i: int) -> tuple[str, str]:
     rng = random.Random(f"{SEED}:{i}:{rel}")
     text = src.read_text(encoding="utf-8")
     steps = []
-    ops = [MUTATIONS[i % len(MUTATIONS)]]
+    ops = [_mutation(i)]
     if i % 4 == 3:  # a quarter of the mutants get one or two more random mutations
         ops += [rng.choice(MUTATIONS) for _ in range(rng.randint(1, 2))]
     for op in ops:
@@ -102,7 +108,7 @@ def make_mutant(i: int) -> tuple[str, str]:
 
 
 def _id(i: int) -> str:
-    return f"{i:03d}-{MUTATIONS[i % len(MUTATIONS)].__name__.strip('_')}-{_source(i).stem}"
+    return f"{i:03d}-{_mutation(i).__name__.strip('_')}-{_source(i).stem}"
 
 
 def _write(tmp_path: Path, i: int) -> tuple[Path, str, str]:
@@ -143,19 +149,36 @@ def test_check_never_raises(i, tmp_path):
     _check_never_raises(path, text, what)
 
 
-CLI_CASES = list(range(0, N_MUTANTS, CLI_EVERY))
+CLI_CASES = [k * (N_MUTANTS // N_CLI) + k % len(MUTATIONS) for k in range(N_CLI)]
+
+
+@pytest.fixture(scope="module")
+def cli_runs(tmp_path_factory) -> dict[int, tuple[str, subprocess.CompletedProcess]]:
+    """`python -m compiler.cli check <mutant>` for every CLI case, a few at a time."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    folder = tmp_path_factory.mktemp("cli_mutants")
+
+    def run(i: int) -> tuple[str, subprocess.CompletedProcess]:
+        path, _, what = _write(folder, i)
+        proc = subprocess.run(
+            [sys.executable, "-m", "compiler.cli", "check", str(path)],
+            cwd=ROOT, capture_output=True, text=True, timeout=120,
+        )
+        return what, proc
+
+    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
+        return dict(zip(CLI_CASES, pool.map(run, CLI_CASES)))
 
 
 @pytest.mark.parametrize("i", CLI_CASES, ids=[_id(i) for i in CLI_CASES])
-def test_cli_check_never_prints_a_traceback(i, tmp_path):
-    path, _, what = _write(tmp_path, i)
-    proc = subprocess.run(
-        [sys.executable, "-m", "compiler.cli", "check", str(path)],
-        cwd=ROOT, capture_output=True, text=True, timeout=60,
-    )
+def test_cli_check_never_prints_a_traceback(i, cli_runs):
+    what, proc = cli_runs[i]
     assert "Traceback" not in proc.stderr, f"{what}\n{proc.stderr}"
     assert "internal error" not in proc.stderr, f"{what}\n{proc.stderr}"
     assert proc.returncode in (0, 1), f"{what}: exit {proc.returncode}\n{proc.stderr}"
+    if proc.returncode == 1:
+        assert "error(s)" in proc.stdout, f"{what}: exit 1 without diagnostics\n{proc.stdout[-500:]}"
 
 
 def test_mutants_are_deterministic_and_varied():
