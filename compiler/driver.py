@@ -41,9 +41,17 @@ class Checked:
 
 def check(path: Path) -> Checked:
     """Parse and check a rulebook (a folder of .rules files, or one file)."""
+    import sys
+
+    # deeply nested expressions recurse in the parser and checker
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))
     modules, sources, diags = load(path)
     rep = Reporter(list(diags))
-    program = translate(modules, sources, rep) if modules else None
+    try:
+        program = translate(modules, sources, rep) if modules else None
+    except RecursionError:
+        rep.error("an expression is nested too deeply to check", Span(next(iter(sources), "<rulebook>"), 1, 1, 1, 1), "split it with let", "limit")
+        program = None
     return Checked(program if not rep.has_errors() else program, rep.diagnostics, sources)
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from rules_dsl import nodes as n
 from rules_dsl.diagnostics import Reporter, Span, did_you_mean
+from rules_dsl.parser import KEYWORDS
 
 from .ir import Program, Section, TableInfo
 from .types import ANY, BOOL, DEC, ID, INT, NONE, PRIMITIVES, RULE, TEXT, T, assignable, is_numeric, opt, unify
@@ -29,6 +30,7 @@ BUILTINS = {
     "shift", "probability",
 }
 STATUSES = ("active", "deferred", "not_playable")
+MAX_NESTING = 100  # nested sub-expressions (chains like a + b + c are flat and do not count)
 # layout hints for the site, all on catalogs: @datasheet "Page title" renders one card
 # per entry; @cost_field "field" + @cost_modifier "table" show that int field at each
 # value of the enum keying a percentage table.
@@ -106,6 +108,9 @@ class Translator:
         self.current_decl: str | None = None
         self.local_uses: set[tuple[int, str]] = set()
         self.broken: set[str] = set()  # names of declarations with syntax errors
+        self.depth = 0  # expression nesting, bounded so generated Python stays compilable
+        self.too_deep = False
+        self.chain_left = False  # the next expr() is the left operand of a chain: same depth
 
     # ------------------------------------------------------------------ helpers
     def err(self, msg: str, span: Span, hint: str | None = None, code: str = "type") -> None:
@@ -127,6 +132,10 @@ class Translator:
             where = self.decls.get(guess)
             hint = f"did you mean '{guess}'?" + (f" (defined at {where.span})" if where is not None and hasattr(where, "span") else "")
         self.err(f"unknown {what} '{name}'", span, hint, "unknown-name")
+
+    def is_ordered(self, enum: str) -> bool:
+        d = self.decls.get(enum)
+        return isinstance(d, n.EnumDecl) and d.ordered
 
     def names_of(self, *classes) -> list[str]:
         return [k for k, d in self.decls.items() if isinstance(d, classes)]
@@ -151,6 +160,8 @@ class Translator:
                     target.append(item)
                     continue
                 target.append(item)
+                if isinstance(item, (n.RulebookDecl, n.ExampleDecl, n.ShowDecl)):
+                    self.annotations(item)
                 if isinstance(item, n.RulebookDecl):
                     if self.rulebook is not None:
                         self.err("a rulebook is declared twice", item.span, f"first declared at {self.rulebook.span}", "duplicate")
@@ -169,31 +180,12 @@ class Translator:
                 if isinstance(item, n.BrokenDecl):
                     self.broken.add(name)
                     continue
+                if name in KEYWORDS:
+                    self.err(f"'{name}' is a reserved word and cannot name a declaration", item.span, "choose another name", "reserved")
+                    continue
                 self.decls[name] = item
                 self.decl_file[name] = mod.filename
-                ref = None
-                status = "active"
-                for ann in getattr(item, "annotations", ()):
-                    if ann.name == "source" and isinstance(ann.value, n.VStr):
-                        ref = ann.value.value
-                    elif ann.name == "status":
-                        v = ann.value.name if isinstance(ann.value, n.VName) else None
-                        if v not in STATUSES:
-                            self.err(f"unknown status {v!r}", ann.span, "expected one of: " + ", ".join(STATUSES), "annotation")
-                        else:
-                            status = v
-                    elif ann.name == "doc":
-                        if not isinstance(ann.value, n.VStr):
-                            self.err("@doc expects a string", ann.span, None, "annotation")
-                    elif ann.name in SITE_ANNOTATIONS:
-                        if not isinstance(item, n.CatalogDecl):
-                            self.err(f"@{ann.name} applies to catalogs only", ann.span, None, "annotation")
-                        elif not isinstance(ann.value, n.VStr) or not ann.value.value.strip():
-                            self.err(f'@{ann.name} expects a string, e.g. @{ann.name} "…"', ann.span, None, "annotation")
-                    elif ann.name != "source":
-                        self.err(f"unknown annotation '@{ann.name}'", ann.span, _hint(ann.name, ["source", "status", "doc", *SITE_ANNOTATIONS]), "annotation")
-                    if ann.name == "source" and not isinstance(ann.value, n.VStr):
-                        self.err("@source expects a string such as \"VI.13\"", ann.span, None, "annotation")
+                ref, status = self.annotations(item)
                 if ref is None:
                     if section is not None:
                         ref = section.name + (f".{heading_num}" if heading_num else "")
@@ -201,9 +193,40 @@ class Translator:
                         ref = ""
                 self.refs[name] = ref
                 self.status[name] = status
-        if self.rulebook is None:
+        if self.rulebook is None and not any(isinstance(i, n.BrokenDecl) and i.keyword == "rulebook" for m in self.modules for i in m.items):
             first = self.modules[0].filename if self.modules else "<rulebook>"
             self.err("no rulebook declaration found", Span(first, 1, 1, 1, 1), 'add a fence with: rulebook <id> "Título" version "1.0" lang "es"', "rulebook")
+
+    def annotations(self, item) -> tuple[str | None, str]:
+        """Check an item's annotations; returns its @source and @status."""
+        ref = None
+        status = "active"
+        known = ["source", "doc"] if isinstance(item, (n.RulebookDecl, n.ExampleDecl, n.ShowDecl, n.SectionDecl)) else ["source", "status", "doc", *SITE_ANNOTATIONS]
+        for ann in getattr(item, "annotations", ()):
+            if ann.name not in known:
+                where = f" on {type(item).__name__.removesuffix('Decl').lower()}" if ann.name in ("status", *SITE_ANNOTATIONS) else ""
+                self.err(f"unknown annotation '@{ann.name}'{where}", ann.span, _hint(ann.name, known) or "known annotations here: " + ", ".join("@" + k for k in known), "annotation")
+            elif ann.name == "source":
+                if isinstance(ann.value, n.VStr):
+                    ref = ann.value.value
+                else:
+                    self.err('@source expects a string such as "VI.13"', ann.span, None, "annotation")
+            elif ann.name == "status":
+                v = ann.value.name if isinstance(ann.value, n.VName) else ann.value.value if isinstance(ann.value, n.VStr) else None
+                if v not in STATUSES:
+                    shown = f"unknown status '{v}'" if v is not None else "@status needs a value"
+                    self.err(shown, ann.span, (_hint(v, STATUSES) if v else None) or "expected one of: " + ", ".join(STATUSES), "annotation")
+                else:
+                    status = v
+            elif ann.name == "doc":
+                if not isinstance(ann.value, n.VStr):
+                    self.err("@doc expects a string", ann.span, None, "annotation")
+            elif ann.name in SITE_ANNOTATIONS:
+                if not isinstance(item, n.CatalogDecl):
+                    self.err(f"@{ann.name} applies to catalogs only", ann.span, None, "annotation")
+                elif not isinstance(ann.value, n.VStr) or not ann.value.value.strip():
+                    self.err(f'@{ann.name} expects a string, e.g. @{ann.name} "…"', ann.span, None, "annotation")
+        return ref, status
 
     # ------------------------------------------------------------------ types
     def resolve_type(self, tr: n.TypeRef) -> T:
@@ -397,6 +420,10 @@ class Translator:
             return {"rule": name, "args": {}}
         self.use(name)
         params = self.rule_params.get(name, [])
+        decl_params = self.decls[name].params
+        required = sum(1 for p in decl_params if p.default is None)
+        if required <= len(args) <= len(params):
+            params = params[: len(args)]
         if len(args) != len(params):
             self.err(
                 f"{ctx}: special rule '{name}' takes {len(params)} parameter(s) ({', '.join(p for p, _ in params) or 'none'}), got {len(args)}",
@@ -613,13 +640,19 @@ class Translator:
 
     def check_table_coverage(self, info: TableInfo) -> None:
         d = info.decl
+        integer_key = bool(info.key_types) and info.key_types[0] == INT
+        for keys, _t, _v, _row in info.rows:
+            for r in keys:
+                if isinstance(r, n.RangeKey) and _range_empty(r, integer_key):
+                    self.err(f"range {_fmt_range(r)} of table {d.name} contains no value", r.span, "write the lower bound first: lo..hi", "range")
         if len(d.keys) == 1 and d.keys[0].ranged:
             ranges = sorted((r[0][0] for r in info.rows if r[0][0] is not None), key=lambda r: (_lo_key(r), r.span.line))
             integer = info.key_types[0] == INT
             for a, b in zip(ranges, ranges[1:]):
                 rel = _range_relation(a, b, integer)
                 if rel == "overlap":
-                    self.err(f"ranges {_fmt_range(a)} and {_fmt_range(b)} of table {d.name} overlap", b.span, f"the earlier range is at line {a.span.line}", "overlap")
+                    later, other = (b, a) if b.span.line >= a.span.line else (a, b)
+                    self.err(f"ranges {_fmt_range(a)} and {_fmt_range(b)} of table {d.name} overlap", later.span, f"the other range is at line {other.span.line}", "overlap")
                 elif rel == "gap":
                     self.warn(f"gap between ranges {_fmt_range(a)} and {_fmt_range(b)} of table {d.name}: some values have no row", b.span, None, "gap")
         for pos, (ks, kt) in enumerate(zip(d.keys, info.key_types)):
@@ -663,6 +696,8 @@ class Translator:
         self.local_decl: dict[tuple[int, str], Span] = {}
         seen = set()
         for p, (pname, pt) in zip(d.params, self.param_types[d.name]):
+            if pname in KEYWORDS:
+                self.err(f"'{pname}' is a reserved word and cannot name a parameter", p.span, "choose another name", "reserved")
             if pname in seen:
                 self.err(f"parameter '{pname}' appears twice", p.span, None, "duplicate")
             seen.add(pname)
@@ -690,6 +725,8 @@ class Translator:
                 returned = self.block(list(st.body), scope)
             elif isinstance(st, n.Let):
                 t = self.expr(st.value, scope)
+                if st.name in KEYWORDS:
+                    self.err(f"'{st.name}' is a reserved word and cannot name a value", st.span, "choose another name", "reserved")
                 if scope.get(st.name) is not None:
                     self.err(f"'{st.name}' is already defined", st.span, f"first defined at {scope.get(st.name)[1]}", "duplicate")
                 if st.name in self.decls:
@@ -727,7 +764,19 @@ class Translator:
 
     # ------------------------------------------------------------------ expressions
     def expr(self, e: n.Expr, scope: _Scope, in_expect: bool = False) -> T:
-        t = self._expr(e, scope, in_expect)
+        step = 0 if self.chain_left else 1
+        self.chain_left = False
+        self.depth += step
+        try:
+            if self.depth > MAX_NESTING:
+                if not self.too_deep:
+                    self.err(f"this expression is nested more than {MAX_NESTING} levels deep", e.span, "split it with let", "limit")
+                self.too_deep = True
+                t = ANY
+            else:
+                t = self._expr(e, scope, in_expect)
+        finally:
+            self.depth -= step
         self.expr_types[id(e)] = t
         return t
 
@@ -783,8 +832,8 @@ class Translator:
             if it.kind not in ("list", "any"):
                 self.err(f"'for' needs a list to go through, got {it}", e.iterable.span, None, "type")
             inner = _Scope(scope)
-            if scope.get(e.name) is not None or e.name in self.decls:
-                self.err(f"'{e.name}' is already defined; choose another name for the loop variable", e.span, None, "shadow")
+            if scope.get(e.name) is not None or e.name in self.decls or e.name in KEYWORDS:
+                self.err(f"'{e.name}' is already defined or reserved; choose another name for the loop variable", e.span, None, "shadow")
             inner.vars[e.name] = (it.args[0] if it.kind == "list" else ANY, e.span)
             self.local_uses.add((id(inner), e.name))
             if e.cond is not None:
@@ -973,7 +1022,8 @@ class Translator:
             else:
                 pname = a.name
                 if pname not in names:
-                    self.err(f"{what} has no parameter '{pname}'", a.span, _hint(pname, names) or "parameters: " + ", ".join(names), "unknown-name")
+                    noun = "field" if what.startswith("record ") else "parameter"
+                    self.err(f"{what} has no {noun} '{pname}'", a.span, _hint(pname, names) or f"{noun}s: " + ", ".join(names), "unknown-name")
                     self.expr(a.value, scope, in_expect)
                     continue
             if pname in given:
@@ -984,9 +1034,11 @@ class Translator:
             self.check_arg_value(a.value, at, pt, pname, what)
         missing = [p for p in names if p not in given and p not in optional]
         if missing:
-            self.err(f"{what}: missing argument(s) {', '.join(missing)}", span, None, "arity")
+            noun = "field(s)" if what.startswith("record ") else "argument(s)"
+            self.err(f"{what}: missing {noun} {', '.join(missing)}", span, None, "arity")
 
     def check_arg_value(self, expr: n.Expr, at: T, pt: T, pname: str, what: str) -> None:
+        what_arg = "field" if what.startswith("record ") else "argument"
         if pt.inner.kind == "ref" and isinstance(expr, n.Str):
             rows = self.ref_ids(pt.inner.name)
             if expr.value not in rows:
@@ -996,7 +1048,8 @@ class Translator:
             self.err(f"argument '{pname}' of {what} must be an entry of {pt.inner.name}, got one of {at.name}", expr.span, None, "type")
             return
         if not assignable(at, pt) and not (pt.inner.kind == "ref" and at.kind in ("text", "id")):
-            self.err(f"argument '{pname}' of {what} must be {pt}, got {at}", expr.span, None, "type")
+            hint = _OPTIONAL_HINT if at.kind == "opt" and assignable(at.inner, pt) else None
+            self.err(f"{what_arg} '{pname}' of {what} must be {pt}, got {at}", expr.span, hint, "type")
 
     def builtin(self, e: n.Call, scope: _Scope, in_expect: bool) -> T:
         fn = e.func
@@ -1057,6 +1110,8 @@ class Translator:
         if fn == "ord":
             if need(1) and ts[0].kind not in ("enum", "any"):
                 self.err(f"ord() needs an enum value, got {ts[0]}", e.args[0].value.span, None, "type")
+            elif nargs == 1 and ts[0].kind == "enum" and not self.is_ordered(ts[0].name):
+                self.err(f"ord() needs an ordered enum; declare {ts[0].name} as `ordered`", e.span, None, "type")
             return INT
         if fn == "shift":
             if not need(2):
@@ -1065,7 +1120,7 @@ class Translator:
                 if ts[0].kind != "any":
                     self.err(f"shift() needs an enum value, got {ts[0]}", e.args[0].value.span, None, "type")
                 return ANY
-            if not self.decls[ts[0].name].ordered:
+            if not self.is_ordered(ts[0].name):
                 self.err(f"shift() needs an ordered enum; declare {ts[0].name} as `ordered`", e.span, None, "type")
             if ts[1] not in (INT, ANY):
                 self.err(f"shift() moves by a whole number, got {ts[1]}", e.args[1].value.span, None, "type")
@@ -1080,6 +1135,7 @@ class Translator:
 
     def binary(self, e: n.Binary, scope: _Scope, in_expect: bool) -> T:
         op = e.op
+        self.chain_left = isinstance(e.left, n.Binary) and e.left.op in _CHAIN.get(op, ())
         a = self.expr(e.left, scope, in_expect)
         b = self.expr(e.right, scope, in_expect) if op not in ("and", "or") else ANY
         if op in ("and", "or"):
@@ -1091,7 +1147,8 @@ class Translator:
         if op in ("+", "-", "*", "/"):
             if not is_numeric(a) or not is_numeric(b):
                 bad = e.left if not is_numeric(a) else e.right
-                self.err(f"'{op}' needs numbers, got {a if bad is e.left else b}", bad.span, None, "type")
+                bt = a if bad is e.left else b
+                self.err(f"'{op}' needs numbers, got {bt}", bad.span, _OPTIONAL_HINT if bt.kind == "opt" else None, "type")
                 return ANY
             if op == "/":
                 return DEC
@@ -1117,7 +1174,7 @@ class Translator:
             self.err(f"cannot compare {a} with {b}", e.span, None, "type")
             return BOOL
         if a.kind == "enum" and a == b:
-            if not self.decls[a.name].ordered:
+            if not self.is_ordered(a.name):
                 self.err(f"enum {a.name} is not ordered; declare it `ordered` to compare with '{op}'", e.span, None, "type")
             self.expr_info[id(e)] = ("cmp", "enum", a.name)
             return BOOL
@@ -1151,6 +1208,8 @@ class Translator:
             self.unknown("die", e.die, e.die_span or e.span, [*self.names_of(n.DieDecl), "d6", "d10", "d20"])
             return ANY
         self.use(e.die)
+        if d.face_enum and not isinstance(self.decls.get(d.face_enum), n.EnumDecl):
+            return ANY  # reported where the die is declared
         if d.face_enum:
             if e.keep is not None:
                 self.err(f"die {d.name} has named faces: keep needs numeric faces", e.span, None, "type")
@@ -1218,7 +1277,7 @@ class Translator:
                 if axis.lo > axis.hi or axis.hi - axis.lo > 200:
                     self.err(f"the range {axis.lo}..{axis.hi} must go upwards and have at most 201 values", axis.span, None, "odds")
                 t = INT
-            if scope.get(axis.name) is not None or axis.name in self.decls or axis.name == "result":
+            if scope.get(axis.name) is not None or axis.name in self.decls or axis.name in ("result", *KEYWORDS):
                 self.err(f"'{axis.name}' is already defined; choose another name", axis.span, None, "shadow")
             scope.vars[axis.name] = (t, axis.span)
             self.local_uses.add((id(scope), axis.name))
@@ -1305,6 +1364,10 @@ def translate(modules: list[n.Module], sources: dict[str, str], reporter: Report
 # ---------------------------------------------------------------------- small helpers
 
 
+_CHAIN = {"+": ("+", "-"), "-": ("+", "-"), "*": ("*",), "and": ("and",), "or": ("or",)}
+_OPTIONAL_HINT = "the value may be none: check it first (require x != none, \"…\" or if x != none { … })"
+
+
 def _referenceable(d) -> bool:
     """Catalogs, and tables keyed by one id, can be the target of ``ref``."""
     if isinstance(d, n.CatalogDecl):
@@ -1372,10 +1435,26 @@ def _lo_key(r: n.RangeKey):
     return (float("-inf") if r.lo is None else r.lo, 0 if r.lo_inclusive else 1)
 
 
+def _fmt_num(x) -> str:
+    if isinstance(x, Fraction) and x.denominator != 1:
+        return format(float(x), "g")
+    return str(int(x)) if isinstance(x, Fraction) else str(x)
+
+
 def _fmt_range(r: n.RangeKey) -> str:
-    lo = "" if r.lo is None else (">" if not r.lo_inclusive else "") + str(r.lo)
-    hi = "" if r.hi is None else ("<" if not r.hi_inclusive else "") + str(r.hi)
+    lo = "" if r.lo is None else (">" if not r.lo_inclusive else "") + _fmt_num(r.lo)
+    hi = "" if r.hi is None else ("<" if not r.hi_inclusive else "") + _fmt_num(r.hi)
     return f"{lo}..{hi}"
+
+
+def _range_empty(r: n.RangeKey, integer: bool) -> bool:
+    if r.lo is None or r.hi is None:
+        return False
+    if integer:
+        lo = _next_int(r.lo) if not r.lo_inclusive else Fraction(r.lo).__ceil__()
+        hi = _prev_int(r.hi) if not r.hi_inclusive else Fraction(r.hi).__floor__()
+        return lo > hi
+    return r.lo > r.hi or (r.lo == r.hi and not (r.lo_inclusive and r.hi_inclusive))
 
 
 def _range_relation(a: n.RangeKey, b: n.RangeKey, integer: bool) -> str:

@@ -441,9 +441,25 @@ class PythonEmitter:
             return f"_t.{py_name(fn)}({', '.join(parts)})"
         raise AssertionError(kind)
 
+    def chain(self, e: n.Binary) -> str:
+        """``a + b - c`` (one precedence level, left-associative) without nested parentheses."""
+        terms = []
+        node = e
+        while isinstance(node, n.Binary) and node.op in _SAME_LEVEL[e.op] and self.ty(node) != DEC:
+            terms.append((node.op, node.right))
+            node = node.left
+        out = self.expr(node)
+        for op, right in reversed(terms):
+            out += f" {op} {self.expr(right)}"
+        return f"({out})"
+
     def binary(self, e: n.Binary, info) -> str:
-        a, b = self.expr(e.left), self.expr(e.right)
         op = e.op
+        if op in ("+", "-", "*") and self.ty(e) != DEC:
+            return self.chain(e)
+        if op in ("and", "or") and isinstance(e.left, n.Binary) and e.left.op == op:
+            return self.chain(e)
+        a, b = self.expr(e.left), self.expr(e.right)
         if op in ("and", "or"):
             return f"({a} {op} {b})"
         if op == "/":
@@ -508,7 +524,7 @@ class PythonEmitter:
         self.rv_consts = []
         for ex in self.p.examples:
             names = [p for p, _ in self.p.param_types[ex.procedure]]
-            kwargs = ", ".join(f"{(a.name or names[i])!r}: {self.expr(a.value)}" for i, a in enumerate(ex.given))
+            kwargs = ", ".join(f"{py_name(a.name or names[i])!r}: {self.expr(a.value)}" for i, a in enumerate(ex.given))
             w.line("(")
             w.indent()
             w.line(f"{ex.procedure!r},")
@@ -568,7 +584,7 @@ class PythonEmitter:
                     values = f"tuple(range({axis.lo}, {axis.hi + 1}))"
                 axes.append(f"({axis.name!r}, {(axis.title or axis.name)!r}, {values})")
             names = [p for p, _ in self.p.param_types[d.procedure]]
-            kwargs = ", ".join(f"{(a.name or names[i])!r}: {self.expr(a.value)}" for i, a in enumerate(d.args))
+            kwargs = ", ".join(f"{py_name(a.name or names[i])!r}: {self.expr(a.value)}" for i, a in enumerate(d.args))
             params = ", ".join(py_name(ax.name) for ax in (d.rows, d.columns) if ax is not None)
             if d.columns is None:
                 params += ", _col=None"
@@ -693,6 +709,9 @@ class PythonEmitter:
         w.line()
         w.line('__all__ = ["PROCEDURES", "Procedure", "SCHEMA", "RULEBOOK", "TITLE", "VERSION", "data", "examples", "odds", "procedures", "types"]')
         return w.text()
+
+
+_SAME_LEVEL = {"+": ("+", "-"), "-": ("+", "-"), "*": ("*",), "and": ("and",), "or": ("or",)}
 
 
 def _id_table(p: Program, name: str) -> bool:

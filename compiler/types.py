@@ -19,7 +19,15 @@ class T:
 
     def __str__(self) -> str:
         k = self.kind
-        if k in ("enum", "record", "enumtype", "table", "catalog", "procedure", "row"):
+        if k == "row":
+            return f"row of table {self.name}"
+        if k == "table":
+            return f"table {self.name}"
+        if k == "catalog":
+            return f"catalog {self.name}"
+        if k == "enumtype":
+            return f"enum {self.name}"
+        if k in ("enum", "record", "procedure"):
             return self.name or k
         if k == "list":
             return f"list[{self.args[0]}]"

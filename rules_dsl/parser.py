@@ -73,7 +73,7 @@ def _lark() -> Lark:
 # ----------------------------------------------------------------------------- prose
 
 _INLINE = re.compile(r"\*\*(?P<strong>.+?)\*\*|(?<![\w*])\*(?P<em>[^*\s][^*]*?)\*(?![\w*])|`(?P<code>[^`]+)`|\[\[(?P<ref>[^\]\s]+)\]\]")
-_HEADING = re.compile(r"^(#{2,4})\s+(.*?)\s*#*\s*$")
+_HEADING = re.compile(r"^(#{1,4})\s+(.*?)\s*#*\s*$")
 _HEADING_NUMBER = re.compile(r"^(\d+(?:\.\d+)*)\.?\s")
 _ORDERED = re.compile(r"^(\d+)[.)]\s+(.*)$")
 _BULLET = re.compile(r"^[-*+]\s+(.*)$")
@@ -102,30 +102,29 @@ def parse_inlines(text: str, filename: str, line: int, col: int) -> tuple[n.Inli
 
 
 def _prose_blocks(lines: list[tuple[int, str]], filename: str) -> list[n.Prose]:
-    """Group prose lines (line number, text) into headings, paragraphs, lists, notes."""
+    """Turn prose lines (line number, text) into headings, paragraphs, lists, notes.
+
+    As in the printed manual, every non-empty line of text is a paragraph of its
+    own; consecutive list items form one list. Inline runs keep their exact
+    columns, so a bad ``[[link]]`` is reported where it is written.
+    """
     blocks: list[n.Prose] = []
-    para: list[tuple[int, str]] = []
-    items: list[tuple[int, str]] = []
+    items: list[tuple[int, int, str]] = []  # (line, column of the text, text)
     list_kind: bool | None = None
     list_start = 1
 
-    def span(first: int, last: int, last_text: str = "") -> Span:
-        return Span(filename, first, 1, last, len(last_text) + 1)
-
-    def flush_para() -> None:
-        if para:
-            text = " ".join(t.strip() for _, t in para)
-            blocks.append(n.Paragraph(parse_inlines(text, filename, para[0][0], 1), span(para[0][0], para[-1][0], para[-1][1])))
-            para.clear()
+    def span(lineno: int, line: str) -> Span:
+        return Span(filename, lineno, 1, lineno, len(line) + 1)
 
     def flush_list() -> None:
         nonlocal list_kind
         if items:
+            first, last = items[0][0], items[-1][0]
             blocks.append(
                 n.ListBlock(
                     bool(list_kind),
-                    tuple(parse_inlines(t, filename, ln, 3) for ln, t in items),
-                    span(items[0][0], items[-1][0]),
+                    tuple(parse_inlines(t, filename, ln, col) for ln, col, t in items),
+                    Span(filename, first, 1, last, 1),
                     list_start,
                 )
             )
@@ -135,47 +134,43 @@ def _prose_blocks(lines: list[tuple[int, str]], filename: str) -> list[n.Prose]:
     for lineno, raw in lines:
         line = raw.rstrip()
         stripped = line.strip()
+        indent = len(line) - len(line.lstrip())
         if not stripped:
-            flush_para()
             flush_list()
             continue
         if m := _HEADING.match(stripped):
-            flush_para()
             flush_list()
             title = m.group(2)
             num = _HEADING_NUMBER.match(title)
-            blocks.append(
-                n.Heading(len(m.group(1)), parse_inlines(title, filename, lineno, len(m.group(1)) + 2), num.group(1) if num else None, span(lineno, lineno, line))
-            )
+            col = indent + m.start(2) + 1
+            blocks.append(n.Heading(len(m.group(1)), parse_inlines(title, filename, lineno, col), num.group(1) if num else None, span(lineno, line)))
             continue
         if stripped in ("---", "***", "___"):
-            flush_para()
             flush_list()
-            blocks.append(n.Separator(span(lineno, lineno, line)))
+            blocks.append(n.Separator(span(lineno, line)))
             continue
         if stripped.startswith(">"):
-            flush_para()
             flush_list()
-            body = stripped[1:].strip()
-            blocks.append(n.Note(parse_inlines(body, filename, lineno, 3), span(lineno, lineno, line)))
+            body = stripped[1:]
+            lead = len(body) - len(body.lstrip())
+            col = indent + 1 + lead + 1
+            blocks.append(n.Note(parse_inlines(body.strip(), filename, lineno, col), span(lineno, line)))
             continue
         ordered = _ORDERED.match(stripped)
         bullet = _BULLET.match(stripped) if not ordered else None
         if ordered or bullet:
-            flush_para()
+            m = ordered or bullet
+            group = 2 if ordered else 1
             kind = bool(ordered)
             if list_kind is not None and list_kind != kind:
                 flush_list()
             if list_kind is None:
                 list_start = int(ordered.group(1)) if ordered else 1
             list_kind = kind
-            items.append((lineno, (ordered or bullet).group(2 if ordered else 1)))
+            items.append((lineno, indent + m.start(group) + 1, m.group(group)))
             continue
         flush_list()
-        para.append((lineno, stripped))
-        # the manual writes one paragraph per line; keep that shape
-        flush_para()
-    flush_para()
+        blocks.append(n.Paragraph(parse_inlines(stripped, filename, lineno, indent + 1), span(lineno, line)))
     flush_list()
     return blocks
 
@@ -212,6 +207,7 @@ class _ToAst(Transformer):
         self.filename = filename
         self.off = line_offset
         self.lines = source_lines
+        self.problems: list[Diagnostic] = []
 
     # -- helpers
     def sp(self, meta) -> Span:
@@ -231,6 +227,13 @@ class _ToAst(Transformer):
         chunk[-1] = chunk[-1][: span.end_col - 1]
         chunk[0] = chunk[0][span.col - 1 :]
         return "\n".join(chunk)
+
+    def whole(self, tok: Token) -> int:
+        """A whole-number literal where the grammar allows any number: 1.5 is reported."""
+        if "." in tok:
+            self.problems.append(Diagnostic("error", f"expected a whole number here, got {tok}", self.tsp(tok), None, "syntax"))
+            return int(Fraction(str(tok)))
+        return int(tok)
 
     def __default__(self, data, children, meta):  # pragma: no cover - grammar is exhaustive
         raise ValueError(f"unhandled grammar rule {data}")
@@ -452,7 +455,7 @@ class _ToAst(Transformer):
 
     @v_args(meta=True)
     def bag_entry(self, meta, c):
-        return (str(c[0]), int(c[1]) if "." not in c[1] else _number(c[1]), self.sp(meta))
+        return (str(c[0]), self.whole(c[1]), self.sp(meta))
 
     # -- special rules
     @v_args(meta=True)
@@ -474,7 +477,7 @@ class _ToAst(Transformer):
         return ("text", _unquote(c[0]))
 
     def rule_level(self, c):
-        return ("level", (int(c[0]), _unquote(c[1])))
+        return ("level", (self.whole(c[0]), _unquote(c[1])))
 
     @v_args(meta=True)
     def rule_grants(self, meta, c):
@@ -731,7 +734,7 @@ class _ToAst(Transformer):
         return {"die": str(tok), "n": None, "times": times, "keep": keep, "count": count, "span": self.tsp(tok)}
 
     def keep(self, c):
-        return (str(c[0]), int(c[1]))
+        return (str(c[0]), self.whole(c[1]))
 
     def count(self, c):
         return (c[0], c[1])
@@ -789,9 +792,9 @@ def _describe_expected(expected: set[str]) -> str:
 
 def _describe_token(tok: Token) -> str:
     if tok.type == "$END":
-        return "the end of the block"
+        return "end of the block"
     if tok.type == "_NL":
-        return "the end of the line"
+        return "end of the line"
     return f"'{tok}'"
 
 
@@ -810,6 +813,11 @@ def _syntax_diagnostic(err: UnexpectedInput, filename: str, offset: int, lines: 
         expected = _describe_expected(set(err.expected))
         msg = f"unexpected {_describe_token(tok)}"
         hint = None
+        if tok.type == "$END" and "RBRACE" in err.expected:
+            return Diagnostic("error", "missing '}': a '{' is still open at the end of the block", span, "close every '{' with a matching '}'", "syntax")
+        if tok.type == "$END" and ("RPAR" in err.expected or "RSQB" in err.expected):
+            closer = "')'" if "RPAR" in err.expected else "']'"
+            return Diagnostic("error", f"missing {closer} at the end of the block", span, None, "syntax")
         if tok.type == "NAME" and str(tok) not in KEYWORDS:
             from .diagnostics import did_you_mean
 
@@ -892,13 +900,16 @@ def parse(text: str, filename: str) -> tuple[n.Module, list[Diagnostic]]:
     return n.Module(filename, tuple(items), text), diags
 
 
-_DECL_NAME = re.compile(r"^(enum|record|catalog|table|die|bag|rule|procedure|term|odds)\s+([^\W\d]\w*)")
+_DECL_NAME = re.compile(r"^(rulebook|enum|record|catalog|table|die|bag|rule|procedure|term|odds)\s+([^\W\d]\w*)")
 
 
 def _parse_chunk(chunk: list[str], offset: int, filename: str, diags: list[Diagnostic]) -> list:
     text = "\n".join(chunk) + "\n"
     try:
         tree = _lark().parse(text)
+    except RecursionError:
+        diags.append(Diagnostic("error", "this declaration is nested too deeply to read", Span(filename, offset + 1, 1, offset + 1, 2), "split the expression with let", "syntax"))
+        return []
     except UnexpectedInput as err:
         diags.append(_syntax_diagnostic(err, filename, offset, chunk))
         for i, line in enumerate(chunk):
@@ -907,8 +918,17 @@ def _parse_chunk(chunk: list[str], offset: int, filename: str, diags: list[Diagn
                 span = Span(filename, offset + i + 1, 1, offset + i + 1, len(line) + 1)
                 return [n.BrokenDecl(m.group(2), m.group(1), span)]
         return []
+    transformer = _ToAst(filename, offset, chunk)
     try:
-        return _ToAst(filename, offset, chunk).transform(tree)
+        items = transformer.transform(tree)
+        diags.extend(transformer.problems)
+        return items
+    except RecursionError:
+        diags.append(Diagnostic("error", "this declaration is nested too deeply to read", Span(filename, offset + 1, 1, offset + 1, 2), "split the expression with let", "syntax"))
+        return []
     except VisitError as err:  # pragma: no cover - a bug, reported without a traceback
+        if isinstance(err.orig_exc, RecursionError):
+            diags.append(Diagnostic("error", "this declaration is nested too deeply to read", Span(filename, offset + 1, 1, offset + 1, 2), "split the expression with let", "syntax"))
+            return []
         diags.append(Diagnostic("error", f"internal error while reading this declaration: {err.orig_exc}", Span(filename, offset + 1, 1, offset + 1, 2), None, "internal"))
         return []

@@ -1,8 +1,8 @@
 """Bad inputs and their diagnostics: tests/data/errors/<case>.rules → <case>.expected.
 
-Each case is a small rulebook file (a rulebook declaration is added when the
-file has none). The expected file holds the rendered diagnostics exactly as
-`rulebook check` prints them. Regenerate with ``pytest --update-goldens``.
+Each case is a small, complete rulebook file with at least one error. The
+expected file holds the rendered diagnostics exactly as `rulebook check`
+prints them. Regenerate with ``pytest --update-goldens`` and read the diff.
 """
 
 from __future__ import annotations

@@ -250,7 +250,8 @@ def test_data_page_python_examples_run(built):
     page = _read(built, "datos.html")
     python = _code_blocks(page, "python")
     assert len(python) == 2
-    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    # no __pycache__ in the shared build folder (other tests compare build trees)
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"}
     # the resolver example runs from the folder that holds build/
     run = subprocess.run([sys.executable, "-c", python[0]], cwd=built.parent, capture_output=True, text=True, env=env, timeout=300)
     assert run.returncode == 0, run.stderr

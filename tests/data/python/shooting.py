@@ -72,7 +72,7 @@ def varios(ctx, cm, perfil, n):
     fichas = ctx.let('fichas', ctx.roll(_rt.bag_draw(_d.BAG_Bolsa, n, src='tests/data/python/shooting.rules:69'), 'draw n from Bolsa', 'tests/data/python/shooting.rules:69'), 'tests/data/python/shooting.rules:69')
     exitos = ctx.let('exitos', ctx.roll(_rt.pool_count(_rt.std_die(6), n, '>=', 5, src='tests/data/python/shooting.rules:70'), 'roll d6 times n count >= 5', 'tests/data/python/shooting.rules:70'), 'tests/data/python/shooting.rules:70')
     pares = ctx.let('pares', tuple((x * 2) for x in (1, 2, 3) if (x > 1)), 'tests/data/python/shooting.rules:71')
-    return ctx.leave((((((((_rt.lookup_range(_d.TABLE_movimiento, cm, 'movimiento', 'tests/data/python/shooting.rules:72') + _rt.capped_sum(4, 3, 3, (-2))) + _rt.floor_(_rt.div(7, 2, 'tests/data/python/shooting.rules:72'))) + d.normal) + fichas['azul']) + exitos) + _sum(pares)) + (1 if ((_t.ORD_Calidad['Green'] < _t.ORD_Calidad['Elite']) and (_rt.shift(_t.VALUES_Calidad, 'Elite', 1, 'tests/data/python/shooting.rules:73') == 'Elite')) else 0)))
+    return ctx.leave((_rt.lookup_range(_d.TABLE_movimiento, cm, 'movimiento', 'tests/data/python/shooting.rules:72') + _rt.capped_sum(4, 3, 3, (-2)) + _rt.floor_(_rt.div(7, 2, 'tests/data/python/shooting.rules:72')) + d.normal + fichas['azul'] + exitos + _sum(pares) + (1 if ((_t.ORD_Calidad['Green'] < _t.ORD_Calidad['Elite']) and (_rt.shift(_t.VALUES_Calidad, 'Elite', 1, 'tests/data/python/shooting.rules:73') == 'Elite')) else 0)))
 
 # internal aliases: calls between procedures never see a local of the same name
 _proc_tirada_calidad = tirada_calidad

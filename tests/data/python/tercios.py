@@ -23,7 +23,7 @@ def valor_modificado(ctx, original, aumentos=0, reducciones=0):
 
     Generated from tests/data/python/tercios.rules:15."""
     ctx.enter('valor_modificado', 'Valor aumentado o reducido', 'T.1', 'tests/data/python/tercios.rules:15', {'original': original, 'aumentos': aumentos, 'reducciones': reducciones})
-    if not ((((original >= 1) and (aumentos >= 0)) and (reducciones >= 0))):
+    if not (((original >= 1) and (aumentos >= 0) and (reducciones >= 0))):
         raise _rt.RuleError('los valores y modificadores no pueden ser negativos', 'tests/data/python/tercios.rules:16')
     # 1. Aumentos y reducciones se anulan entre sí (tests/data/python/tercios.rules:17)
     ctx.step(1, 'Aumentos y reducciones se anulan entre sí', 'T.1', 'tests/data/python/tercios.rules:17')
