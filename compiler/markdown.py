@@ -56,15 +56,18 @@ def abbr_term(text: str) -> str | None:
     return t
 
 
-def anchor(name: str) -> str:
-    """A permanent, valid HTML id for a declaration name."""
+def anchor(name: str, part: bool = False) -> str:
+    """A permanent, valid HTML id for a declaration name.
+
+    ``part=True``: the second half of a composed id (``catalog--entry``), which
+    needs no leading letter (``perfiles_armas--19k_45``)."""
     import unicodedata
 
     plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
     plain = re.sub(r"[^A-Za-z0-9_-]+", "-", plain).strip("-") or "x"
     if plain != name:
         plain += "-" + format(sum(name.encode()) % 4096, "x")
-    return plain if plain[0].isalpha() else "id-" + plain
+    return plain if part or plain[0].isalpha() else "id-" + plain
 
 
 def inlines(items, link) -> str:

@@ -37,7 +37,7 @@ SITE_DIR = Path(__file__).resolve().parent.parent / "site"
 KIND_TITLES = {
     "TableDecl": "Tabla", "CatalogDecl": "Catálogo", "EnumDecl": "Enumeración", "RecordDecl": "Registro",
     "RuleDecl": "Regla especial", "ProcedureDecl": "Procedimiento", "DieDecl": "Dado", "BagDecl": "Bolsa",
-    "TermDecl": "Término",
+    "TermDecl": "Término", "OddsDecl": "Probabilidades",
 }
 STATUS_BADGES = {"deferred": ("Aplazada", "rb-badge--deferred"), "not_playable": ("No jugable", "rb-badge--not-playable")}
 
@@ -51,7 +51,6 @@ PAGE_ANNOTATIONS = {
         'cost for each enum value; each card shows the cost at every value (@cost_modifier "tabla")'
     ),
 }
-ROUNDING_EXAMPLE_LIMIT = 1  # cost examples shown in the rounding note
 
 
 class SiteError(Exception):
@@ -110,9 +109,10 @@ def environment() -> jinja2.Environment:
 class PageBuilder:
     """Turns the program into page view-models (escaped strings and lists)."""
 
-    def __init__(self, program: Program, package):
+    def __init__(self, program: Program, package, odds: dict | None = None):
         self.p = program
         self.pkg = package
+        self.odds = odds or {}  # json/odds.json "tables", computed by the resolvers
         self.page_of: dict[str, str] = {}
         self.index_page = "index.md"
         for sec in program.sections:
@@ -267,13 +267,13 @@ class PageBuilder:
         return f"{'' if page == self.current_page else page}#{frag}"
 
     def href(self, name: str, entry: str | None = None) -> str | None:
-        frag = anchor(name) if entry is None else f"{anchor(name)}--{anchor(entry)}"
+        frag = anchor(name) if entry is None else f"{anchor(name)}--{anchor(entry, part=True)}"
         return self.page_href(self.page_of.get(name), frag)
 
     def entry_href(self, catalog: str, ident: str) -> str | None:
         """A catalog entry: its card if it has one, else its row in the manual's table."""
         if catalog in self.card_page:
-            return self.page_href(self.card_page[catalog], f"{anchor(catalog)}--{anchor(ident)}")
+            return self.page_href(self.card_page[catalog], f"{anchor(catalog)}--{anchor(ident, part=True)}")
         return self.href(catalog, ident)
 
     def title_field(self, record: str) -> str | None:
@@ -429,6 +429,7 @@ class PageBuilder:
             "procedures": [],
             "also": [],
             "related": [],
+            "columns_title": None,
         }
 
     def block(self, item) -> dict | None:
@@ -485,6 +486,8 @@ class PageBuilder:
             self.procedure_block(d, b)
         elif isinstance(d, n.TermDecl):
             self.term_block(d, b)
+        elif isinstance(d, n.OddsDecl):
+            self.odds_block(d, b)
         else:
             return None
         return b
@@ -525,7 +528,7 @@ class PageBuilder:
         rows = []
         card = d.name in self.card_page
         for ident, rec in self.p.catalogs.get(d.name, {}).items():
-            aid = f"{anchor(d.name)}--{anchor(ident)}{suffix}"
+            aid = f"{anchor(d.name)}--{anchor(ident, part=True)}{suffix}"
             code = f"<code>{attr(ident)}</code>"
             if card:
                 code = f'<a href="{attr(self.entry_href(d.name, ident))}" title="Ficha">{code}</a>'
@@ -640,7 +643,7 @@ class PageBuilder:
                 "base": self.num(base),
             }
         return {
-            "anchor": f"{anchor(catalog)}--{anchor(ident)}",
+            "anchor": f"{anchor(catalog)}--{anchor(ident, part=True)}",
             "id": attr(ident),
             "title": esc(self.entry_title(catalog, ident)),
             "badge": {"text": badge[0], "cls": badge[1]} if badge else None,
@@ -746,6 +749,57 @@ class PageBuilder:
             for c, i in self.same_id.get(name, [])
         ]
 
+    def value_label(self, v) -> str:
+        """An axis or outcome value: an enum member's title, a catalog entry (linked), a number."""
+        if isinstance(v, bool):
+            return "sí" if v else "no"
+        if isinstance(v, (int, Fraction)):
+            return self.num(v)
+        if isinstance(v, str):
+            for members in self.p.enum_members.values():
+                for m, title in members:
+                    if m == v:
+                        return esc(title)
+            for cat, rows in self.p.catalogs.items():
+                if v in rows:
+                    return self.md_link(self.entry_title(cat, v), self.entry_href(cat, v))
+            return esc(v)
+        return "—" if v is None else esc(str(v))
+
+    def odds_block(self, d, b: dict) -> None:
+        """A table of exact probabilities computed by the resolvers (read from json/odds.json)."""
+        t = self.odds.get(d.name)
+        b["procedure"] = self.md_link(self.title_of(d.procedure), self.href(d.procedure))
+        if t is None:
+            b["header"], b["rows"], b["errors"] = [], [], []
+            return
+        rows, cols = t.get("rows") or {}, t.get("columns") or {}
+        col_values = cols.get("values") or [None]
+        header = [esc(rows.get("title") or rows.get("variable") or "")]
+        header += [self.value_label(c) if c is not None else "Probabilidad" for c in col_values]
+        if cols.get("title") and len(col_values) > 1:
+            b["columns_title"] = esc(cols["title"])
+        out = []
+        for rv, line in zip(rows.get("values", []), t.get("cells", [])):
+            cells = [self.value_label(rv)]
+            for c in line:
+                if c is None:
+                    cells.append("—")
+                    continue
+                p = Fraction(c) if not isinstance(c, bool) else Fraction(int(c))
+                cells.append(f'<span class="rb-prob" style="--p: {float(p) * 100:.2f}%" title="{attr(frac(p))}">{self.pct_text(p)}</span>')
+            out.append(cells)
+        b["header"], b["rows"] = header, out
+        b["errors"] = [esc(e) for e in t.get("errors", [])]
+
+    @staticmethod
+    def pct_text(p: Fraction) -> str:
+        if p == 0:
+            return "0\u00a0%"
+        if p == 1:
+            return "100\u00a0%"
+        return f"{float(p) * 100:.1f}".replace(".", ",") + "\u00a0%"
+
     def term_block(self, d: n.TermDecl, b: dict) -> None:
         b["definition"] = esc(d.definition)
         key = " ".join(d.title.split()).casefold()
@@ -777,7 +831,7 @@ class PageBuilder:
 
     def example(self, ex: n.ExampleDecl) -> dict:
         given = [(attr(a.name or str(i)), esc(_source(self.p, a.value.span))) for i, a in enumerate(ex.given)]
-        out = {"title": esc(ex.title or ex.procedure), "src": esc(ex.span.src), "given": given, "expects": [], "dist": [], "error": None}
+        out = {"title": esc(ex.title or ex.procedure), "src": esc(ex.span.src), "given": given, "expects": [], "dist": [], "error": None, "error_expected": False, "more": 0}
         entry = None
         if self.pkg is not None:
             for e in self.pkg.examples.EXAMPLES:
@@ -789,14 +843,17 @@ class PageBuilder:
         import runtime
 
         proc = self.pkg.PROCEDURES[entry[0]]
+        expected_error = entry[5] if len(entry) > 5 else None
         try:
             dist = runtime.exact(proc.function, **entry[3])
         except runtime.RuleError as exc:
             out["error"] = esc(str(exc))
+            out["error_expected"] = expected_error is not None and expected_error in exc.message
             return out
+        memo = _MemoDistribution(dist)
         for text, _src, check in entry[4]:
             try:
-                ok = all(check(o, dist) for o in dist)
+                ok = all(check(o, memo) for o in dist)
             except runtime.RuleError:
                 ok = False
             out["expects"].append((esc(text), ok))
@@ -815,6 +872,59 @@ class PageBuilder:
             if b is not None:
                 blocks.append(b)
         return blocks
+
+
+class _MemoDistribution:
+    """A distribution whose ``probability(pred)``-style calls are computed once.
+
+    An example's expectation is checked on every outcome, and an expectation
+    such as ``probability(result.x) == 1/3`` recomputes the same sum each time
+    (quadratic in the number of outcomes). Calls are cached by the predicate's
+    code and captured values, so equal lambdas created anew hit the cache.
+    """
+
+    def __init__(self, dist):
+        self._dist = dist
+        self._cache: dict = {}
+
+    def __getattr__(self, name):
+        target = getattr(self._dist, name)
+        if not callable(target):
+            return target
+
+        def call(*args, **kwargs):
+            try:
+                key = (name, tuple(_fn_key(a) for a in args), tuple(sorted((k, _fn_key(v)) for k, v in kwargs.items())))
+                hash(key)
+            except TypeError:
+                return target(*args, **kwargs)
+            if key not in self._cache:
+                self._cache[key] = target(*args, **kwargs)
+            return self._cache[key]
+
+        return call
+
+    def __iter__(self):
+        return iter(self._dist)
+
+    def __len__(self):
+        return len(self._dist)
+
+    def __getitem__(self, k):
+        return self._dist[k]
+
+    def __contains__(self, k):
+        return k in self._dist
+
+
+def _fn_key(v):
+    """A hashable identity for a value; for a function, its code and captured values."""
+    code = getattr(v, "__code__", None)
+    if code is None:
+        return v
+    cells = tuple(c.cell_contents for c in (v.__closure__ or ()))
+    defaults = v.__defaults__ or ()
+    return (code, cells, defaults)
 
 
 def _source(p: Program, span, keep_lines: bool = False) -> str:
@@ -845,7 +955,9 @@ def write_docs(program: Program, out_dir: Path, python_dir: Path | None) -> None
     """
     env = environment()
     package = pyload.load_package(python_dir) if python_dir is not None else None
-    pb = PageBuilder(program, package)
+    odds_file = out_dir / "json" / "odds.json"
+    odds = json.loads(odds_file.read_text(encoding="utf-8")).get("tables", {}) if odds_file.exists() else {}
+    pb = PageBuilder(program, package, odds)
     docs = out_dir / "docs"
     (docs / "includes").mkdir(parents=True, exist_ok=True)
     (docs / "assets").mkdir(parents=True, exist_ok=True)
@@ -896,7 +1008,7 @@ def write_docs(program: Program, out_dir: Path, python_dir: Path | None) -> None
     glossary = next((s["page"] for s, sec in zip(sections, program.sections) if pb.terms and any(isinstance(i, n.TermDecl) for i in sec.items)), None)
     (docs / "index.md").write_text(
         env.get_template("index.md.j2").render(
-            title=esc(title), version=esc(rb.version or "") if rb else "", blocks=front, sections=sections,
+            title=esc(title), version=attr(rb.version or "") if rb else "", blocks=front, sections=sections,
             datasheets=[{"title": esc(c["title"]), "page": c["path"]} for c in card_nav], glossary=glossary, term_count=len(terms),
         ),
         encoding="utf-8",
@@ -977,9 +1089,10 @@ def _data_examples(program: Program, pb: PageBuilder, package) -> dict:
     # a worked example with JSON-shaped inputs: the Python and CLI examples
     chosen = None
     if package is not None:
-        for e in package.examples.EXAMPLES:
-            if e[3] and all(_json_scalar(v) for v in e[3].values()) and (chosen is None or len(e[3]) > len(chosen[3])):
-                chosen = e
+        # a typical call: JSON-shaped inputs (about four), no expected error
+        candidates = [e for e in package.examples.EXAMPLES
+                      if e[3] and all(_json_scalar(v) for v in e[3].values()) and (len(e) < 6 or e[5] is None)]
+        chosen = min(candidates, key=lambda e: abs(len(e[3]) - 4), default=None)
     if chosen is not None:
         proc, inputs = chosen[0], json.dumps(chosen[3], ensure_ascii=False)
         out["python"] = highlight(

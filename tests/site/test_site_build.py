@@ -259,3 +259,16 @@ def test_data_page_python_examples_run(built):
     # the schema example runs next to datos/
     run = subprocess.run([sys.executable, "-c", python[1]], cwd=built / "site", capture_output=True, text=True, env=env, timeout=300)
     assert run.returncode == 0, run.stderr
+
+
+def test_data_page_cli_example_runs(built):
+    import shlex
+
+    page = _read(built, "datos.html")
+    (cli,) = _code_blocks(page, "bash")[:1]
+    argv = shlex.split(cli.strip())
+    assert argv[:2] == ["rulebook", "resolve"]
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"}
+    run = subprocess.run([sys.executable, "-m", "compiler.cli", *argv[1:]], cwd=ROOT, capture_output=True, text=True, env=env, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)
