@@ -729,7 +729,7 @@ class Translator:
                     self.err(f"'{st.name}' is a reserved word and cannot name a value", st.span, "choose another name", "reserved")
                 if scope.get(st.name) is not None:
                     self.err(f"'{st.name}' is already defined", st.span, f"first defined at {scope.get(st.name)[1]}", "duplicate")
-                if st.name in self.decls:
+                if isinstance(self.decls.get(st.name), (n.EnumDecl, n.TableDecl, n.CatalogDecl)):
                     self.err(f"'{st.name}' would hide the declaration at {self.decls[st.name].span}", st.span, "choose another name", "shadow")
                 if t.kind == "none":
                     t = ANY
@@ -958,6 +958,10 @@ class Translator:
                 self.err(f"table {ot.name} is looked up with {len(want)} key(s), got {len(kts)}", e.span, None, "arity")
                 return ANY
             for k, kt, wt in zip(e.keys, kts, want):
+                if isinstance(k, n.Str) and wt.kind in ("id", "text", "ref", "refs") and info.key_types and wt is info.key_types[0] and len(info.key_types) == 1:
+                    rows = self.ref_ids(ot.name)
+                    if k.value not in rows:
+                        self.err(f"'{k.value}' is not a row of table {ot.name}", k.span, _hint(k.value, list(rows)), "unknown-name")
                 ok = assignable(kt, wt) or (wt.kind in ("id", "text", "ref", "refs") and kt.kind in ("text", "id", "ref", "refs"))
                 if not ok and not (is_numeric(kt) and is_numeric(wt)):
                     self.err(f"key of table {ot.name} must be {wt}, got {kt}", k.span, None, "type")
