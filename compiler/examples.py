@@ -22,37 +22,61 @@ class ExampleResult:
         return not self.failures and self.error is None
 
 
-def run_examples(package) -> list[ExampleResult]:
-    """Evaluate every example of a generated package."""
+@dataclass
+class Evaluation:
+    """One example evaluated: its distribution (or the error it stopped with) and a
+    verdict per expectation."""
+
+    distribution: object | None
+    error: Exception | None
+    checks: list[tuple[str, str, bool, str | None]]  # (text, source, ok, failure detail)
+    expected_error: str | None
+
+
+def evaluate(package, entry) -> Evaluation:
+    """Evaluate one entry of ``package.examples.EXAMPLES`` over its exact distribution."""
     import runtime
 
-    results = []
-    for proc_name, title, src, kwargs, expects, expected_error in package.examples.EXAMPLES:
-        res = ExampleResult(proc_name, title, src)
+    proc_name, _title, src, kwargs, expects, expected_error = entry
+    try:
+        dist = runtime.exact(package.PROCEDURES[proc_name].function, **kwargs)
+    except runtime.RuleError as exc:
+        return Evaluation(None, exc, [], expected_error)
+    checks = []
+    for text, esrc, check, per_outcome in expects:
         try:
-            dist = runtime.exact(package.PROCEDURES[proc_name].function, **kwargs)
-        except runtime.RuleError as exc:
-            if expected_error is None:
-                res.error = str(exc)
-            elif expected_error not in exc.message:
-                res.failures.append(f"{src}: expected an error containing {expected_error!r}, got: {exc}")
-            results.append(res)
-            continue
-        if expected_error is not None:
-            res.failures.append(f"{src}: expected an error{f' containing {expected_error!r}' if expected_error else ''}, but the procedure resolved")
-            results.append(res)
-            continue
-        for text, esrc, check in expects:
-            try:
+            if per_outcome:
                 bad = [o for o in dist if not check(o, dist)]
-            except runtime.RuleError as exc:
-                res.failures.append(f"{esrc}: expect {text}: {exc}")
-                continue
-            if bad:
-                shown = ", ".join(
-                    f"{json.dumps(runtime.to_jsonable(o), ensure_ascii=False)} (p={dist[o]})" for o in bad[:3]
-                )
-                res.failures.append(f"{esrc}: expect {text} does not hold for: {shown}")
+            else:
+                bad = [] if check(next(iter(dist)), dist) else list(dist)
+        except runtime.RuleError as exc:
+            checks.append((text, esrc, False, str(exc)))
+            continue
+        detail = None
+        if bad:
+            shown = ", ".join(f"{json.dumps(runtime.to_jsonable(o), ensure_ascii=False)} (p={dist[o]})" for o in bad[:3])
+            detail = f"does not hold for: {shown}"
+        checks.append((text, esrc, not bad, detail))
+    return Evaluation(dist, None, checks, expected_error)
+
+
+def run_examples(package) -> list[ExampleResult]:
+    """Evaluate every example of a generated package."""
+    results = []
+    for entry in package.examples.EXAMPLES:
+        proc_name, title, src = entry[0], entry[1], entry[2]
+        res = ExampleResult(proc_name, title, src)
+        ev = evaluate(package, entry)
+        if ev.error is not None:
+            if ev.expected_error is None:
+                res.error = str(ev.error)
+            elif ev.expected_error not in ev.error.message:
+                res.failures.append(f"{src}: expected an error containing {ev.expected_error!r}, got: {ev.error}")
+        elif ev.expected_error is not None:
+            res.failures.append(f"{src}: expected an error{f' containing {ev.expected_error!r}' if ev.expected_error else ''}, but the procedure resolved")
+        for text, esrc, ok, detail in ev.checks:
+            if not ok:
+                res.failures.append(f"{esrc}: expect {text} {detail or 'fails'}")
         results.append(res)
     return results
 

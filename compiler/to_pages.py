@@ -838,24 +838,17 @@ class PageBuilder:
                 if e[2] == ex.span.src:
                     entry = e
         if entry is None:
-            out["expects"] = [(esc(_source(self.p, x.expr.span)), None) for x in ex.expects]
+            out["expects"] = [(esc(_source(self.p, x.expr.span) if x.expr is not None else "error"), None) for x in ex.expects]
             return out
-        import runtime
+        from .examples import evaluate
 
-        proc = self.pkg.PROCEDURES[entry[0]]
-        expected_error = entry[5] if len(entry) > 5 else None
-        try:
-            dist = runtime.exact(proc.function, **entry[3])
-        except runtime.RuleError as exc:
-            out["error"] = esc(str(exc))
-            out["error_expected"] = expected_error is not None and expected_error in exc.message
+        ev = evaluate(self.pkg, entry)
+        if ev.error is not None:
+            out["error"] = esc(str(ev.error))
+            out["error_expected"] = ev.expected_error is not None and ev.expected_error in ev.error.message
             return out
-        memo = _MemoDistribution(dist)
-        for text, _src, check in entry[4]:
-            try:
-                ok = all(check(o, memo) for o in dist)
-            except runtime.RuleError:
-                ok = False
+        dist = ev.distribution
+        for text, _src, ok, _detail in ev.checks:
             out["expects"].append((esc(text), ok))
         items = sorted(dist.items(), key=lambda kv: -kv[1])
         for outcome, p in items[:12]:
@@ -872,49 +865,6 @@ class PageBuilder:
             if b is not None:
                 blocks.append(b)
         return blocks
-
-
-class _MemoDistribution:
-    """A distribution whose ``probability(pred)``-style calls are computed once.
-
-    An example's expectation is checked on every outcome, and an expectation
-    such as ``probability(result.x) == 1/3`` recomputes the same sum each time
-    (quadratic in the number of outcomes). Calls are cached by the predicate's
-    code and captured values, so equal lambdas created anew hit the cache.
-    """
-
-    def __init__(self, dist):
-        self._dist = dist
-        self._cache: dict = {}
-
-    def __getattr__(self, name):
-        target = getattr(self._dist, name)
-        if not callable(target):
-            return target
-
-        def call(*args, **kwargs):
-            try:
-                key = (name, tuple(_fn_key(a) for a in args), tuple(sorted((k, _fn_key(v)) for k, v in kwargs.items())))
-                hash(key)
-            except TypeError:
-                return target(*args, **kwargs)
-            if key not in self._cache:
-                self._cache[key] = target(*args, **kwargs)
-            return self._cache[key]
-
-        return call
-
-    def __iter__(self):
-        return iter(self._dist)
-
-    def __len__(self):
-        return len(self._dist)
-
-    def __getitem__(self, k):
-        return self._dist[k]
-
-    def __contains__(self, k):
-        return k in self._dist
 
 
 def _fn_key(v):

@@ -508,8 +508,10 @@ class PythonEmitter:
         w.line('"""The rulebook\'s worked examples, as checks over exact distributions.')
         w.line()
         w.line("``EXAMPLES`` lists (procedure, title, source, inputs, expectations, error);")
-        w.line("each expectation is (text, source, check) where ``check(result, _dist)`` must")
-        w.line("be true for every possible result of the procedure with those inputs; when")
+        w.line("each expectation is (text, source, check, per_outcome) where ``check(result,")
+        w.line("_dist)`` must be true for every possible result of the procedure with those")
+        w.line("inputs (when ``per_outcome`` is false it does not depend on the result and is")
+        w.line("evaluated once); when")
         w.line("``error`` is a string, the resolution must instead stop with a rule error whose")
         w.line('message contains it."""')
         w.line()
@@ -539,7 +541,8 @@ class PythonEmitter:
                     error = x.error or ""
                     continue
                 text = _source_of(self.p, x.expr.span)
-                w.line(f"({text!r}, {x.span.src!r}, lambda result, _dist: bool({self.expr(x.expr)})),")
+                per_outcome = _uses_result(x.expr)
+                w.line(f"({text!r}, {x.span.src!r}, lambda result, _dist: bool({self.expr(x.expr)}), {per_outcome}),")
             w.outdent()
             w.line("),")
             w.line(f"{error!r},")
@@ -709,6 +712,21 @@ class PythonEmitter:
         w.line()
         w.line('__all__ = ["PROCEDURES", "Procedure", "SCHEMA", "RULEBOOK", "TITLE", "VERSION", "data", "examples", "odds", "procedures", "types"]')
         return w.text()
+
+
+def _uses_result(expr) -> bool:
+    """Does ``expr`` read ``result`` outside ``probability(…)``?"""
+    import dataclasses
+
+    if isinstance(expr, n.Name):
+        return expr.name == "result"
+    if isinstance(expr, n.Call) and expr.func == "probability":
+        return False
+    if dataclasses.is_dataclass(expr):
+        return any(_uses_result(getattr(expr, f.name)) for f in dataclasses.fields(expr) if f.name != "span")
+    if isinstance(expr, tuple):
+        return any(_uses_result(x) for x in expr)
+    return False
 
 
 _SAME_LEVEL = {"+": ("+", "-"), "-": ("+", "-"), "*": ("*",), "and": ("and",), "or": ("or",)}
