@@ -8,8 +8,7 @@ they must render as text and JSON with positions inside the mutated file.
 A sample of the mutants also goes through ``python -m compiler.cli check``,
 which must exit with 0 or 1 and never print a traceback.
 
-Known crashers found while writing these tests are kept at the end as
-non-strict xfails: they document the bug and turn into XPASS once fixed.
+Inputs that once crashed the compiler are kept at the end as regression tests.
 """
 
 from __future__ import annotations
@@ -188,9 +187,9 @@ def test_mutants_are_deterministic_and_varied():
     assert len(SOURCES) >= 10
 
 
-# ---------------------------------------------------------------------------- known crashers
-# Minimal inputs that currently make `rulebook check` fail with an internal error.
-# Non-strict xfail: they become XPASS when the compiler is fixed (then move them up).
+# ---------------------------------------------------------------------------- former crashers
+# Minimal inputs that once made `rulebook check` or `rulebook test` fail with an
+# internal error; each must now be answered with diagnostics only.
 
 _RB = '```rules\nrulebook t "T"\n\n{}\n```\n'
 
@@ -214,7 +213,6 @@ KNOWN_CRASHERS = {
 }
 
 
-@pytest.mark.xfail(strict=False, reason="known compiler crash, see the comment on each input")
 @pytest.mark.parametrize("name", sorted(KNOWN_CRASHERS))
 def test_known_crashers(name, tmp_path):
     path = tmp_path / f"{name}.rules"
