@@ -1267,10 +1267,21 @@ class Translator:
             return
         self.use(d.procedure)
         scope = _Scope()
-        for axis in (d.rows, d.columns):
+        for axis in (d.each, d.rows, d.columns):
             if axis is None:
                 continue
-            if axis.enum is not None:
+            if axis is d.each:
+                if not isinstance(self.decls.get(axis.enum), n.CatalogDecl):
+                    self.unknown("catalog", axis.enum, axis.span, self.names_of(n.CatalogDecl))
+                    t = ANY
+                else:
+                    self.use(axis.enum)
+                    t = T("ref", axis.enum)
+            elif axis.values is not None:
+                if any(not isinstance(v, int) for v in axis.values) or len(axis.values) > 200:
+                    self.err("a list of values for an odds table holds at most 200 whole numbers", axis.span, None, "odds")
+                t = INT
+            elif axis.enum is not None:
                 if not isinstance(self.decls.get(axis.enum), n.EnumDecl):
                     self.unknown("enum", axis.enum, axis.span, self.names_of(n.EnumDecl))
                     t = ANY

@@ -221,7 +221,8 @@ def odds_doc(tables) -> dict:
             "procedure": t.procedure,
             "rows": {"variable": t.row_var, "title": t.row_title, "values": [runtime.to_jsonable(v) for v in t.rows]},
             "columns": {"variable": t.col_var, "title": t.col_title, "values": [runtime.to_jsonable(v) for v in t.columns]},
-            "cells": [[frac(c) for c in row] for row in t.cells],
+            "groups": {"variable": t.group_var, "title": t.group_title, "values": [runtime.to_jsonable(v) for v in t.groups]} if t.group_var else None,
+            "cells": [[[frac(c) for c in row] for row in grid] for grid in t.cells] if t.group_var else [[frac(c) for c in row] for row in t.cells],
             "errors": t.errors,
         }
     return {"$schema": "../schemas/odds.schema.json", "id": "odds", "kind": "odds", "tables": out}
@@ -237,10 +238,11 @@ _ODDS_SCHEMA = {
                 "title": {"type": "string"}, "source": {"type": "string"}, "procedure": {"type": "string"},
                 "rows": {"type": "object", "properties": {"variable": {"type": "string"}, "title": {"type": "string"}, "values": {"type": "array"}}, "required": ["variable", "title", "values"]},
                 "columns": {"type": "object", "properties": {"variable": {"type": ["string", "null"]}, "title": {"type": ["string", "null"]}, "values": {"type": "array"}}, "required": ["variable", "title", "values"]},
-                "cells": {"type": "array", "items": {"type": "array", "items": {"description": "Probabilidad exacta como \"n/d\" (o entero), o null si el procedimiento no admite esos datos."}}},
+                "groups": {"anyOf": [{"type": "null"}, {"type": "object", "properties": {"variable": {"type": "string"}, "title": {"type": "string"}, "values": {"type": "array"}}, "required": ["variable", "title", "values"]}]},
+                "cells": {"type": "array", "description": "cells[fila][columna] (con groups: cells[grupo][fila][columna]): probabilidad exacta como \"n/d\" (o entero), o null si el procedimiento no admite esos datos.", "items": {"type": "array"}},
                 "errors": {"type": "array", "items": {"type": "string"}},
             },
-            "required": ["title", "source", "procedure", "rows", "columns", "cells", "errors"],
+            "required": ["title", "source", "procedure", "rows", "columns", "groups", "cells", "errors"],
             "additionalProperties": False,
         }},
     },

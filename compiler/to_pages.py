@@ -652,6 +652,7 @@ class PageBuilder:
             "stats": {"header": stats_h, "row": stats_r} if stats_h else None,
             "lists": lists,
             "cost": cost,
+            "odds": self.card_odds(catalog, ident),
             "users": self.users_of(self.entry_users.get((catalog, ident), [])),
         }
 
@@ -770,27 +771,62 @@ class PageBuilder:
         """A table of exact probabilities computed by the resolvers (read from json/odds.json)."""
         t = self.odds.get(d.name)
         b["procedure"] = self.md_link(self.title_of(d.procedure), self.href(d.procedure))
+        b["grouped"] = None
         if t is None:
             b["header"], b["rows"], b["errors"] = [], [], []
             return
+        cols = t.get("columns") or {}
+        if cols.get("title") and len(cols.get("values") or []) > 1:
+            b["columns_title"] = esc(cols["title"])
+        groups = t.get("groups")
+        if groups:
+            catalog = d.each.enum
+            b["header"], b["rows"] = [], []
+            b["grouped"] = {
+                "title": esc(groups.get("title") or groups.get("variable") or ""),
+                "links": [self.md_link(self.entry_title(catalog, g), self.entry_href(catalog, g)) for g in groups["values"]],
+            }
+            b["errors"] = []
+            return
+        b["header"], b["rows"] = self.odds_grid(t, t.get("cells", []))
+        b["errors"] = [esc(e) for e in t.get("errors", [])]
+
+    def odds_grid(self, t: dict, cells: list) -> tuple[list[str], list[list[str]]]:
+        """Header and rows of one grid of an odds table (probabilities as bars)."""
         rows, cols = t.get("rows") or {}, t.get("columns") or {}
         col_values = cols.get("values") or [None]
         header = [esc(rows.get("title") or rows.get("variable") or "")]
         header += [self.value_label(c) if c is not None else "Probabilidad" for c in col_values]
-        if cols.get("title") and len(col_values) > 1:
-            b["columns_title"] = esc(cols["title"])
         out = []
-        for rv, line in zip(rows.get("values", []), t.get("cells", [])):
-            cells = [self.value_label(rv)]
+        for rv, line in zip(rows.get("values", []), cells):
+            row = [self.value_label(rv)]
             for c in line:
                 if c is None:
-                    cells.append("—")
+                    row.append("—")
                     continue
                 p = Fraction(c) if not isinstance(c, bool) else Fraction(int(c))
-                cells.append(f'<span class="rb-prob" style="--p: {float(p) * 100:.2f}%" title="{attr(frac(p))}">{self.pct_text(p)}</span>')
-            out.append(cells)
-        b["header"], b["rows"] = header, out
-        b["errors"] = [esc(e) for e in t.get("errors", [])]
+                row.append(f'<span class="rb-prob" style="--p: {float(p) * 100:.2f}%" title="{attr(frac(p))}">{self.pct_text(p)}</span>')
+            out.append(row)
+        return header, out
+
+    def card_odds(self, catalog: str, ident: str) -> list[dict]:
+        """Slices of grouped odds tables (``each x in catalog``) for one entry's card."""
+        out = []
+        for d in self.ordered_decls():
+            if not isinstance(d, n.OddsDecl) or d.each is None or d.each.enum != catalog:
+                continue
+            t = self.odds.get(d.name) or {}
+            values = (t.get("groups") or {}).get("values") or []
+            if ident not in values:
+                continue
+            grid = t["cells"][values.index(ident)]
+            if all(c is None for line in grid for c in line):
+                continue  # the procedure refuses every input for this entry (e.g. no such fire mode)
+            header, rows = self.odds_grid(t, grid)
+            cols = t.get("columns") or {}
+            out.append({"title": esc(d.title or d.name), "href": self.href(d.name), "header": header, "rows": rows,
+                        "columns_title": esc(cols.get("title") or "")})
+        return out
 
     @staticmethod
     def pct_text(p: Fraction) -> str:

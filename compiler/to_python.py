@@ -558,9 +558,10 @@ class PythonEmitter:
         w.line(HEADER.format(sources=self.sources).rstrip())
         w.line('"""Odds tables: exact probabilities computed by the resolvers for a grid of inputs.')
         w.line()
-        w.line("``ODDS`` lists (id, title, reference, source, procedure, rows, columns, inputs,")
-        w.line("kind, cell): rows/columns are (variable, title, values) (columns may be None);")
-        w.line("``inputs(row, col)`` gives the procedure's keyword arguments; ``kind`` is")
+        w.line("``ODDS`` lists (id, title, reference, source, procedure, each, rows, columns,")
+        w.line("inputs, kind, cell): each/rows/columns are (variable, title, values) (each and")
+        w.line("columns may be None; ``each`` makes one table per value, e.g. per catalog entry);")
+        w.line("``inputs(row, col, group)`` gives the procedure's keyword arguments; ``kind`` is")
         w.line("'value' (``cell(result, _dist)`` is the same for every result, e.g. a probability)")
         w.line('or \'outcomes\' (``cell(result)`` is grouped into columns by its value)."""')
         w.line()
@@ -577,11 +578,15 @@ class PythonEmitter:
             if not isinstance(d, n.OddsDecl):
                 continue
             axes = []
-            for axis in (d.rows, d.columns):
+            for axis in (d.each, d.rows, d.columns):
                 if axis is None:
                     axes.append("None")
                     continue
-                if axis.enum is not None:
+                if axis is d.each:
+                    values = f"tuple(_d.CATALOG_{py_name(axis.enum)})"
+                elif axis.values is not None:
+                    values = repr(tuple(axis.values))
+                elif axis.enum is not None:
                     values = f"_t.VALUES_{py_name(axis.enum)}"
                 else:
                     values = f"tuple(range({axis.lo}, {axis.hi + 1}))"
@@ -591,6 +596,7 @@ class PythonEmitter:
             params = ", ".join(py_name(ax.name) for ax in (d.rows, d.columns) if ax is not None)
             if d.columns is None:
                 params += ", _col=None"
+            params += f", {py_name(d.each.name)}=None" if d.each is not None else ", _group=None"
             show = d.show
             if self.p.expr_info.get(id(show)) == ("outcomes",):
                 kind, cell = "outcomes", f"lambda result: {self.expr(show.args[0].value)}"

@@ -691,7 +691,8 @@ class BrokenDecl:
 
 @dataclass(frozen=True, slots=True)
 class OddsAxis:
-    """``for name in lo..hi "Título"`` or ``for name in Enum``."""
+    """``for name in lo..hi "Título"``, ``for name in Enum``, ``for name in [a, b]``,
+    or (``each``) ``each name in catalog``: ``enum`` names the enum or catalog."""
 
     name: str
     lo: int | None
@@ -699,6 +700,7 @@ class OddsAxis:
     enum: str | None
     title: str | None
     span: Span
+    values: tuple | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -717,6 +719,7 @@ class OddsDecl:
     annotations: tuple[Annotation, ...] = ()
     source_text: str = ""
     procedure_span: Span | None = None
+    each: OddsAxis | None = None  # one table per entry of a catalog (shown in its card)
 
 
 Decl = Union[

@@ -30,7 +30,7 @@ DECL_START = re.compile(
 )
 KEYWORDS = frozenset(
     "rulebook version lang section enum ordered record list map ref rule id catalog of columns table by "
-    "show term odds across range header die bag level grants stacking procedure step let return require if then else "
+    "show term odds each across range header die bag level grants stacking procedure step let return require if then else "
     "example given expect true false none and or not in roll times keep highest lowest count draw from for except".split()
 )
 
@@ -267,14 +267,21 @@ class _ToAst(Transformer):
         name, title, proc, *rest = c
         show = rest[-1]
         axes = [x for x in rest[:-1] if isinstance(x, n.OddsAxis)]
+        each = next((x[1] for x in rest[:-1] if isinstance(x, tuple) and x and x[0] == "each"), None)
         args = tuple(x for x in rest[:-1] if isinstance(x, n.Arg))
-        return n.OddsDecl(str(name), _opt_str(title), str(proc), args, axes[0], axes[1] if len(axes) > 1 else None, show, self.sp(meta), procedure_span=self.tsp(proc))
+        return n.OddsDecl(str(name), _opt_str(title), str(proc), args, axes[0], axes[1] if len(axes) > 1 else None, show, self.sp(meta), procedure_span=self.tsp(proc), each=each)
+
+    @v_args(meta=True)
+    def odds_each(self, meta, c):
+        return ("each", n.OddsAxis(str(c[0]), None, None, str(c[1]), _opt_str(c[2]), self.sp(meta)))
 
     @v_args(meta=True)
     def odds_axis(self, meta, c):
         name, dom, title = c
         if dom[0] == "range":
             return n.OddsAxis(str(name), dom[1], dom[2], None, _opt_str(title), self.sp(meta))
+        if dom[0] == "list":
+            return n.OddsAxis(str(name), None, None, None, _opt_str(title), self.sp(meta), tuple(dom[1]))
         return n.OddsAxis(str(name), None, None, dom[1], _opt_str(title), self.sp(meta))
 
     def dom_range(self, c):
@@ -282,6 +289,9 @@ class _ToAst(Transformer):
 
     def dom_enum(self, c):
         return ("enum", str(c[0]))
+
+    def dom_list(self, c):
+        return ("list", [x for x in c if x is not None])
 
     @v_args(meta=True)
     def term_decl(self, meta, c):

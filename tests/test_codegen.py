@@ -120,3 +120,15 @@ def test_odds_tables_are_computed_by_the_resolvers():
     assert rolls.columns == [-2, -1, 0, 1, 2]
     for row in rolls.cells:
         assert sum(row) == 1
+
+
+def test_grouped_odds_have_one_grid_per_catalog_entry():
+    from fractions import Fraction
+
+    from compiler import odds, pyload
+
+    program, _ = generate(DATA / "python" / "shooting.rules")
+    table = {t.name: t for t in odds.compute(pyload.compile_and_load(program))}["danio_por_perfil"]
+    assert table.groups == ["19k", "pistola"] and table.rows == [0, 2]
+    assert table.cells[0] == [[Fraction(2, 3)], [1]]  # 4 + d6 >= 7; 6 + d6 >= 7
+    assert table.cells[1] == [[Fraction(1, 6)], [Fraction(1, 2)]]

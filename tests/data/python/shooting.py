@@ -14,6 +14,7 @@ _min, _max, _abs, _len, _sum, _any, _all = min, max, abs, len, sum, any, all
 
 # random variables with fixed shape, built once
 _RV_1 = _rt.pool_sum(_d.DIE_DadoDisparo, 2, src='tests/data/python/shooting.rules:51')
+_RV_2 = _rt.roll_one(_rt.std_die(6))
 
 
 def tirada_calidad(ctx, calidad):
@@ -74,7 +75,23 @@ def varios(ctx, cm, perfil, n):
     pares = ctx.let('pares', tuple((x * 2) for x in (1, 2, 3) if (x > 1)), 'tests/data/python/shooting.rules:71')
     return ctx.leave((_rt.lookup_range(_d.TABLE_movimiento, cm, 'movimiento', 'tests/data/python/shooting.rules:72') + _rt.capped_sum(4, 3, 3, (-2)) + _rt.floor_(_rt.div(7, 2, 'tests/data/python/shooting.rules:72')) + d.normal + fichas['azul'] + exitos + _sum(pares) + (1 if ((_t.ORD_Calidad['Green'] < _t.ORD_Calidad['Elite']) and (_rt.shift(_t.VALUES_Calidad, 'Elite', 1, 'tests/data/python/shooting.rules:73') == 'Elite')) else 0)))
 
+
+def danio_perfil(ctx, perfil, extra):
+    """danio_perfil (VI.11).
+
+    perfil: ref perfiles
+    extra: int
+    Result: int
+
+    Generated from tests/data/python/shooting.rules:97."""
+    ctx.enter('danio_perfil', 'danio_perfil', 'VI.11', 'tests/data/python/shooting.rules:97', {'perfil': perfil, 'extra': extra})
+    d = ctx.let('d', _rt.index(_rt.lookup(_d.CATALOG_perfiles, perfil, 'perfiles', 'tests/data/python/shooting.rules:98').d, 0, 'tests/data/python/shooting.rules:98'), 'tests/data/python/shooting.rules:98')
+    if not ((d is not None)):
+        raise _rt.RuleError('sin daño', 'tests/data/python/shooting.rules:99')
+    return ctx.leave((d.normal + extra + ctx.roll(_RV_2, 'roll d6', 'tests/data/python/shooting.rules:100')))
+
 # internal aliases: calls between procedures never see a local of the same name
 _proc_tirada_calidad = tirada_calidad
 _proc_impacto = impacto
 _proc_varios = varios
+_proc_danio_perfil = danio_perfil
