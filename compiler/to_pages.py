@@ -380,18 +380,8 @@ class PageBuilder:
         """A resolver value (results, inputs) as escaped Markdown."""
         import dataclasses
 
-        if v is None:
-            return "—"
-        if isinstance(v, bool):
-            return "sí" if v else "no"
-        if isinstance(v, (int, Fraction)):
-            return self.num(v)
-        if isinstance(v, str):
-            for members in self.p.enum_members.values():
-                for m, title in members:
-                    if m == v:
-                        return esc(title)
-            return esc(v)
+        if v is None or isinstance(v, (bool, int, Fraction, str)):
+            return self.value_label(v, link=False)
         if dataclasses.is_dataclass(v):
             parts = []
             for f in dataclasses.fields(v):
@@ -750,8 +740,8 @@ class PageBuilder:
             for c, i in self.same_id.get(name, [])
         ]
 
-    def value_label(self, v) -> str:
-        """An axis or outcome value: an enum member's title, a catalog entry (linked), a number."""
+    def value_label(self, v, link: bool = True) -> str:
+        """A scalar value: an enum member's title, a catalog entry (linked), a number, sí/no."""
         if isinstance(v, bool):
             return "sí" if v else "no"
         if isinstance(v, (int, Fraction)):
@@ -761,7 +751,7 @@ class PageBuilder:
                 for m, title in members:
                     if m == v:
                         return esc(title)
-            for cat, rows in self.p.catalogs.items():
+            for cat, rows in self.p.catalogs.items() if link else ():
                 if v in rows:
                     return self.md_link(self.entry_title(cat, v), self.entry_href(cat, v))
             return esc(v)

@@ -111,14 +111,27 @@ class PythonEmitter:
             return repr(v)
         return _lit(v)
 
-    # ------------------------------------------------------------------ types.py
-    def types_module(self) -> str:
+    def start_module(self, doc: str, imports: tuple[str, ...] = ("data", "types"), builtins: bool = False) -> Writer:
+        """A new module: the generated-file header, its docstring, the runtime import
+        and the sibling modules it reads (``data`` as ``_d``, ``types`` as ``_t``)."""
         w = Writer()
         w.line(HEADER.format(sources=self.sources).rstrip())
-        w.line('"""Enumerations and record types of the rulebook."""')
+        for i, line in enumerate(doc.split("\n")):
+            w.line(('"""' if i == 0 else "") + line)
+        w.lines[-1] += '"""'
         w.line()
         w.line("import runtime as _rt")
+        for mod in imports:
+            w.line(f"from . import {mod} as _{mod[0]}")
         w.line()
+        if builtins:
+            w.line("_min, _max, _abs, _len, _sum, _any, _all = min, max, abs, len, sum, any, all")
+            w.line()
+        return w
+
+    # ------------------------------------------------------------------ types.py
+    def types_module(self) -> str:
+        w = self.start_module("Enumerations and record types of the rulebook.", ())
         for name, members in sorted(self.p.enum_members.items()):
             d = self.p.decls[name]
             m = py_name(name)
@@ -154,13 +167,7 @@ class PythonEmitter:
 
     # ------------------------------------------------------------------ data.py
     def data_module(self) -> str:
-        w = Writer()
-        w.line(HEADER.format(sources=self.sources).rstrip())
-        w.line('"""Catalogs, tables, dice and bags of the rulebook, as Python data."""')
-        w.line()
-        w.line("import runtime as _rt")
-        w.line("from . import types as _t")
-        w.line()
+        w = self.start_module("Catalogs, tables, dice and bags of the rulebook, as Python data.", ("types",))
         for name in sorted(self.p.catalogs):
             d = self.p.decls[name]
             rt = T("record", d.record)
@@ -223,19 +230,14 @@ class PythonEmitter:
 
     # ------------------------------------------------------------------ procedures.py
     def procedures_module(self) -> str:
-        w = Writer()
-        w.line(HEADER.format(sources=self.sources).rstrip())
-        w.line('"""The rulebook\'s procedures: one resolver function per procedure.')
-        w.line()
-        w.line("Each function takes a context first (``runtime.SampleContext`` for a random")
-        w.line("resolution with its trace, or use ``runtime.exact(fn, **params)`` for the exact")
-        w.line('distribution of results), then the procedure\'s parameters by name."""')
-        w.line()
-        w.line("import runtime as _rt")
-        w.line("from . import data as _d")
-        w.line("from . import types as _t")
-        w.line()
-        w.line("_min, _max, _abs, _len, _sum, _any, _all = min, max, abs, len, sum, any, all")
+        w = self.start_module(
+            "The rulebook's procedures: one resolver function per procedure.\n\n"
+            "Each function takes a context first (``runtime.SampleContext`` for a random\n"
+            "resolution with its trace, or use ``runtime.exact(fn, **params)`` for the exact\n"
+            "distribution of results), then the procedure's parameters by name.",
+            builtins=True,
+        )
+        w.lines.pop()  # the blank line: the random-variable constants follow directly
         procs = [d for d in self.p.decls.values() if isinstance(d, n.ProcedureDecl)]
         self.rv_consts: list[tuple[str, str]] = []
         body = Writer()
@@ -503,24 +505,16 @@ class PythonEmitter:
 
     # ------------------------------------------------------------------ examples.py
     def examples_module(self) -> str:
-        w = Writer()
-        w.line(HEADER.format(sources=self.sources).rstrip())
-        w.line('"""The rulebook\'s worked examples, as checks over exact distributions.')
-        w.line()
-        w.line("``EXAMPLES`` lists (procedure, title, source, inputs, expectations, error);")
-        w.line("each expectation is (text, source, check, per_outcome) where ``check(result,")
-        w.line("_dist)`` must be true for every possible result of the procedure with those")
-        w.line("inputs (when ``per_outcome`` is false it does not depend on the result and is")
-        w.line("evaluated once); when")
-        w.line("``error`` is a string, the resolution must instead stop with a rule error whose")
-        w.line('message contains it."""')
-        w.line()
-        w.line("import runtime as _rt")
-        w.line("from . import data as _d")
-        w.line("from . import types as _t")
-        w.line()
-        w.line("_min, _max, _abs, _len, _sum, _any, _all = min, max, abs, len, sum, any, all")
-        w.line()
+        w = self.start_module(
+            "The rulebook's worked examples, as checks over exact distributions.\n\n"
+            "``EXAMPLES`` lists (procedure, title, source, inputs, expectations, error);\n"
+            "each expectation is (text, source, check, per_outcome) where ``check(result,\n"
+            "_dist)`` must be true for every possible result of the procedure with those\n"
+            "inputs (when ``per_outcome`` is false it does not depend on the result and is\n"
+            "evaluated once); when ``error`` is a string, the resolution must instead stop\n"
+            "with a rule error whose message contains it.",
+            builtins=True,
+        )
         w.line("EXAMPLES = (")
         w.indent()
         self.rv_consts = []
@@ -554,23 +548,16 @@ class PythonEmitter:
 
     # ------------------------------------------------------------------ odds.py
     def odds_module(self) -> str:
-        w = Writer()
-        w.line(HEADER.format(sources=self.sources).rstrip())
-        w.line('"""Odds tables: exact probabilities computed by the resolvers for a grid of inputs.')
-        w.line()
-        w.line("``ODDS`` lists (id, title, reference, source, procedure, each, rows, columns,")
-        w.line("inputs, kind, cell): each/rows/columns are (variable, title, values) (each and")
-        w.line("columns may be None; ``each`` makes one table per value, e.g. per catalog entry);")
-        w.line("``inputs(row, col, group)`` gives the procedure's keyword arguments; ``kind`` is")
-        w.line("'value' (``cell(result, _dist)`` is the same for every result, e.g. a probability)")
-        w.line('or \'outcomes\' (``cell(result)`` is grouped into columns by its value)."""')
-        w.line()
-        w.line("import runtime as _rt")
-        w.line("from . import data as _d")
-        w.line("from . import types as _t")
-        w.line()
-        w.line("_min, _max, _abs, _len, _sum, _any, _all = min, max, abs, len, sum, any, all")
-        w.line()
+        w = self.start_module(
+            "Odds tables: exact probabilities computed by the resolvers for a grid of inputs.\n\n"
+            "``ODDS`` lists (id, title, reference, source, procedure, each, rows, columns,\n"
+            "inputs, kind, cell): each/rows/columns are (variable, title, values) (each and\n"
+            "columns may be None; ``each`` makes one table per value, e.g. per catalog entry);\n"
+            "``inputs(row, col, group)`` gives the procedure's keyword arguments; ``kind`` is\n"
+            "'value' (``cell(result, _dist)`` is the same for every result, e.g. a probability)\n"
+            "or 'outcomes' (``cell(result)`` is grouped into columns by its value).",
+            builtins=True,
+        )
         w.line("ODDS = (")
         w.indent()
         self.rv_consts = []
