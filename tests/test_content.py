@@ -1,0 +1,27 @@
+"""The bundled rulebook: `rulebook check` reports exactly the manual's
+inconsistencies that the content deliberately keeps (each with a position)."""
+
+from __future__ import annotations
+
+from conftest import DATA, compare_golden
+
+
+def test_check_reports_exactly_the_deliberate_warnings(checked, update_goldens):
+    assert checked.ok
+    assert all(d.span.line > 0 and d.span.col > 0 for d in checked.diagnostics)
+    # positions are checked above; the golden leaves line numbers out so that
+    # editing the prose above a warning does not break it
+    lines = sorted(f"{d.span.file}: {d.code}: {d.message}" for d in checked.diagnostics)
+    compare_golden("\n".join(lines) + "\n", DATA / "deliberate_warnings.txt", update_goldens)
+
+
+def test_catalog_counts(program):
+    units = [c for c in program.catalogs if program.decls[c].record.startswith("Unidad")]
+    playable = sum(len(program.catalogs[c]) for c in units if program.status.get(c) != "deferred")
+    assert playable == 123
+    assert sum(len(program.catalogs[c]) for c in units) == 134  # with the 11 deferred aircraft
+    from rules_dsl import nodes as n
+
+    assert len(program.of_kind(n.RuleDecl)) == 60
+    assert len(program.catalogs["perfiles_armas"]) == 38
+    assert len(program.catalogs["perfiles_tiro_indirecto"]) == 14
