@@ -856,7 +856,7 @@ class Translator:
                     self.err(f"'{a.name}' is not a kind of token of bag {e.bag}", a.span, _hint(a.name, kinds) or "kinds: " + ", ".join(kinds), "unknown-name")
                 at = self.expr(a.value, scope)
                 if at not in (INT, ANY):
-                    self.err(f"the number of '{a.name}' tokens removed must be a whole number, got {at}", a.value.span, None, "type")
+                    self.err(f"the number of '{a.name}' tokens must be a whole number, got {at}", a.value.span, None, "type")
             return T("counts", e.bag, tuple(T("key", k) for k in kinds))
         raise AssertionError(type(e))
 

@@ -353,7 +353,8 @@ class PythonEmitter:
             bag = f"_d.BAG_{py_name(e.bag)}"
             if e.removed:
                 removed = ", ".join(f"{a.name!r}: {self.expr(a.value)}" for a in e.removed)
-                bag = f"_rt.bag_without({bag}, {{{removed}}}, {e.span.src!r})"
+                fn = "bag_without" if e.mode == "except" else "bag_with"
+                bag = f"_rt.{fn}({bag}, {{{removed}}}, {e.span.src!r})"
             return f"ctx.roll(_rt.bag_draw({bag}, {self.expr(e.count)}, src={e.span.src!r}), {_label(e, self.p)!r}, {e.span.src!r})"
         raise AssertionError(type(e))
 

@@ -342,6 +342,7 @@ class Draw:
     bag: str
     span: Span
     removed: tuple["Arg", ...] = ()  # ``except (kind: n, …)``: tokens already out of the bag
+    mode: str = "except"  # or "with": ``with (kind: n, …)`` sets how many tokens of each kind the bag holds
 
 
 Expr = Union[Num, Str, Bool, NoneLit, Name, Attr, Index, Call, Unary, Binary, IfExpr, ListExpr, Comprehension, Roll, Draw]

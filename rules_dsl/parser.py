@@ -31,7 +31,7 @@ DECL_START = re.compile(
 KEYWORDS = frozenset(
     "rulebook version lang section enum ordered record list map ref rule id catalog of columns table by "
     "show term odds each across range header die bag level grants stacking procedure step let return require if then else "
-    "example given expect true false none and or not in roll times keep highest lowest count draw from for except".split()
+    "example given expect true false none and or not in roll times keep highest lowest count draw from for except with".split()
 )
 
 
@@ -732,7 +732,8 @@ class _ToAst(Transformer):
 
     @v_args(meta=True)
     def draw(self, meta, c):
-        return n.Draw(c[0], str(c[1]), self.sp(meta), tuple(a for a in c[2:] if a is not None))
+        count, bag, mode, *changes = c
+        return n.Draw(count, str(bag), self.sp(meta), tuple(a for a in changes if a is not None), str(mode) if mode else "except")
 
     def std_dice(self, c):
         tok, times, keep, count = c

@@ -64,7 +64,7 @@ OTHER_KEYWORDS = (
     "ordered", "of", "columns", "by", "across", "range", "level", "grants",
     "stacking", "step", "let", "return", "if", "then", "else", "require",
     "given", "expect", "roll", "times", "keep", "highest", "lowest", "count",
-    "draw", "from", "version", "lang", "header", "for", "except", "error", "each",
+    "draw", "from", "version", "lang", "header", "for", "except", "with", "error", "each",
 )
 KEYWORDS = (
     DECLARATION_KEYWORDS + TYPE_KEYWORDS + CONSTANT_KEYWORDS + WORD_OPERATORS + OTHER_KEYWORDS

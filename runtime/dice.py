@@ -42,6 +42,7 @@ __all__ = [
     "Bag",
     "bag_draw",
     "bag_without",
+    "bag_with",
     "constant",
     "Counts",
     "COMPARISONS",
@@ -674,4 +675,21 @@ def bag_without(bag: Bag, removed: dict[str, int], src: str | None = None) -> Ba
     unknown = set(removed) - set(bag.kinds())
     if unknown:
         raise RuleError(f"la bolsa {bag.name} no tiene fichas de {sorted(unknown)[0]}", src)
+    return Bag(bag.name, tuple(tokens))
+
+
+def bag_with(bag: Bag, counts: dict[str, int], src: str | None = None) -> Bag:
+    """The bag's kinds with the given number of tokens of each (others as declared).
+
+    For bags whose make-up is computed, e.g. from a table row.
+    """
+    unknown = set(counts) - set(bag.kinds())
+    if unknown:
+        raise RuleError(f"la bolsa {bag.name} no tiene fichas de {sorted(unknown)[0]}", src)
+    tokens = []
+    for kind, declared in bag.tokens:
+        count = counts.get(kind, declared)
+        if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+            raise RuleError(f"no puede haber {count!r} fichas de {kind} en la bolsa {bag.name}", src)
+        tokens.append((kind, count))
     return Bag(bag.name, tuple(tokens))
