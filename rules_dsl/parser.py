@@ -58,6 +58,23 @@ class _NewlinePostLex:
             yield tok
 
 
+def _cache_path() -> str | bool:
+    """Where Lark keeps the built parser tables between runs (keyed by the grammar
+    and options, so a changed grammar is rebuilt); False when it cannot be written."""
+    import os
+
+    folder = GRAMMAR_PATH.parent / "__pycache__"
+    try:
+        folder.mkdir(exist_ok=True)
+    except OSError:
+        return False
+    if not os.access(folder, os.W_OK):
+        return False
+    import lark
+
+    return str(folder / f"grammar.lark-{lark.__version__}.cache")
+
+
 @lru_cache(maxsize=1)
 def _lark() -> Lark:
     return Lark(
@@ -67,6 +84,7 @@ def _lark() -> Lark:
         propagate_positions=True,
         maybe_placeholders=True,
         postlex=_NewlinePostLex(),
+        cache=_cache_path(),
     )
 
 
