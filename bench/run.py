@@ -4,8 +4,8 @@ README
 ------
 Run from the project root::
 
-    /work/venv/bin/python bench/run.py            # full run, about a minute
-    /work/venv/bin/python bench/run.py --quick    # CI smoke run, under 20 s (noisy numbers)
+    python bench/run.py            # full run, about two minutes
+    python bench/run.py --quick    # smoke run, about 20 s (noisy numbers)
 
 Options: ``--repeat N`` (timings per measurement; default 7, quick 3),
 ``--calls N`` (resolver calls for b; default 20000, quick 2000),
