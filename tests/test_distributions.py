@@ -45,6 +45,10 @@ def test_variation_dice_match_icepool(package):
         ("resolucion_impacto", {"i_base": 6, "m": 0, "p": 7, "calidad": "Veteran"}),
         ("disparo_directo", {"perfil": "fusiles_seccion", "modo": "area", "distancia": 15, "p": 5, "calidad": "Regular"}),
         ("danio_vehiculo", {"d_final": 4, "resistencia": 3, "marcadores_danado": 1}),
+        ("chequeo_moral", {"bajas": 4, "tipo": "seccion", "calidad": "Regular"}),
+        ("planificacion_bombardeo", {"calidad_principal": "Veteran", "observadores_adicionales": 1, "fuera_en_blanco": 3}),
+        ("robo_emplazamiento", {"terreno": "colinas", "tamano": "grande"}),
+        ("tirada_dados_ordenes", {"oficiales": ["Regular"]}),
     ],
 )
 def test_exact_matches_100000_samples(package, name, inputs):
