@@ -883,6 +883,7 @@ class Translator:
 
     def attr(self, e: n.Attr, scope: _Scope, in_expect: bool) -> T:
         ot = self.expr(e.obj, scope, in_expect)
+        at = e.name_span or e.span  # errors point at the name after the dot
         base = ot.inner
         nullable = ot.kind == "opt"
         if base.kind == "any":
@@ -890,21 +891,21 @@ class Translator:
         if base.kind == "enumtype":
             members = [m for m, _ in self.enum_members.get(base.name, [])]
             if e.name not in members:
-                self.err(f"'{e.name}' is not a value of {base.name}", e.span, _hint(e.name, members) or "values: " + ", ".join(members), "unknown-name")
+                self.err(f"'{e.name}' is not a value of {base.name}", at, _hint(e.name, members) or "values: " + ", ".join(members), "unknown-name")
                 return ANY
             self.expr_info[id(e)] = ("enumval", base.name, e.name)
             return T("enum", base.name)
         if base.kind == "table" and _referenceable(self.decls.get(base.name)):
             rows = self.ref_ids(base.name)
             if e.name not in rows:
-                self.err(f"'{e.name}' is not a row of table {base.name}", e.span, _hint(e.name, list(rows)), "unknown-name")
+                self.err(f"'{e.name}' is not a row of table {base.name}", at, _hint(e.name, list(rows)), "unknown-name")
                 return ANY
             self.expr_info[id(e)] = ("catalogid", base.name, e.name)
             return T("ref", base.name)
         if base.kind == "catalog":
             rows = self.catalogs.get(base.name, {})
             if e.name not in rows:
-                self.err(f"'{e.name}' is not an entry of catalog {base.name}", e.span, _hint(e.name, list(rows)), "unknown-name")
+                self.err(f"'{e.name}' is not an entry of catalog {base.name}", at, _hint(e.name, list(rows)), "unknown-name")
                 return ANY
             self.expr_info[id(e)] = ("catalogid", base.name, e.name)
             return T("ref", base.name)
@@ -928,12 +929,12 @@ class Translator:
         elif base.kind == "counts":
             keys = [k.name for k in base.args]
             if e.name not in keys:
-                self.err(f"'{e.name}' is not a kind of {base.name}", e.span, _hint(e.name, keys) or "kinds: " + ", ".join(keys), "unknown-name")
+                self.err(f"'{e.name}' is not a kind of {base.name}", at, _hint(e.name, keys) or "kinds: " + ", ".join(keys), "unknown-name")
                 return ANY
             self.expr_info[id(e)] = ("count", e.name, nullable)
             return INT
         else:
-            self.err(f"{ot} has no fields", e.span, None, "type")
+            self.err(f"{ot} has no fields", at, None, "type")
             return ANY
         for f, t in fields:
             if f == e.name:
@@ -943,7 +944,7 @@ class Translator:
                 if path is not None and result.kind == "opt" and scope.is_narrowed(path):
                     result = result.inner
                 return result
-        self.err(f"{base} has no field '{e.name}'", e.span, _hint(e.name, [f for f, _ in fields]) or "fields: " + ", ".join(f for f, _ in fields), "unknown-name")
+        self.err(f"{base} has no field '{e.name}'", at, _hint(e.name, [f for f, _ in fields]) or "fields: " + ", ".join(f for f, _ in fields), "unknown-name")
         return ANY
 
     def index(self, e: n.Index, scope: _Scope, in_expect: bool) -> T:

@@ -243,6 +243,7 @@ class Attr:
     obj: "Expr"
     name: str
     span: Span
+    name_span: Span | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -270,7 +270,9 @@ class _ToAst(Transformer):
 
     @v_args(meta=True)
     def annotation(self, meta, c):
-        return n.Annotation(str(c[0]), c[1], self.sp(meta))
+        start = self.sp(meta)
+        end = c[1].span if c[1] is not None else self.tsp(c[0])
+        return n.Annotation(str(c[0]), c[1], Span(start.file, start.line, start.col, end.end_line, end.end_col))
 
     @v_args(meta=True)
     def rulebook_decl(self, meta, c):
@@ -689,7 +691,7 @@ class _ToAst(Transformer):
 
     @v_args(meta=True)
     def attr(self, meta, c):
-        return n.Attr(c[0], str(c[1]), self.sp(meta))
+        return n.Attr(c[0], str(c[1]), self.sp(meta), self.tsp(c[1]))
 
     @v_args(meta=True)
     def index(self, meta, c):

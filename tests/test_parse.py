@@ -19,7 +19,7 @@ def dump(node, indent: int = 0) -> str:
     """A stable, indented dump of nodes without spans (positions are tested elsewhere)."""
     pad = "  " * indent
     if dataclasses.is_dataclass(node):
-        fields = [f for f in dataclasses.fields(node) if f.name not in ("span", "source_text", "func_span", "die_span", "record_span", "columns_span", "procedure_span")]
+        fields = [f for f in dataclasses.fields(node) if f.name not in ("span", "source_text", "func_span", "die_span", "record_span", "columns_span", "procedure_span", "name_span")]
         lines = [f"{pad}{type(node).__name__}"]
         for f in fields:
             value = getattr(node, f.name)
