@@ -27,7 +27,7 @@ from .types import ANY, BOOL, DEC, ID, INT, NONE, PRIMITIVES, RULE, TEXT, T, ass
 TYPE_DECLS = (n.EnumDecl, n.RecordDecl, n.DieDecl, n.BagDecl)
 BUILTINS = {
     "any", "all", "min", "max", "clamp", "abs", "floor", "ceil", "round", "trunc", "capped_sum", "len", "sum", "ord",
-    "shift", "probability",
+    "shift", "probability", "has_rule", "rule_param",
 }
 STATUSES = ("active", "deferred", "not_playable")
 MAX_NESTING = 100  # nested sub-expressions (chains like a + b + c are flat and do not count)
@@ -1056,8 +1056,40 @@ class Translator:
             hint = _OPTIONAL_HINT if at.kind == "opt" and assignable(at.inner, pt) else None
             self.err(f"{what_arg} '{pname}' of {what} must be {pt}, got {at}", expr.span, hint, "type")
 
+    def rule_builtin(self, e: n.Call, scope: _Scope, in_expect: bool) -> T:
+        """``has_rule(rules, lmg)`` and ``rule_param(rules, lmg, X)`` on a list of special rules."""
+        fn = e.func
+        want = 2 if fn == "has_rule" else 3
+        result = BOOL if fn == "has_rule" else ANY
+        if len(e.args) != want or any(a.name for a in e.args):
+            self.err(f"{fn}() takes {want} positional arguments: the list of rules, a rule" + (" and one of its parameters" if want == 3 else ""), e.span, None, "arity")
+            return result
+        lt = self.expr(e.args[0].value, scope, in_expect)
+        if lt.inner != T("list", None, (RULE,)) and lt.kind != "any":
+            self.err(f"{fn}() needs a list of special rules (list[rule]), got {lt}", e.args[0].value.span, None, "type")
+        rule_arg = e.args[1].value
+        if not isinstance(rule_arg, n.Name) or not isinstance(self.decls.get(rule_arg.name), n.RuleDecl):
+            name = rule_arg.name if isinstance(rule_arg, n.Name) else "?"
+            self.unknown("special rule", name, rule_arg.span, self.names_of(n.RuleDecl))
+            return result
+        self.use(rule_arg.name)
+        param = None
+        if fn == "rule_param":
+            p_arg = e.args[2].value
+            params = dict(self.rule_params.get(rule_arg.name, []))
+            if not isinstance(p_arg, n.Name) or p_arg.name not in params:
+                shown = p_arg.name if isinstance(p_arg, n.Name) else "?"
+                self.err(f"special rule {rule_arg.name} has no parameter '{shown}'", p_arg.span, "parameters: " + (", ".join(params) or "none"), "unknown-name")
+                return result
+            param = p_arg.name
+            result = opt(params[param])
+        self.expr_info[id(e)] = ("builtin", fn, rule_arg.name, param)
+        return result
+
     def builtin(self, e: n.Call, scope: _Scope, in_expect: bool) -> T:
         fn = e.func
+        if fn in ("has_rule", "rule_param"):
+            return self.rule_builtin(e, scope, in_expect)
         self.expr_info[id(e)] = ("builtin", fn)
         if any(a.name for a in e.args):
             self.err(f"{fn}() takes positional arguments only", e.span, None, "syntax")

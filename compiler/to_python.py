@@ -406,7 +406,12 @@ class PythonEmitter:
         raise AssertionError(kind)
 
     def call(self, e: n.Call, info) -> str:
-        kind, fn = info
+        kind, fn = info[0], info[1]
+        if kind == "builtin" and fn in ("has_rule", "rule_param"):
+            rules = self.expr(e.args[0].value)
+            if fn == "has_rule":
+                return f"_rt.has_rule({rules}, {info[2]!r})"
+            return f"_rt.rule_param({rules}, {info[2]!r}, {info[3]!r})"
         args = [self.expr(a.value) for a in e.args]
         src = e.span.src
         if kind == "builtin":

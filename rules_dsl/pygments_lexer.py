@@ -72,7 +72,7 @@ KEYWORDS = (
 
 BUILTINS = (
     "min", "max", "clamp", "abs", "floor", "ceil", "round", "trunc",
-    "capped_sum", "len", "sum", "ord", "shift", "probability", "any", "all", "outcomes",
+    "capped_sum", "len", "sum", "ord", "shift", "probability", "any", "all", "outcomes", "has_rule", "rule_param",
 )
 
 #: Values of ``@status``.

@@ -48,7 +48,7 @@ from .numbers import (
     round_,
     trunc_,
 )
-from .records import RuleApp, Schema, field, from_input
+from .records import RuleApp, Schema, field, from_input, has_rule, rule_param
 from .tables import index, lookup, lookup_range, ordinal, shift
 from .trace import LetEvent, ProcedureFrame, RollEvent, Step, Trace
 from .values import Counts, format_value, sort_key, to_jsonable
@@ -63,6 +63,8 @@ __all__ = [
     "Schema",
     "field",
     "from_input",
+    "has_rule",
+    "rule_param",
     # errors
     "RuleError",
     "InputError",

@@ -16,7 +16,7 @@ from typing import Any, Mapping
 
 from .errors import InputError, RuleError
 
-__all__ = ["RuleApp", "field", "Schema", "from_input"]
+__all__ = ["RuleApp", "field", "has_rule", "rule_param", "Schema", "from_input"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +28,19 @@ class RuleApp:
 
     def arg(self, name: str) -> Any:
         return dict(self.args)[name]
+
+
+def has_rule(rules, rule: str) -> bool:
+    """Whether a list of rule applications includes ``rule``."""
+    return any(r.rule == rule for r in rules)
+
+
+def rule_param(rules, rule: str, param: str) -> Any:
+    """The value of ``param`` in the first application of ``rule``, or None when absent."""
+    for r in rules:
+        if r.rule == rule:
+            return dict(r.args).get(param)
+    return None
 
 
 def field(obj: Any, name: str, src: str | None = None) -> Any:

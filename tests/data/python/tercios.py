@@ -85,8 +85,21 @@ def robar_ordenes(ctx, n, fuego_fuera=0):
     ctx.step(1, 'Se roban n cartas del mazo sin las ya jugadas', 'T.2', 'tests/data/python/tercios.rules:88')
     return ctx.leave(ctx.roll(_rt.bag_draw(_rt.bag_without(_d.BAG_Mazo, {'fuego': fuego_fuera}, 'tests/data/python/tercios.rules:89'), n, src='tests/data/python/tercios.rules:89'), 'draw n from Mazo except (fuego: fuego_fuera)', 'tests/data/python/tercios.rules:89')['fuego'])
 
+
+def defensa_caballeria(ctx, unidad):
+    """defensa_caballeria (T.2).
+
+    unidad: ref unidades
+    Result: int
+
+    Generated from tests/data/python/tercios.rules:115."""
+    ctx.enter('defensa_caballeria', 'defensa_caballeria', 'T.2', 'tests/data/python/tercios.rules:115', {'unidad': unidad})
+    picas_x = ctx.let('picas_x', _rt.rule_param(_rt.lookup(_d.CATALOG_unidades, unidad, 'unidades', 'tests/data/python/tercios.rules:116').reglas, 'picas', 'X'), 'tests/data/python/tercios.rules:116')
+    return ctx.leave(((picas_x if (picas_x is not None) else 0) + (1 if _rt.has_rule(_rt.lookup(_d.CATALOG_unidades, unidad, 'unidades', 'tests/data/python/tercios.rules:117').reglas, 'veteranos') else 0)))
+
 # internal aliases: calls between procedures never see a local of the same name
 _proc_valor_modificado = valor_modificado
 _proc_chequeo_disciplina = chequeo_disciplina
 _proc_chequeo_ruptura = chequeo_ruptura
 _proc_robar_ordenes = robar_ordenes
+_proc_defensa_caballeria = defensa_caballeria
