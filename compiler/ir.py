@@ -73,6 +73,22 @@ class Program:
     uses: dict[str, set[str]]  # declaration -> names of declarations that use it
     status: dict[str, str]
 
+    def source_text(self, span, keep_lines: bool = False) -> str:
+        """The rules text a span covers. Multi-line text is joined into one line,
+        or with ``keep_lines`` kept as lines re-indented relative to the first."""
+        lines = self.sources.get(span.file, "").splitlines()
+        if span.line < 1 or span.line > len(lines):
+            return ""
+        if span.line == span.end_line:
+            return lines[span.line - 1][span.col - 1 : span.end_col - 1]
+        chunk = lines[span.line - 1 : span.end_line]
+        chunk[-1] = chunk[-1][: span.end_col - 1]
+        indent = span.col - 1
+        chunk[0] = chunk[0][indent:]
+        if keep_lines:
+            return "\n".join([chunk[0]] + [c[indent:] if not c[:indent].strip() else c.lstrip() for c in chunk[1:]])
+        return " ".join(c.strip() for c in chunk)
+
     def kind(self, name: str) -> str:
         return type(self.decls[name]).__name__.removesuffix("Decl").lower()
 

@@ -838,7 +838,7 @@ class PageBuilder:
     def procedure_block(self, d: n.ProcedureDecl, b: dict) -> None:
         params = []
         for prm, (pname, pt) in zip(d.params, self.p.param_types[d.name]):
-            default = _source(self.p, prm.default.span) if prm.default is not None else None
+            default = self.p.source_text(prm.default.span) if prm.default is not None else None
             params.append([f"`{pname}`", esc(str(pt)), esc(default) if default else "—"])
         b["params"] = params
         b["result"] = esc(str(self.p.result_types[d.name]))
@@ -846,17 +846,17 @@ class PageBuilder:
         loose = []
         for st in d.body:
             if isinstance(st, n.Step):
-                code = "\n".join(_source(self.p, s.span, keep_lines=True) for s in st.body)
+                code = "\n".join(self.p.source_text(s.span, keep_lines=True) for s in st.body)
                 steps.append({"label": esc(st.label), "code": highlight(code) if code.strip() else None})
             else:
-                loose.append(_source(self.p, st.span, keep_lines=True))
+                loose.append(self.p.source_text(st.span, keep_lines=True))
         if loose:
             steps.append({"label": esc("Resultado"), "code": highlight("\n".join(loose))})
         b["steps"] = steps
         b["examples"] = [self.example(ex) for ex in self.examples_of.get(d.name, [])]
 
     def example(self, ex: n.ExampleDecl) -> dict:
-        given = [(attr(a.name or str(i)), esc(_source(self.p, a.value.span))) for i, a in enumerate(ex.given)]
+        given = [(attr(a.name or str(i)), esc(self.p.source_text(a.value.span))) for i, a in enumerate(ex.given)]
         out = {"title": esc(ex.title or ex.procedure), "src": esc(ex.span.src), "given": given, "expects": [], "dist": [], "error": None, "error_expected": False, "more": 0}
         entry = None
         if self.pkg is not None:
@@ -864,7 +864,7 @@ class PageBuilder:
                 if e[2] == ex.span.src:
                     entry = e
         if entry is None:
-            out["expects"] = [(esc(_source(self.p, x.expr.span) if x.expr is not None else "error"), None) for x in ex.expects]
+            out["expects"] = [(esc(self.p.source_text(x.expr.span) if x.expr is not None else "error"), None) for x in ex.expects]
             return out
         from .examples import evaluate
 
@@ -901,21 +901,6 @@ def _fn_key(v):
     cells = tuple(c.cell_contents for c in (v.__closure__ or ()))
     defaults = v.__defaults__ or ()
     return (code, cells, defaults)
-
-
-def _source(p: Program, span, keep_lines: bool = False) -> str:
-    text = p.sources.get(span.file, "")
-    lines = text.splitlines()
-    if span.line < 1 or span.line > len(lines):
-        return ""
-    chunk = lines[span.line - 1 : span.end_line]
-    chunk[-1] = chunk[-1][: span.end_col - 1] if span.end_line == span.line else chunk[-1][: span.end_col - 1]
-    first_indent = span.col - 1
-    chunk[0] = chunk[0][first_indent:]
-    if keep_lines:
-        out = [chunk[0]] + [c[first_indent:] if c[:first_indent].strip() == "" else c.lstrip() for c in chunk[1:]]
-        return "\n".join(out)
-    return " ".join(c.strip() for c in chunk)
 
 
 def _section_heading(sec) -> str:

@@ -355,7 +355,7 @@ class PythonEmitter:
                 removed = ", ".join(f"{a.name!r}: {self.expr(a.value)}" for a in e.removed)
                 fn = "bag_without" if e.mode == "except" else "bag_with"
                 bag = f"_rt.{fn}({bag}, {{{removed}}}, {e.span.src!r})"
-            return f"ctx.roll(_rt.bag_draw({bag}, {self.expr(e.count)}, src={e.span.src!r}), {_label(e, self.p)!r}, {e.span.src!r})"
+            return f"ctx.roll(_rt.bag_draw({bag}, {self.expr(e.count)}, src={e.span.src!r}), {self.p.source_text(e.span)!r}, {e.span.src!r})"
         raise AssertionError(type(e))
 
     def attr(self, e: n.Attr, info) -> str:
@@ -507,7 +507,7 @@ class PythonEmitter:
             const = f"_RV_{len(self.rv_consts) + 1}"
             self.rv_consts.append((const, rv))
             rv = const
-        return f"ctx.roll({rv}, {_label(e, self.p)!r}, {src!r})"
+        return f"ctx.roll({rv}, {self.p.source_text(e.span)!r}, {src!r})"
 
     # ------------------------------------------------------------------ examples.py
     def examples_module(self) -> str:
@@ -540,7 +540,7 @@ class PythonEmitter:
                 if x.expr is None:
                     error = x.error or ""
                     continue
-                text = _source_of(self.p, x.expr.span)
+                text = self.p.source_text(x.expr.span)
                 per_outcome = _uses_result(x.expr)
                 w.line(f"({text!r}, {x.span.src!r}, lambda result, _dist: bool({self.expr(x.expr)}), {per_outcome}),")
             w.outdent()
@@ -743,23 +743,6 @@ def _doc(text: str) -> str:
 
 def _comment(text: str) -> str:
     return text.replace("\n", " ").replace("\r", " ")
-
-
-def _source_of(p: Program, span) -> str:
-    text = p.sources.get(span.file, "")
-    lines = text.splitlines()
-    if span.line == span.end_line and 0 < span.line <= len(lines):
-        return lines[span.line - 1][span.col - 1 : span.end_col - 1]
-    chunk = lines[span.line - 1 : span.end_line]
-    if not chunk:
-        return ""
-    chunk[-1] = chunk[-1][: span.end_col - 1]
-    chunk[0] = chunk[0][span.col - 1 :]
-    return " ".join(c.strip() for c in chunk)
-
-
-def _label(e, p: Program) -> str:
-    return _source_of(p, e.span)
 
 
 def package_name(program: Program) -> str:
