@@ -26,10 +26,10 @@ DADO_DISPARO = (1, 1, 0, 0, -1, -1)
 
 # VI.11: calidad -> (dados lanzados, dados conservados)
 DADOS_CALIDAD = {
-    "Green": (3, "peores"),
-    "Regular": (2, "todos"),
-    "Veteran": (3, "mejores"),
-    "Elite": (4, "mejores"),
+    "green": (3, "peores"),
+    "regular": (2, "todos"),
+    "veteran": (3, "mejores"),
+    "elite": (4, "mejores"),
 }
 
 # VI.12: coste de Munición por modo.
@@ -51,12 +51,12 @@ PERFILES = {
         (None, (8, 6, 4), (10, 9, 8), ((4, 3), (4, 3), (3, 2))),
     ),
     "puteaux_37_trp": (
-        ("HE", (7, 5, 4), (9, 8, 6), ((3, 1), (3, 1), (2, 1))),
-        ("AP", (7, 5, 4), (None, None, None), ((6, None), (4, None), (2, None))),
+        ("he", (7, 5, 4), (9, 8, 6), ((3, 1), (3, 1), (2, 1))),
+        ("ap", (7, 5, 4), (None, None, None), ((6, None), (4, None), (2, None))),
     ),
     "pak_35_36_37": (
-        ("HE", (7, 6, 5), (8, 7, 6), ((3, 2), (3, 1), (2, 1))),
-        ("AP", (7, 6, 5), (None, None, None), ((9, None), (7, None), (5, None))),
+        ("he", (7, 6, 5), (8, 7, 6), ((3, 2), (3, 1), (2, 1))),
+        ("ap", (7, 6, 5), (None, None, None), ((9, None), (7, None), (5, None))),
     ),
 }
 
@@ -135,7 +135,7 @@ def fuego(perfil: str, modo: str, distancia: int, municion: str | None = None, m
     if d[b] is None:
         raise ValueError("El perfil no tiene D en esa banda")
     d_normal, d_reducido = d[b]
-    return i_base, d_normal, d_reducido, municion_fuego == "HE"
+    return i_base, d_normal, d_reducido, municion_fuego == "he"
 
 
 def disparo_directo(

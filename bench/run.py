@@ -84,19 +84,19 @@ SEED = 1936
 # Direct-fire attacks used by b (cycled) and c: automatic, impossible and rolled
 # hits, every Quality, both fire modes, cover, vehicles, small bases, helmets.
 SCENARIOS: list[dict] = [
-    dict(perfil="fusiles_seccion", modo="area", distancia=15, p=5, calidad="Regular"),
-    dict(perfil="fusiles_seccion", modo="area", distancia=15, p=5, calidad="Regular", blanco_a_cubierto=True),
-    dict(perfil="fusiles_seccion", modo="area", distancia=30, p=5, calidad="Regular", m=-2),
-    dict(perfil="fusiles_seccion", modo="preciso", distancia=60, p=7, calidad="Regular"),
-    dict(perfil="fusiles_seccion", modo="preciso", distancia=70, p=10, calidad="Veteran"),
-    dict(perfil="fusiles_seccion", modo="preciso", distancia=15, p=10, calidad="Elite", blanco_seccion=True),
-    dict(perfil="pak_35_36_37", modo="preciso", distancia=20, p=7, calidad="Veteran", municion="AP", blanco_vehiculo=True),
-    dict(perfil="pak_35_36_37", modo="area", distancia=70, p=5, calidad="Green", municion="HE", m=-1),
-    dict(perfil="puteaux_37_trp", modo="area", distancia=45, p=5, calidad="Elite", m=-1, municion="HE", casco=True),
-    dict(perfil="ametralladora_media_pesada", modo="area", distancia=70, p=10, calidad="Regular", blanco_peana_pequena=True),
-    dict(perfil="ametralladora_media_pesada", modo="preciso", distancia=40, p=7, calidad="Elite"),
-    dict(perfil="ametralladora_media_pesada", modo="preciso", distancia=40, p=7, calidad="Green", m=1),
-    dict(perfil="francotirador", modo="preciso", distancia=60, p=10, calidad="Veteran", m=1),
+    dict(perfil="fusiles_seccion", modo="area", distancia=15, p=5, calidad="regular"),
+    dict(perfil="fusiles_seccion", modo="area", distancia=15, p=5, calidad="regular", blanco_a_cubierto=True),
+    dict(perfil="fusiles_seccion", modo="area", distancia=30, p=5, calidad="regular", m=-2),
+    dict(perfil="fusiles_seccion", modo="preciso", distancia=60, p=7, calidad="regular"),
+    dict(perfil="fusiles_seccion", modo="preciso", distancia=70, p=10, calidad="veteran"),
+    dict(perfil="fusiles_seccion", modo="preciso", distancia=15, p=10, calidad="elite", blanco_seccion=True),
+    dict(perfil="pak_35_36_37", modo="preciso", distancia=20, p=7, calidad="veteran", municion="ap", blanco_vehiculo=True),
+    dict(perfil="pak_35_36_37", modo="area", distancia=70, p=5, calidad="green", municion="he", m=-1),
+    dict(perfil="puteaux_37_trp", modo="area", distancia=45, p=5, calidad="elite", m=-1, municion="he", casco=True),
+    dict(perfil="ametralladora_media_pesada", modo="area", distancia=70, p=10, calidad="regular", blanco_peana_pequena=True),
+    dict(perfil="ametralladora_media_pesada", modo="preciso", distancia=40, p=7, calidad="elite"),
+    dict(perfil="ametralladora_media_pesada", modo="preciso", distancia=40, p=7, calidad="green", m=1),
+    dict(perfil="francotirador", modo="preciso", distancia=60, p=10, calidad="veteran", m=1),
 ]
 
 

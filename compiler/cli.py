@@ -101,9 +101,9 @@ def cmd_resolve(args) -> int:
 
 
 def cmd_test(args) -> int:
-    from . import examples
+    from . import test_command
 
-    return examples.main(args)
+    return test_command.main(args)
 
 
 def main(argv: list[str] | None = None) -> int:

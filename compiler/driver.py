@@ -1,4 +1,4 @@
-"""The pipeline: load → parse → translate (check) → emit, with atomic output.
+"""The pipeline: load → parse → check (→ typed IR) → emit, with atomic output.
 
 Entry points:
     :func:`check(path) -> Checked` — diagnostics (and the program when clean);
@@ -17,7 +17,7 @@ from pathlib import Path
 
 from rules_dsl.diagnostics import Diagnostic, Reporter, Span
 
-from .from_ast import translate
+from .check import check_program
 from .ir import Program
 from .loader import load
 
@@ -48,7 +48,7 @@ def check(path: Path) -> Checked:
     modules, sources, diags = load(path)
     rep = Reporter(list(diags))
     try:
-        program = translate(modules, sources, rep) if modules else None
+        program = check_program(modules, sources, rep) if modules else None
     except RecursionError:
         rep.error("an expression is nested too deeply to check", Span(next(iter(sources), "<rulebook>"), 1, 1, 1, 1), "split it with let", "limit")
         program = None
@@ -83,9 +83,10 @@ def build(path: Path, out_dir: Path, site: bool = True) -> Checked:
 
 
 def _emit_all(result: Checked, staging: Path, site: bool) -> None:
+    """Python package → odds (computed by that package) → JSON → pages → site."""
     import time
 
-    from . import to_json, to_pages, to_python
+    from . import odds, pyload, to_json, to_pages, to_python
 
     program = result.program
     assert program is not None
@@ -93,8 +94,6 @@ def _emit_all(result: Checked, staging: Path, site: bool) -> None:
     to_python.write_package(program, staging / "python")
     result.timings["python"] = time.perf_counter() - t
     t = time.perf_counter()
-    from . import odds, pyload
-
     package = pyload.load_package(staging / "python")
     odds_tables = odds.compute(package)
     result.timings["odds"] = time.perf_counter() - t
@@ -106,7 +105,7 @@ def _emit_all(result: Checked, staging: Path, site: bool) -> None:
     if problems:
         return
     t = time.perf_counter()
-    to_pages.write_docs(program, staging, staging / "python")
+    to_pages.write_docs(program, staging, package, to_json.odds_doc(odds_tables)["tables"])
     result.timings["docs"] = time.perf_counter() - t
     if site:
         t = time.perf_counter()

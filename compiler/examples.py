@@ -1,105 +1,122 @@
-"""``rulebook test``: run the rulebook's worked examples over exact distributions."""
+"""Worked examples evaluated over exact distributions.
+
+Reads a generated package and its :class:`runtime.Example` objects
+(``package.examples.EXAMPLES``). Produces, for one example, an
+:class:`Evaluation` — :func:`evaluate(package, example) -> Evaluation`, a pure
+function used by ``rulebook test`` and the site — and for a whole package the
+verdicts of :func:`run_examples`. Imports only the runtime (no driver, no CLI).
+"""
 
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import dataclass, field
+from fractions import Fraction
+from types import ModuleType
+from typing import Any
 
-from . import resolve
+import runtime
+
+SHOWN_OUTCOMES = 3  # failing outcomes named in a check's detail
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """The verdict on one ``expect``: ``detail`` says why it failed (None when ``ok``)."""
+
+    text: str
+    src: str
+    ok: bool
+    detail: str | None
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """One example evaluated: its distribution, or the rule error it stopped with
+    (``error``), the error it was expected to stop with, and a verdict per expectation."""
+
+    distribution: runtime.Distribution | None
+    error: runtime.RuleError | None
+    expected_error: str | None
+    checks: list[CheckResult]
 
 
 @dataclass
 class ExampleResult:
+    """What ``rulebook test`` reports of one example: what went wrong, if anything."""
+
     procedure: str
     title: str
     src: str
     failures: list[str] = field(default_factory=list)
     error: str | None = None
+    distribution: list[tuple[Any, Fraction]] = field(default_factory=list)  # in outcome order
 
     @property
     def ok(self) -> bool:
         return not self.failures and self.error is None
 
 
-@dataclass
-class Evaluation:
-    """One example evaluated: its distribution (or the error it stopped with) and a
-    verdict per expectation."""
-
-    distribution: object | None
-    error: Exception | None
-    checks: list[tuple[str, str, bool, str | None]]  # (text, source, ok, failure detail)
-    expected_error: str | None
-
-
-def evaluate(package, entry) -> Evaluation:
-    """Evaluate one entry of ``package.examples.EXAMPLES`` over its exact distribution."""
-    import runtime
-
-    proc_name, _title, src, kwargs, expects, expected_error = entry
+def evaluate(package: ModuleType, example: runtime.Example) -> Evaluation:
+    """Resolve one example exactly and check each of its expectations."""
+    procedure = package.PROCEDURES[example.procedure]
     try:
-        dist = runtime.exact(package.PROCEDURES[proc_name].function, **kwargs)
+        dist = runtime.exact(procedure.function, **example.inputs)
     except runtime.RuleError as exc:
-        return Evaluation(None, exc, [], expected_error)
-    checks = []
-    for text, esrc, check, per_outcome in expects:
-        try:
-            if per_outcome:
-                bad = [o for o in dist if not check(o, dist)]
-            else:
-                bad = [] if check(next(iter(dist)), dist) else list(dist)
-        except runtime.RuleError as exc:
-            checks.append((text, esrc, False, str(exc)))
-            continue
-        detail = None
-        if bad:
-            shown = ", ".join(f"{json.dumps(runtime.to_jsonable(o), ensure_ascii=False)} (p={dist[o]})" for o in bad[:3])
-            detail = f"does not hold for: {shown}"
-        checks.append((text, esrc, not bad, detail))
-    return Evaluation(dist, None, checks, expected_error)
+        return Evaluation(None, exc, example.expected_error, [])
+    checks = [_check(procedure, expectation, dist) for expectation in example.expectations]
+    return Evaluation(dist, None, example.expected_error, checks)
 
 
-def run_examples(package) -> list[ExampleResult]:
-    """Evaluate every example of a generated package."""
+def _check(procedure: runtime.Procedure, x: runtime.Expectation, dist: runtime.Distribution) -> CheckResult:
+    try:
+        if x.op is not None:
+            actual, expected = x.actual(dist), x.expected(dist)
+            ok = x.holds(None, dist)
+            detail = None if ok else f"actual {_number(actual)}, expected {'' if x.op == '==' else x.op + ' '}{_number(expected)}"
+            return CheckResult(x.text, x.src, ok, detail)
+        if x.per_outcome:
+            bad = [(o, p) for o, p in procedure.in_outcome_order(dist) if not x.holds(o, dist)]
+        else:
+            bad = [] if x.holds(next(iter(dist)), dist) else procedure.in_outcome_order(dist)
+    except runtime.RuleError as exc:
+        return CheckResult(x.text, x.src, False, str(exc))
+    if not bad:
+        return CheckResult(x.text, x.src, True, None)
+    shown = ", ".join(f"{_outcome(o)} (p={p})" for o, p in bad[:SHOWN_OUTCOMES])
+    more = f" and {len(bad) - SHOWN_OUTCOMES} more" if len(bad) > SHOWN_OUTCOMES else ""
+    return CheckResult(x.text, x.src, False, f"does not hold for: {shown}{more}")
+
+
+def _outcome(value: Any) -> str:
+    return json.dumps(runtime.to_jsonable(value), ensure_ascii=False)
+
+
+def _number(value: Any) -> str:
+    """A value as the designer wrote it, with its decimal value when it is a fraction."""
+    if isinstance(value, Fraction) and value.denominator != 1:
+        return f"{runtime.format_value(value)} (≈ {float(value):.4f})"
+    return runtime.format_value(value)
+
+
+def run_examples(package: ModuleType) -> list[ExampleResult]:
+    """Evaluate every example of a generated package, in rulebook order."""
     results = []
-    for entry in package.examples.EXAMPLES:
-        proc_name, title, src = entry[0], entry[1], entry[2]
-        res = ExampleResult(proc_name, title, src)
-        ev = evaluate(package, entry)
+    for example in package.examples.EXAMPLES:
+        res = ExampleResult(example.procedure, example.title, example.src)
+        ev = evaluate(package, example)
         if ev.error is not None:
             if ev.expected_error is None:
                 res.error = str(ev.error)
             elif ev.expected_error not in ev.error.message:
-                res.failures.append(f"{src}: expected an error containing {ev.expected_error!r}, got: {ev.error}")
+                res.failures.append(f"{example.src}: expected an error containing {ev.expected_error!r}, got: {ev.error}")
         elif ev.expected_error is not None:
-            res.failures.append(f"{src}: expected an error{f' containing {ev.expected_error!r}' if ev.expected_error else ''}, but the procedure resolved")
-        for text, esrc, ok, detail in ev.checks:
-            if not ok:
-                res.failures.append(f"{esrc}: expect {text} {detail or 'fails'}")
+            containing = f" containing {ev.expected_error!r}" if ev.expected_error else ""
+            res.failures.append(f"{example.src}: expected an error{containing}, but the procedure resolved")
+        for check in ev.checks:
+            if not check.ok:
+                res.failures.append(f"{check.src}: expect {check.text}: {check.detail or 'fails'}")
+        if ev.distribution is not None:
+            res.distribution = package.PROCEDURES[example.procedure].in_outcome_order(ev.distribution)
         results.append(res)
     return results
-
-
-def main(args) -> int:
-    loaded = resolve.load(args.rulebook, args.format)
-    if loaded is None:
-        return 1
-    _program, package = loaded
-    results = run_examples(package)
-    failed = [r for r in results if not r.ok]
-    if args.format == "json":
-        print(json.dumps([
-            {"procedure": r.procedure, "title": r.title, "src": r.src, "ok": r.ok, "failures": r.failures, "error": r.error}
-            for r in results
-        ], ensure_ascii=False, indent=2))
-    else:
-        for r in results:
-            mark = "ok  " if r.ok else "FAIL"
-            print(f"{mark} {r.procedure}: {r.title} ({r.src})")
-            for f in r.failures:
-                print(f"       {f}")
-            if r.error:
-                print(f"       error: {r.error}")
-        print(f"{len(results) - len(failed)} passed, {len(failed)} failed", file=sys.stderr)
-    return 1 if failed else 0

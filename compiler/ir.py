@@ -1,96 +1,824 @@
-"""The checked program: what the emitters consume.
+"""The typed intermediate representation: what the checker produces and the emitters read.
 
-:func:`compiler.from_ast.translate` builds a :class:`Program` from parsed
-modules: every declaration resolved, every data value converted to plain
-Python data (ints, Fractions, strings, lists, dicts) of a known type, every
-expression annotated with its type and meaning. Emitters never re-check.
+:func:`compiler.check.check_program` builds a :class:`Program` from parsed
+modules. Everything in it is resolved and typed:
+
+* one class per declaration kind (:class:`Enum`, :class:`Record`, :class:`Catalog`,
+  :class:`Table`, :class:`Die`, :class:`Bag`, :class:`Rule`, :class:`Procedure`,
+  :class:`Term`, :class:`Odds`), each with its display title, manual reference,
+  status, documentation and span;
+* data (catalog entries, table rows, dice faces, rule applications) as plain
+  Python values: ``int``, ``Fraction``, ``str``, ``bool``, ``None``, lists and
+  dicts, of the declared type;
+* procedure bodies as statements over resolved expressions, each expression
+  carrying its :class:`~compiler.types.T` and its span;
+* the prose of each section as small inline/block classes.
+
+No AST node is reachable from here (``tests/test_architecture.py`` checks that
+no emitter imports ``rules_dsl.nodes``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from fractions import Fraction
+from typing import Any, Union
 
-from rules_dsl import nodes as n
+from rules_dsl.diagnostics import Span
 
 from .types import T
 
+Scalar = Union[int, Fraction, str, bool, None]
 
-@dataclass
+# ---------------------------------------------------------------------------- prose
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    """Plain text of a prose run."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Strong:
+    """``**bold**`` text."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Emph:
+    """``*emphasised*`` text."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Code:
+    """```code``` text."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """``[[name]]`` or ``[[catalog#id]]``: a link to a declaration (checked to exist)."""
+
+    target: str
+    span: Span
+
+
+Inline = Union[Text, Strong, Emph, Code, Link]
+
+
+@dataclass(frozen=True, slots=True)
+class Heading:
+    """A prose heading; ``number`` is its manual numbering (``"4.2"``) if any."""
+
+    level: int
+    inlines: tuple[Inline, ...]
+    number: str | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Paragraph:
+    """A prose paragraph."""
+
+    inlines: tuple[Inline, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class ListBlock:
+    """A bulleted or numbered list; each item is a run of inlines."""
+
+    ordered: bool
+    items: tuple[tuple[Inline, ...], ...]
+    span: Span
+    start: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """A ``> note`` aside."""
+
+    inlines: tuple[Inline, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Separator:
+    """A horizontal rule."""
+
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Show:
+    """``show name``: the declaration ``name`` (declared elsewhere) shown again here."""
+
+    name: str
+    span: Span
+
+
+Prose = Union[Heading, Paragraph, ListBlock, Note, Separator]
+
+# ---------------------------------------------------------------------------- expressions
+
+
+@dataclass(frozen=True, slots=True)
+class Literal:
+    """A number, text, true/false or ``none``."""
+
+    value: Scalar
+    type: T
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Local:
+    """A parameter, ``let`` value, loop variable, odds axis or ``result``."""
+
+    name: str
+    type: T
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class ConstRef:
+    """A named constant (``const``) used in an expression."""
+
+    name: str
+    type: T
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class EnumValue:
+    """``Enum.member``."""
+
+    enum: str
+    member: str
+    type: T
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class EntryId:
+    """``catalog.id`` (or ``id_table.id``): the id of an entry, a ``ref`` value."""
+
+    catalog: str
+    ident: str
+    type: T
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class FieldAccess:
+    """``obj.field``.
+
+    ``via`` says how the field is reached: ``"value"`` (obj is a record or a table
+    row), ``"catalog"`` (obj is a ``ref`` to an entry of catalog ``owner``: look
+    it up first) or ``"table"`` (obj is a ``ref`` to a row of the id-keyed table
+    ``owner``). ``nullable``: obj may be ``none`` (the access then fails at run
+    time with the rule's position).
+    """
+
+    obj: "Expr"
+    field: str
+    via: str
+    owner: str | None
+    nullable: bool
+    type: T
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class CountOf:
+    """``counts.kind``: how many of one kind in a draw or a roll of named faces."""
+
+    obj: "Expr"
+    kind: str
+    type: T
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class TableLookup:
+    """``table[k1, k2…]`` (the last key picks the column of an ``across`` table)."""
+
+    table: str
+    keys: tuple["Expr", ...]
+    type: T
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogLookup:
+    """``catalog[id]``: the entry, a record."""
+
+    catalog: str
+    key: "Expr"
+    type: T
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class MapIndex:
+    """``map_value[Enum.member]``."""
+
+    obj: "Expr"
+    key: "Expr"
+    type: T
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class ListIndex:
+    """``list_value[i]`` (0 is the first)."""
+
+    obj: "Expr"
+    index: "Expr"
+    type: T
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class ProcedureCall:
+    """``proc(args)``; ``args`` are (parameter, value) in the order written."""
+
+    procedure: str
+    args: tuple[tuple[str, "Expr"], ...]
+    type: T
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class RecordNew:
+    """``Record(fields)``; ``args`` are (field, value) for the fields given."""
+
+    record: str
+    args: tuple[tuple[str, "Expr"], ...]
+    type: T
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class BuiltinCall:
+    """A call of a built-in function (see :mod:`compiler.builtins`).
+
+    ``rule`` and ``param`` are set for ``has_rule``/``rule_param`` (whose rule and
+    parameter arguments are names, not values: only the list is in ``args``).
+    """
+
+    name: str
+    args: tuple["Expr", ...]
+    type: T
+    span: Span
+    rule: str | None = None
+    param: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Unary:
+    """``not x`` or ``-x``."""
+
+    op: str
+    operand: "Expr"
+    type: T
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Binary:
+    """``left op right``; for ordered comparisons of enum values ``enum`` names the enum."""
+
+    op: str
+    left: "Expr"
+    right: "Expr"
+    type: T
+    span: Span
+    enum: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Conditional:
+    """``if cond then a else b``."""
+
+    cond: "Expr"
+    then: "Expr"
+    other: "Expr"
+    type: T
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class ListOf:
+    """``[a, b, c]``."""
+
+    items: tuple["Expr", ...]
+    type: T
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Comprehension:
+    """``[body for var in iterable if cond]``."""
+
+    body: "Expr"
+    var: str
+    iterable: "Expr"
+    cond: "Expr | None"
+    type: T
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Roll:
+    """A roll of dice.
+
+    ``die`` is a declared die, or None for standard dice of ``sides`` faces.
+    ``times`` is the number of dice (an expression) or None for ``count`` dice
+    (a constant). ``keep`` = ("highest"|"lowest", n); ``test`` = (op, threshold)
+    counts the dice that pass. ``named_faces``: the die's faces are enum members
+    (rolled several times, the result counts each face). ``text`` is the rules
+    text of the roll, shown in traces.
+    """
+
+    die: str | None
+    sides: int | None
+    count: int
+    times: "Expr | None"
+    keep: tuple[str, int] | None
+    test: tuple[str, "Expr"] | None
+    named_faces: bool
+    text: str
+    type: T
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Draw:
+    """``draw n from bag [except|with (kind: n, …)]``: counts of each kind drawn."""
+
+    bag: str
+    count: "Expr"
+    removed: tuple[tuple[str, "Expr"], ...]
+    mode: str  # "except": tokens already out; "with": the bag's make-up
+    text: str
+    type: T
+    span: Span
+
+
+Expr = Union[
+    Literal, Local, ConstRef, EnumValue, EntryId, FieldAccess, CountOf, TableLookup, CatalogLookup, MapIndex, ListIndex,
+    ProcedureCall, RecordNew, BuiltinCall, Unary, Binary, Conditional, ListOf, Comprehension, Roll, Draw,
+]
+
+# ---------------------------------------------------------------------------- statements
+
+
+@dataclass(frozen=True, slots=True)
+class Let:
+    """``let name = value``."""
+
+    name: str
+    value: Expr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Return:
+    """``return value``."""
+
+    value: Expr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Require:
+    """``require cond, "message"``: the procedure stops with a rule error when false."""
+
+    cond: Expr
+    message: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class If:
+    """``if c { … } else if c2 { … } else { … }``."""
+
+    branches: tuple[tuple[Expr, tuple["Stmt", ...]], ...]
+    orelse: tuple["Stmt", ...] | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """``step "label" { … }``: a numbered step of a procedure (``number`` from 1)."""
+
+    number: int
+    label: str
+    body: tuple["Stmt", ...]
+    span: Span
+
+
+Stmt = Union[Let, Return, Require, If, Step]
+
+# ---------------------------------------------------------------------------- declarations
+
+
+@dataclass(slots=True, kw_only=True)
+class Decl:
+    """What every declaration has: its name, display title, manual reference
+    (``"VI.13"``), status (active, deferred, not_playable), documentation, the
+    file and span it comes from, and its rules source text (for the site)."""
+
+    name: str
+    title: str
+    ref: str
+    status: str
+    doc: str | None
+    file: str
+    span: Span
+    source_text: str
+    has_title: bool = True  # False when the title is the name (no display name written)
+    doc_is_prose: bool = False  # the doc is the paragraph right above (bare @doc): pages do not repeat it
+
+    @property
+    def kind(self) -> str:
+        """``enum``, ``record``, ``catalog``… (the declaration keyword)."""
+        return type(self).__name__.lower()
+
+
+@dataclass(slots=True, kw_only=True)
+class Const(Decl):
+    """``const name "Título" = value``: a named number (or text, true/false)
+    written once and used by several procedures."""
+
+    value: Any
+    type: T
+
+
+@dataclass(slots=True, kw_only=True)
+class EnumMember:
+    name: str
+    title: str
+    span: Span
+
+
+@dataclass(slots=True, kw_only=True)
+class Enum(Decl):
+    """``enum``: named values, ``ordered`` when they can be compared and shifted."""
+
+    ordered: bool
+    members: tuple[EnumMember, ...]
+
+    @property
+    def values(self) -> list[str]:
+        return [m.name for m in self.members]
+
+
+@dataclass(slots=True, kw_only=True)
+class RecordField:
+    name: str
+    type: T
+    title: str | None
+    span: Span
+
+
+@dataclass(slots=True, kw_only=True)
+class Record(Decl):
+    """``record``: a named tuple of typed fields."""
+
+    fields: tuple[RecordField, ...]
+
+    def field(self, name: str) -> RecordField | None:
+        return next((f for f in self.fields if f.name == name), None)
+
+
+@dataclass(slots=True, kw_only=True)
+class CostDisplay:
+    """``@cost_field`` + ``@cost_modifier`` on a datasheet catalog: the int field
+    holding the base cost, and the table (keyed by ``enum``) of percentages
+    added at each of its values, already read: (member, title, percentage)."""
+
+    field: str
+    field_title: str
+    table: str
+    enum: str
+    levels: tuple[tuple[str, str, Any], ...]
+
+
+@dataclass(slots=True, kw_only=True)
+class Catalog(Decl):
+    """``catalog``: entries of a record type, by id. ``entries`` maps id → field
+    → value (every field of the record, in its order)."""
+
+    record: str
+    columns: tuple[str, ...]
+    entries: dict[str, dict[str, Any]]
+    entry_spans: dict[str, Span]
+    datasheet: str | None = None  # @datasheet "page title": one card per entry
+    cost: CostDisplay | None = None
+
+
+@dataclass(slots=True, kw_only=True)
+class TableKey:
+    name: str
+    type: T
+    ranged: bool
+    title: str | None
+    span: Span
+
+
+@dataclass(slots=True, kw_only=True)
+class TableColumn:
+    name: str
+    type: T
+    title: str | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Range:
+    """A range key ``lo..hi`` (either bound may be open: None)."""
+
+    lo: int | Fraction | None
+    lo_inclusive: bool
+    hi: int | Fraction | None
+    hi_inclusive: bool
+    span: Span
+
+
+@dataclass(slots=True, kw_only=True)
+class TableRow:
+    """One row: its keys (a :class:`Range` for ranged keys), display title and
+    values (column → value; for an ``across`` table, ``across`` holds the values
+    in header order and ``values`` is empty)."""
+
+    keys: tuple[Any, ...]
+    title: str | None
+    values: dict[str, Any]
+    span: Span
+    across: tuple[Any, ...] = ()
+
+
+@dataclass(slots=True, kw_only=True)
+class Table(Decl):
+    """``table``: rows by one or two keys (values, ids, enums or ranges), with
+    one or more result columns, or one column spread ``across`` a header."""
+
+    keys: tuple[TableKey, ...]
+    across: TableKey | None
+    across_values: tuple[Any, ...]
+    columns: tuple[TableColumn, ...]
+    rows: tuple[TableRow, ...]
+
+    @property
+    def ranged(self) -> bool:
+        return any(k.ranged for k in self.keys)
+
+    @property
+    def single_column(self) -> bool:
+        return len(self.columns) == 1
+
+    @property
+    def keyed_by_id(self) -> bool:
+        """Keyed by one id and not ``across``: its rows can be the target of ``ref``."""
+        return len(self.keys) == 1 and self.keys[0].type.kind == "id" and self.across is None
+
+    @property
+    def row_ids(self) -> list:
+        return [r.keys[0] for r in self.rows]
+
+
+@dataclass(slots=True, kw_only=True)
+class Die(Decl):
+    """``die``: faces (whole numbers, or members of ``face_enum``)."""
+
+    face_enum: str | None
+    faces: tuple[Any, ...]
+
+
+@dataclass(slots=True, kw_only=True)
+class Bag(Decl):
+    """``bag``: tokens of each kind, drawn without replacement."""
+
+    tokens: tuple[tuple[str, int], ...]
+
+
+@dataclass(slots=True, kw_only=True)
+class Param:
+    name: str
+    type: T
+    default: Expr | None
+    span: Span
+    default_text: str | None = None  # the default as written in the rules
+
+
+@dataclass(frozen=True, slots=True)
+class RuleApp:
+    """A special rule applied with arguments: ``lmg(X=2)`` → ("lmg", (("X", 2),))."""
+
+    rule: str
+    args: tuple[tuple[str, Any], ...]
+
+
+@dataclass(slots=True, kw_only=True)
+class Rule(Decl):
+    """``rule``: a special rule with parameters, text, levels and rules it grants."""
+
+    params: tuple[Param, ...]
+    texts: tuple[str, ...]
+    levels: tuple[tuple[int, str], ...]
+    grants: tuple[RuleApp, ...]
+    stacking: str | None
+
+
+@dataclass(slots=True, kw_only=True)
+class Procedure(Decl):
+    """``procedure``: typed parameters, a result type and a body of statements."""
+
+    params: tuple[Param, ...]
+    result: T
+    body: tuple[Stmt, ...]
+
+    @property
+    def steps(self) -> list[Step]:
+        return [s for s in self.body if isinstance(s, Step)]
+
+
+@dataclass(slots=True, kw_only=True)
+class Term(Decl):
+    """``term``: a glossary entry."""
+
+    definition: str
+
+
+@dataclass(slots=True, kw_only=True)
+class OddsAxis:
+    """One axis of an odds table: ``name`` takes each of ``values``; ``source``
+    says where they come from ("range", "list", "enum" or "catalog", with
+    ``of`` naming the enum or catalog)."""
+
+    name: str
+    title: str
+    source: str
+    of: str | None
+    values: tuple[Any, ...]
+    span: Span
+
+
+@dataclass(slots=True, kw_only=True)
+class Odds(Decl):
+    """``odds``: a grid of exact probabilities computed by a procedure's resolver.
+
+    ``show_kind`` is "value" (``show`` is a number or true/false per result, e.g.
+    ``probability(…)``) or "outcomes" (``show`` is grouped by value into columns).
+    ``each`` makes one grid per catalog entry.
+    """
+
+    procedure: str
+    args: tuple[tuple[str, Expr], ...]
+    each: OddsAxis | None
+    rows: OddsAxis
+    columns: OddsAxis | None
+    show_kind: str
+    show: Expr
+
+
+@dataclass(slots=True, kw_only=True)
+class Expect:
+    """``expect cond`` (``per_outcome``: it reads ``result`` outside probability(),
+    so it must hold for every outcome) or ``expect error "…"`` (``expr`` None)."""
+
+    text: str
+    span: Span
+    expr: Expr | None
+    error: str | None
+    per_outcome: bool
+
+
+@dataclass(slots=True, kw_only=True)
+class Example:
+    """``example``: inputs for a procedure and what must hold of its results."""
+
+    procedure: str
+    title: str
+    span: Span
+    given: tuple[tuple[str, Expr, str], ...]  # (parameter, value, rules text of the value)
+    expects: tuple[Expect, ...]
+
+    @property
+    def expected_error(self) -> str | None:
+        errs = [x for x in self.expects if x.expr is None]
+        return (errs[0].error or "") if errs else None
+
+
+Declaration = Union[Const, Enum, Record, Catalog, Table, Die, Bag, Rule, Procedure, Term, Odds]
+
+# ---------------------------------------------------------------------------- program
+
+
+@dataclass(slots=True, kw_only=True)
+class RulebookInfo:
+    """``rulebook id "Título" version "…" lang "…"``."""
+
+    name: str
+    title: str
+    version: str
+    lang: str
+    span: Span
+
+
+Item = Union[Prose, Show, Declaration]
+
+
+@dataclass(slots=True, kw_only=True)
 class Section:
-    """One page of the site: a section declaration and what follows it."""
+    """One page of the site: a section and what follows it, in order."""
 
     name: str  # the numeral, e.g. "VI"
     title: str
     file: str
-    items: list = field(default_factory=list)  # prose nodes and declarations, in order
-    slug: str = ""
+    slug: str
+    items: list[Item] = field(default_factory=list)
 
 
-@dataclass
-class TableInfo:
-    """A checked table: key/column types and its rows as data."""
-
-    decl: n.TableDecl
-    key_types: list[T]
-    across_type: T | None
-    col_types: list[T]
-    # rows: (keys as data (RangeKey kept for ranges), title, values as data dict col->value, row node)
-    rows: list[tuple[tuple, str | None, dict[str, Any], n.TableRow]] = field(default_factory=list)
-    across_values: list[Any] = field(default_factory=list)
-
-    @property
-    def ranged(self) -> bool:
-        return any(k.ranged for k in self.decl.keys)
-
-    @property
-    def single_column(self) -> bool:
-        return len(self.decl.columns) == 1
-
-
-@dataclass
+@dataclass(slots=True, kw_only=True)
 class Program:
-    """Everything the emitters need, resolved and typed."""
+    """A checked rulebook: everything the emitters need, resolved and typed."""
 
-    rulebook: n.RulebookDecl | None
-    modules: list[n.Module]
+    rulebook: RulebookInfo | None
     sources: dict[str, str]
-    decls: dict[str, Any]  # global name -> declaration node
-    decl_file: dict[str, str]
-    refs: dict[str, str]  # global name -> source reference ("VI.13")
+    decls: dict[str, Declaration]  # in rulebook order
     sections: list[Section]
-    front: list  # items before the first section (title page)
-    record_fields: dict[str, list[tuple[str, T, str | None]]]
-    enum_members: dict[str, list[tuple[str, str]]]  # enum -> [(id, title)]
-    catalogs: dict[str, dict[str, dict[str, Any]]]  # catalog -> id -> field -> value
-    tables: dict[str, TableInfo]
-    rule_params: dict[str, list[tuple[str, T]]]
-    expr_types: dict[int, T]  # id(expr node) -> type
-    expr_info: dict[int, Any]  # id(node) -> resolution detail for the emitters
-    param_types: dict[str, list[tuple[str, T]]]  # procedure -> params
-    result_types: dict[str, T]
-    examples: list[n.ExampleDecl]
-    uses: dict[str, set[str]]  # declaration -> names of declarations that use it
-    status: dict[str, str]
+    front: list[Item]  # items before the first section (title page)
+    examples: list[Example]
+    uses: dict[str, set[str]]  # declaration -> names of the declarations (or "prose", "show", "example:…") using it
 
-    def source_text(self, span, keep_lines: bool = False) -> str:
-        """The rules text a span covers. Multi-line text is joined into one line,
-        or with ``keep_lines`` kept as lines re-indented relative to the first."""
-        lines = self.sources.get(span.file, "").splitlines()
-        if span.line < 1 or span.line > len(lines):
-            return ""
-        if span.line == span.end_line:
-            return lines[span.line - 1][span.col - 1 : span.end_col - 1]
-        chunk = lines[span.line - 1 : span.end_line]
-        chunk[-1] = chunk[-1][: span.end_col - 1]
-        indent = span.col - 1
-        chunk[0] = chunk[0][indent:]
-        if keep_lines:
-            return "\n".join([chunk[0]] + [c[indent:] if not c[:indent].strip() else c.lstrip() for c in chunk[1:]])
-        return " ".join(c.strip() for c in chunk)
+    @property
+    def files(self) -> list[str]:
+        return sorted(self.sources)
 
-    def kind(self, name: str) -> str:
-        return type(self.decls[name]).__name__.removesuffix("Decl").lower()
-
-    def of_kind(self, cls) -> list:
+    def of(self, cls: type) -> list:
+        """Declarations of one kind, in rulebook order."""
         return [d for d in self.decls.values() if isinstance(d, cls)]
+
+    def get(self, name: str, cls: type = object):
+        """The declaration ``name`` if it is of kind ``cls``, else None."""
+        d = self.decls.get(name)
+        return d if isinstance(d, cls) else None
+
+    @property
+    def enums(self) -> dict[str, Enum]:
+        return {d.name: d for d in self.of(Enum)}
+
+    @property
+    def records(self) -> dict[str, Record]:
+        return {d.name: d for d in self.of(Record)}
+
+    @property
+    def catalogs(self) -> dict[str, Catalog]:
+        return {d.name: d for d in self.of(Catalog)}
+
+    @property
+    def tables(self) -> dict[str, Table]:
+        return {d.name: d for d in self.of(Table)}
+
+    @property
+    def procedures(self) -> dict[str, Procedure]:
+        return {d.name: d for d in self.of(Procedure)}
+
+    def ids_of(self, name: str) -> list:
+        """The ids a ``ref name`` may hold: a catalog's entries or an id table's row keys."""
+        d = self.decls.get(name)
+        if isinstance(d, Catalog):
+            return list(d.entries)
+        if isinstance(d, Table) and d.keyed_by_id:
+            return d.row_ids
+        return []
+
+    def source_text(self, span: Span, keep_lines: bool = False) -> str:
+        """The rules text a span covers (see :func:`span_text`)."""
+        return span_text(self.sources, span, keep_lines)
+
+
+def span_text(sources: dict[str, str], span: Span, keep_lines: bool = False) -> str:
+    """The rules text a span covers. Multi-line text is joined into one line,
+    or with ``keep_lines`` kept as lines re-indented relative to the first."""
+    lines = sources.get(span.file, "").splitlines()
+    if span.line < 1 or span.line > len(lines):
+        return ""
+    if span.line == span.end_line:
+        return lines[span.line - 1][span.col - 1 : span.end_col - 1]
+    chunk = lines[span.line - 1 : span.end_line]
+    chunk[-1] = chunk[-1][: span.end_col - 1]
+    indent = span.col - 1
+    chunk[0] = chunk[0][indent:]
+    if keep_lines:
+        return "\n".join([chunk[0]] + [c[indent:] if not c[:indent].strip() else c.lstrip() for c in chunk[1:]])
+    return " ".join(c.strip() for c in chunk)

@@ -4,16 +4,21 @@ Everything a rules file says reaches the site through these functions: plain
 text is HTML-escaped and its Markdown control characters are backslash-escaped,
 so ``<script>``, ``{{ }}``, ``|``, ``*``, ``--8<--`` or ``*[abbr]:`` in a rule
 description appear as written.
+
+Reads plain text, prose inlines of the IR (:mod:`compiler.ir`), numbers and
+rules source; produces escaped Markdown, HTML attribute text, numbers in the
+site's notation (Spanish: decimal comma, true minus sign) and highlighted code.
 """
 
 from __future__ import annotations
 
 import html
 import re
+import unicodedata
 from fractions import Fraction
 from functools import lru_cache
 
-from rules_dsl import nodes as n
+from . import ir
 
 # Python-Markdown's backslash-escapable characters, plus '|' (tables)
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|>])")
@@ -61,8 +66,6 @@ def anchor(name: str, part: bool = False) -> str:
 
     ``part=True``: the second half of a composed id (``catalog--entry``), which
     needs no leading letter (``perfiles_armas--19k_45``)."""
-    import unicodedata
-
     plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
     plain = re.sub(r"[^A-Za-z0-9_-]+", "-", plain).strip("-") or "x"
     if plain != name:
@@ -70,29 +73,52 @@ def anchor(name: str, part: bool = False) -> str:
     return plain if part or plain[0].isalpha() else "id-" + plain
 
 
-def inlines(items, link) -> str:
+def inlines(items: tuple[ir.Inline, ...], link) -> str:
     """Prose inline runs → Markdown. ``link(target)`` gives (href, title) for [[refs]]."""
     out = []
     for it in items:
-        if isinstance(it, n.Text):
+        if isinstance(it, ir.Text):
             out.append(esc(it.text))
-        elif isinstance(it, n.Strong):
+        elif isinstance(it, ir.Strong):
             out.append(f"**{esc(it.text)}**")
-        elif isinstance(it, n.Emph):
+        elif isinstance(it, ir.Emph):
             out.append(f"*{esc(it.text)}*")
-        elif isinstance(it, n.Code):
+        elif isinstance(it, ir.Code):
             out.append(f"<code>{html.escape(it.text)}</code>")
-        elif isinstance(it, n.Ref):
+        elif isinstance(it, ir.Link):
             href, title = link(it.target)
             out.append(f"[{esc(title)}]({href})" if href else esc(title))
     return "".join(out)
 
 
-def frac(p: Fraction) -> str:
-    """An exact probability as 'n/d (xx,x %)' in Spanish notation."""
-    pct = f"{float(p) * 100:.1f}".replace(".", ",")
-    ratio = f"{p.numerator}/{p.denominator}" if p.denominator != 1 else str(p.numerator)
-    return f"{ratio} ({pct} %)"
+def number(value: int | Fraction | float, decimals: int | None = None) -> str:
+    """A number as the site writes it: decimal comma and a true minus sign (``−1,5``).
+
+    ``decimals`` fixes the digits after the comma; otherwise an int is written
+    whole and a Fraction in its shortest decimal form (``%g``)."""
+    if decimals is not None:
+        text = f"{value:.{decimals}f}"
+    elif isinstance(value, Fraction):
+        text = f"{float(value):g}"
+    else:
+        text = str(value)
+    return text.replace(".", ",").replace("-", "−")
+
+
+def percent(p: Fraction) -> str:
+    """A probability as a percentage with one decimal, without the sign: ``37,5``."""
+    return number(float(p) * 100, 1)
+
+
+def exact_probability(p: Fraction) -> str:
+    """An exact probability as ``n/d (xx,x %)``."""
+    exact = f"{p.numerator}/{p.denominator}" if p.denominator != 1 else str(p.numerator)
+    return f"{exact} ({percent(p)} %)"
+
+
+def bar_width(p: Fraction) -> str:
+    """A probability as the CSS width of its bar (a percentage with a decimal point)."""
+    return f"{float(p) * 100:.2f}"
 
 
 @lru_cache(maxsize=None)

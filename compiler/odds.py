@@ -1,8 +1,10 @@
 """Odds tables: run a generated package's resolvers over a grid of inputs.
 
-Entry point: :func:`compute(package) -> list[OddsTable]`. Each cell is the
-exact value asked by the table's ``show`` (a probability, as a Fraction), or,
-for ``show outcomes(e)``, the exact probability of each value of ``e``. A table
+Reads the :class:`runtime.Odds` objects of ``package.odds.ODDS``; produces an
+:class:`OddsTable` per odds declaration. Entry point:
+:func:`compute(package) -> list[OddsTable]`. Each cell is the exact value
+asked by the table's ``show`` (a probability, as a Fraction), or, for
+``show outcomes(e)``, the exact probability of each value of ``e``. A table
 with ``each x in catalog`` holds one grid per catalog entry. Used by the JSON
 emitter (``json/odds.json``) and the site.
 """
@@ -11,7 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from types import ModuleType
 from typing import Any
+
+import runtime
 
 
 @dataclass
@@ -34,58 +39,64 @@ class OddsTable:
     groups: list[Any] = field(default_factory=list)
 
 
-def _grid(runtime, fn, inputs, rows, cols, kind, cell, group, label):
+def _grid(odds: runtime.Odds, function, group: Any, label: str) -> tuple[list, list[str], list]:
     """One grid of cells; for outcome tables also the outcome values seen."""
-    row_var, _row_title, row_values = rows
-    col_values = list(cols[2]) if cols else [None]
+    columns = odds.columns if odds.kind != "outcomes" else None
+    column_values = list(columns.values) if columns is not None else [None]
     grid, errors, seen = [], [], []
-    for r in row_values:
+    for r in odds.rows.values:
         line = []
-        for c in col_values:
+        for c in column_values:
             try:
-                dist = runtime.exact(fn, **inputs(r, c, group))
+                dist = runtime.exact(function, **odds.inputs(r, c, group))
             except runtime.RuleError as exc:
-                where = f"{row_var}={r}" + (f", {cols[0]}={c}" if cols else "")
+                where = f"{odds.rows.name}={r}" + (f", {columns.name}={c}" if columns is not None else "")
                 errors.append(f"{label}{where}: {exc.message}")
                 line.append(None)
                 continue
-            if kind == "outcomes":
+            if odds.kind == "outcomes":
                 grouped: dict[Any, Fraction] = {}
                 for outcome, p in dist.items():
-                    key = cell(outcome)
+                    key = odds.cell(outcome)
                     grouped[key] = grouped.get(key, 0) + p
                 seen.extend(k for k in grouped if k not in seen)
                 line.append(grouped)
             else:
-                line.append(cell(next(iter(dist)), dist))
+                line.append(odds.cell(next(iter(dist)), dist))
         grid.append(line)
     return grid, errors, seen
 
 
-def compute(package) -> list[OddsTable]:
-    import runtime
-
+def compute(package: ModuleType) -> list[OddsTable]:
+    """Every odds table of a generated package, computed exactly."""
     tables = []
-    for name, title, ref, src, proc_name, each, rows, cols, inputs, kind, cell in package.odds.ODDS:
-        fn = package.PROCEDURES[proc_name].function
-        groups = list(each[2]) if each else [None]
-        grids, errors, outcome_cols = [], [], []
+    for odds in package.odds.ODDS:
+        function = package.PROCEDURES[odds.procedure].function
+        each = odds.each
+        groups = list(each.values) if each is not None else [None]
+        grids, errors, outcome_columns = [], [], []
         for g in groups:
-            label = f"{each[0]}={g}, " if each else ""
-            grid, errs, seen = _grid(runtime, fn, inputs, rows, cols if kind != "outcomes" else None, kind, cell, g, label)
+            grid, errs, seen = _grid(odds, function, g, f"{each.name}={g}, " if each is not None else "")
             grids.append(grid)
             errors.extend(errs)
-            outcome_cols.extend(k for k in seen if k not in outcome_cols)
-        if kind == "outcomes":
-            outcome_cols.sort(key=runtime.sort_key)
-            grids = [[[(line[0] or {}).get(k, Fraction(0)) if line[0] is not None else None for k in outcome_cols] for line in grid] for grid in grids]
-            col_var, col_title, columns = None, "Resultado", outcome_cols
+            outcome_columns.extend(k for k in seen if k not in outcome_columns)
+        if odds.kind == "outcomes":
+            outcome_columns.sort(key=runtime.sort_key)
+            grids = [
+                [[(line[0] or {}).get(k, Fraction(0)) if line[0] is not None else None for k in outcome_columns] for line in grid]
+                for grid in grids
+            ]
+            col_var, col_title, columns = None, "Resultado", outcome_columns
+        elif odds.columns is not None:
+            col_var, col_title, columns = odds.columns.name, odds.columns.title, list(odds.columns.values)
         else:
-            col_var, col_title = (cols[0], cols[1]) if cols else (None, None)
-            columns = list(cols[2]) if cols else [None]
+            col_var, col_title, columns = None, None, [None]
         tables.append(OddsTable(
-            name, title, ref, src, proc_name, rows[0], rows[1], list(rows[2]), col_var, col_title, columns,
-            grids if each else grids[0], errors,
-            group_var=each[0] if each else None, group_title=each[1] if each else None, groups=groups if each else [],
+            odds.name, odds.title, odds.ref, odds.src, odds.procedure,
+            odds.rows.name, odds.rows.title, list(odds.rows.values), col_var, col_title, columns,
+            grids if each is not None else grids[0], errors,
+            group_var=each.name if each is not None else None,
+            group_title=each.title if each is not None else None,
+            groups=groups if each is not None else [],
         ))
     return tables

@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+from .ir import Program
+
 _counter = itertools.count(1)
 
 
@@ -30,7 +32,7 @@ def load_package(python_dir: Path) -> ModuleType:
     return module
 
 
-def compile_and_load(program) -> ModuleType:
+def compile_and_load(program: Program) -> ModuleType:
     """Generate a program's package into a temporary folder and import it."""
     import tempfile
 

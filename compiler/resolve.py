@@ -1,7 +1,12 @@
 """``rulebook resolve``: JSON in, JSON out — a sampled result or the exact distribution.
 
-Input is validated against the procedure's input schema (the same one written
-to ``schemas/procedures/``); a bad input gets an error naming the JSON path.
+Reads a rulebook (checked by :mod:`compiler.driver`, compiled and imported by
+:mod:`compiler.pyload`) and the command's arguments; prints the result as JSON,
+or as text (an exact distribution listed in the order of the procedure's
+results). Input is validated against the procedure's input schema (the same
+one written to ``schemas/procedures/``); a bad input gets an error naming the
+JSON path. Entry point: :func:`main(args) -> int`; :func:`load` is shared with
+``rulebook test``.
 """
 
 from __future__ import annotations
@@ -13,9 +18,10 @@ from pathlib import Path
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
+import runtime
 from rules_dsl.diagnostics import did_you_mean, render_all
 
-from . import driver, pyload, schemas, to_json
+from . import driver, pyload, to_json
 
 
 def _fail(message: str, fmt: str, code: int = 1) -> int:
@@ -53,6 +59,12 @@ def listing(program, package) -> list[dict]:
     return out
 
 
+def distribution_line(outcome, probability) -> str:
+    """One outcome of an exact distribution, as text: the probability, the percentage, the outcome."""
+    p = f"{probability.numerator}/{probability.denominator}"
+    return f"{p:>12}  {float(probability) * 100:6.2f} %  {json.dumps(runtime.to_jsonable(outcome), ensure_ascii=False)}"
+
+
 def read_input(text: str):
     if text.startswith("@"):
         text = Path(text[1:]).read_text(encoding="utf-8")
@@ -65,8 +77,6 @@ def main(args) -> int:
     if loaded is None:
         return 1
     program, package = loaded
-    import runtime
-
     if args.list:
         items = listing(program, package)
         if fmt == "json":
@@ -117,8 +127,8 @@ def main(args) -> int:
     if fmt == "text" and not args.exact:
         print(json.dumps(out["result"], ensure_ascii=False))
     elif fmt == "text":
-        for item in out["distribution"]:
-            print(f"{item['probability']:>12}  {item['p'] * 100:6.2f} %  {json.dumps(item['outcome'], ensure_ascii=False)}")
+        for outcome, p in proc.in_outcome_order(dist):
+            print(distribution_line(outcome, p))
     else:
         print(json.dumps(out, ensure_ascii=False, indent=2))
     return 0

@@ -1,46 +1,65 @@
-"""DSL types → JSON Schema (Draft 2020-12) documents.
+"""IR declarations → JSON Schema (Draft 2020-12) documents.
 
-Entry point: :func:`schemas(program) -> dict[str, dict]` (relative path under
-``schemas/`` → schema). ``types.schema.json`` holds one ``$defs`` entry per
-enum and record, with titles and descriptions from the DSL; every catalog,
-table and procedure input gets its own schema referring to those definitions.
+Reads a checked :class:`compiler.ir.Program` (its enums, records, catalogs,
+tables and procedures, with their titles and ``@doc``) and produces, through
+the entry point :func:`schemas(program) -> dict[str, dict]`, every schema of
+the rulebook by relative path under ``schemas/``:
+
+* ``types.schema.json`` — one ``$defs`` entry per enum and record, one
+  ``ref.<name>`` per catalog and id-keyed table, and ``RuleApplication``;
+* ``<catalog>.schema.json`` and ``<table>.schema.json`` — one per document;
+* ``procedures/<name>.input.schema.json`` / ``.result.schema.json``.
+
+The schemas of the fixed documents (rules, enums, procedures, odds, the bundle)
+are built by :mod:`compiler.to_json` through :func:`generic_schema`.
 """
 
 from __future__ import annotations
 
-from rules_dsl import nodes as n
+from typing import Any
 
-from .ir import Program
+from . import ir
 from .types import T
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 TYPES = "types.schema.json"
+STATUS_SCHEMA = {"enum": ["active", "deferred", "not_playable"]}
 
 
-def base_uri(program: Program) -> str:
-    rb = program.rulebook.name if program.rulebook else "rulebook"
-    return f"https://rulebook.invalid/{rb}/schemas/"
+def base_uri(program: ir.Program) -> str:
+    rulebook = program.rulebook.name if program.rulebook else "rulebook"
+    return f"https://rulebook.invalid/{rulebook}/schemas/"
 
 
-def type_schema(t: T, program: Program, prefix: str = "") -> dict:
+def is_required(param: ir.Param) -> bool:
+    """A procedure input must be given when it has no default and is not optional."""
+    return param.default is None and param.type.kind != "opt"
+
+
+def across_labels(table: ir.Table) -> list[str]:
+    """The property names of an ``across`` row's values: the header values as text."""
+    return [str(value) for value in table.across_values]
+
+
+def type_schema(t: T, program: ir.Program, prefix: str = "") -> dict:
     """The schema of values of type ``t``; ``prefix`` is the path to types.schema.json."""
-    k = t.kind
-    if k == "opt":
+    kind = t.kind
+    if kind == "opt":
         return {"anyOf": [type_schema(t.args[0], program, prefix), {"type": "null"}]}
-    if k == "int":
+    if kind == "int":
         return {"type": "integer"}
-    if k == "decimal":
+    if kind == "decimal":
         return {"type": "number"}
-    if k in ("text", "id", "any"):
+    if kind in ("text", "id", "any"):
         return {"type": "string"}
-    if k == "bool":
+    if kind == "bool":
         return {"type": "boolean"}
-    if k in ("enum", "record"):
+    if kind in ("enum", "record"):
         return {"$ref": f"{prefix}{TYPES}#/$defs/{t.name}"}
-    if k == "list":
+    if kind == "list":
         return {"type": "array", "items": type_schema(t.args[0], program, prefix)}
-    if k == "map":
-        members = [m for m, _ in program.enum_members.get(t.name, [])]
+    if kind == "map":
+        members = program.get(t.name, ir.Enum).values
         inner = type_schema(t.args[0], program, prefix)
         return {
             "type": "object",
@@ -49,70 +68,63 @@ def type_schema(t: T, program: Program, prefix: str = "") -> dict:
             "required": members,
             "additionalProperties": False,
         }
-    if k == "ref":
+    if kind == "ref":
         return {"$ref": f"{prefix}{TYPES}#/$defs/ref.{t.name}"}
-    if k == "refs":
-        return {"anyOf": [{"$ref": f"{prefix}{TYPES}#/$defs/ref.{c}"} for c in t.name.split("|")]}
-    if k == "rule":
+    if kind == "refs":
+        return {"anyOf": [{"$ref": f"{prefix}{TYPES}#/$defs/ref.{name}"} for name in t.name.split("|")]}
+    if kind == "rule":
         return {"$ref": f"{prefix}{TYPES}#/$defs/RuleApplication"}
-    raise AssertionError(k)
+    raise AssertionError(f"no JSON schema for type kind {kind!r}")
 
 
-def _doc(decl) -> str | None:
-    for ann in getattr(decl, "annotations", ()):
-        if ann.name == "doc" and isinstance(ann.value, n.VStr):
-            return ann.value.value
-    return None
+def _enum_def(enum: ir.Enum) -> dict:
+    members = ", ".join(f"{m.name} ({m.title})" for m in enum.members)
+    return {
+        "title": enum.title,
+        "description": (enum.doc + " " if enum.doc else "")
+        + "Valores: " + members
+        + (" — en este orden." if enum.ordered else "."),
+        "enum": enum.values,
+    }
 
 
-def types_schema(program: Program) -> dict:
+def _record_def(record: ir.Record, program: ir.Program) -> dict:
+    props = {}
+    for f in record.fields:
+        schema = type_schema(f.type, program)
+        props[f.name] = {"title": f.title, **schema} if f.title else schema
+    entry: dict[str, Any] = {
+        "title": record.title,
+        "type": "object",
+        "properties": props,
+        "required": [f.name for f in record.fields],
+        "additionalProperties": False,
+    }
+    if record.doc:
+        entry["description"] = record.doc
+    return entry
+
+
+def _ref_def(decl: ir.Catalog | ir.Table, description: str) -> dict:
+    return {"title": f"Id de {decl.title}", "description": description, "type": "string", "minLength": 1}
+
+
+def types_schema(program: ir.Program) -> dict:
     defs: dict[str, dict] = {}
-    for name, members in program.enum_members.items():
-        d = program.decls[name]
-        defs[name] = {
-            "title": d.title or name,
-            "description": (_doc(d) + " " if _doc(d) else "")
-            + "Valores: " + ", ".join(f"{m} ({t})" for m, t in members)
-            + (" — en este orden." if d.ordered else "."),
-            "enum": [m for m, _ in members],
-        }
-    for name, fields in program.record_fields.items():
-        d = program.decls[name]
-        props = {}
-        for f, ft, title in fields:
-            s = type_schema(ft, program)
-            if title:
-                s = {"title": title, **s}
-            props[f] = s
-        entry = {
-            "title": d.title or name,
-            "type": "object",
-            "properties": props,
-            "required": [f for f, _, _ in fields],
-            "additionalProperties": False,
-        }
-        if _doc(d):
-            entry["description"] = _doc(d)
-        defs[name] = entry
-    for cat, rows in program.catalogs.items():
-        d = program.decls[cat]
-        defs[f"ref.{cat}"] = {
-            "title": f"Id de {d.title or cat}",
-            "description": f"El id de una entrada del catálogo {cat} (documento {cat}.json). "
+    for enum in program.of(ir.Enum):
+        defs[enum.name] = _enum_def(enum)
+    for record in program.of(ir.Record):
+        defs[record.name] = _record_def(record, program)
+    for catalog in program.of(ir.Catalog):
+        defs[f"ref.{catalog.name}"] = _ref_def(
+            catalog,
+            f"El id de una entrada del catálogo {catalog.name} (documento {catalog.name}.json). "
             "El compilador comprueba cada referencia y avisa de las que no existen.",
-            "type": "string",
-            "minLength": 1,
-        }
-    for name, info in program.tables.items():
-        d = info.decl
-        if len(d.keys) == 1 and d.keys[0].type.kind == "id" and d.across is None:
-            defs[f"ref.{name}"] = {
-                "title": f"Id de {d.title or name}",
-                "description": f"El id de una fila de la tabla {name} (documento {name}.json).",
-                "type": "string",
-                "minLength": 1,
-            }
-    rule_ids = [d.name for d in program.of_kind(n.RuleDecl)]
+        )
+    for table in program.of(ir.Table):
+        if table.keyed_by_id:
+            defs[f"ref.{table.name}"] = _ref_def(table, f"El id de una fila de la tabla {table.name} (documento {table.name}.json).")
+    rule_ids = [rule.name for rule in program.of(ir.Rule)]
     defs["RuleApplication"] = {
         "title": "Regla especial aplicada",
         "description": "Una regla especial con sus parámetros, p. ej. {\"rule\": \"lmg\", \"args\": {\"X\": 2}}.",
@@ -121,38 +133,36 @@ def types_schema(program: Program) -> dict:
         "required": ["rule", "args"],
         "additionalProperties": False,
     }
+    return generic_schema(
+        program, TYPES, "Tipos del reglamento", "Enumeraciones y registros declarados en el reglamento.", {"$defs": defs},
+    )
+
+
+def _document_properties(decl: ir.Catalog | ir.Table) -> dict:
+    """The properties every catalog and table document starts with."""
     return {
-        "$schema": DIALECT,
-        "$id": base_uri(program) + TYPES,
-        "title": "Tipos del reglamento",
-        "description": "Enumeraciones y registros declarados en el reglamento.",
-        "$defs": defs,
+        "$schema": {"type": "string"},
+        "id": {"const": decl.name},
+        "kind": {"const": decl.kind},
+        "title": {"type": "string"},
+        "source": {"type": "string"},
+        "status": STATUS_SCHEMA,
     }
 
 
-def _header(program: Program, rel: str, title: str, description: str) -> dict:
-    return {"$schema": DIALECT, "$id": base_uri(program) + rel, "title": title, "description": description}
-
-
-def catalog_schema(program: Program, name: str) -> dict:
-    d = program.decls[name]
-    rec = {"$ref": f"{TYPES}#/$defs/{d.record}"}
-    return {
-        **_header(program, f"{name}.schema.json", d.title or name, _doc(d) or f"Catálogo {name} ({program.refs.get(name, '')}): entradas de tipo {d.record} por id."),
+def catalog_schema(program: ir.Program, catalog: ir.Catalog) -> dict:
+    description = catalog.doc or f"Catálogo {catalog.name} ({catalog.ref}): entradas de tipo {catalog.record} por id."
+    entry = {"$ref": f"{TYPES}#/$defs/{catalog.record}"}
+    return generic_schema(program, f"{catalog.name}.schema.json", catalog.title, description, {
         "type": "object",
         "properties": {
-            "$schema": {"type": "string"},
-            "id": {"const": name},
-            "kind": {"const": "catalog"},
-            "title": {"type": "string"},
-            "source": {"type": "string"},
-            "status": {"enum": ["active", "deferred", "not_playable"]},
-            "record": {"const": d.record},
-            "entries": {"type": "object", "additionalProperties": rec, "propertyNames": {"minLength": 1}},
+            **_document_properties(catalog),
+            "record": {"const": catalog.record},
+            "entries": {"type": "object", "additionalProperties": entry, "propertyNames": {"minLength": 1}},
         },
         "required": ["$schema", "id", "kind", "title", "source", "entries"],
         "additionalProperties": False,
-    }
+    })
 
 
 RANGE_SCHEMA = {
@@ -167,101 +177,88 @@ RANGE_SCHEMA = {
     "additionalProperties": False,
 }
 
+_COLUMN_SCHEMA = {
+    "type": "object",
+    "properties": {"name": {"type": "string"}, "type": {"type": "string"}, "title": {"type": ["string", "null"]}, "range": {"type": "boolean"}},
+    "required": ["name", "type", "title"],
+    "additionalProperties": False,
+}
 
-def table_schema(program: Program, name: str) -> dict:
-    info = program.tables[name]
-    d = info.decl
-    key_props = {}
-    for ks, kt in zip(d.keys, info.key_types):
-        key_props[ks.name] = RANGE_SCHEMA if ks.ranged else type_schema(kt, program)
-    if d.across:
-        across = [str(a) for a in info.across_values]
-        values = {
-            "type": "object",
-            "properties": {a: type_schema(info.col_types[0], program) for a in across},
-            "required": across,
-            "additionalProperties": False,
-        }
-    else:
-        values = {
-            "type": "object",
-            "properties": {c.name: {"title": c.title or c.name, **type_schema(t, program)} for c, t in zip(d.columns, info.col_types)},
-            "required": [c.name for c in d.columns],
-            "additionalProperties": False,
-        }
+
+def _row_values_schema(table: ir.Table, program: ir.Program) -> dict:
+    if table.across:
+        labels = across_labels(table)
+        cell = type_schema(table.columns[0].type, program)
+        return {"type": "object", "properties": {a: cell for a in labels}, "required": labels, "additionalProperties": False}
+    return {
+        "type": "object",
+        "properties": {c.name: {"title": c.title or c.name, **type_schema(c.type, program)} for c in table.columns},
+        "required": [c.name for c in table.columns],
+        "additionalProperties": False,
+    }
+
+
+def table_schema(program: ir.Program, table: ir.Table) -> dict:
+    key_props = {k.name: RANGE_SCHEMA if k.ranged else type_schema(k.type, program) for k in table.keys}
     row = {
         "type": "object",
         "properties": {
             "key": {"type": "object", "properties": key_props, "required": list(key_props), "additionalProperties": False},
             "title": {"type": ["string", "null"]},
-            "values": values,
+            "values": _row_values_schema(table, program),
         },
         "required": ["key", "title", "values"],
         "additionalProperties": False,
     }
-    column = {
-        "type": "object",
-        "properties": {"name": {"type": "string"}, "type": {"type": "string"}, "title": {"type": ["string", "null"]}, "range": {"type": "boolean"}},
-        "required": ["name", "type", "title"],
-        "additionalProperties": False,
-    }
-    return {
-        **_header(program, f"{name}.schema.json", d.title or name, _doc(d) or f"Tabla {name} ({program.refs.get(name, '')})."),
+    return generic_schema(program, f"{table.name}.schema.json", table.title, table.doc or f"Tabla {table.name} ({table.ref}).", {
         "type": "object",
         "properties": {
-            "$schema": {"type": "string"},
-            "id": {"const": name},
-            "kind": {"const": "table"},
-            "title": {"type": "string"},
-            "source": {"type": "string"},
-            "status": {"enum": ["active", "deferred", "not_playable"]},
-            "keys": {"type": "array", "items": column},
-            "across": {"anyOf": [column, {"type": "null"}]},
-            "columns": {"type": "array", "items": column},
+            **_document_properties(table),
+            "keys": {"type": "array", "items": _COLUMN_SCHEMA},
+            "across": {"anyOf": [_COLUMN_SCHEMA, {"type": "null"}]},
+            "columns": {"type": "array", "items": _COLUMN_SCHEMA},
             "rows": {"type": "array", "items": row},
         },
         "required": ["$schema", "id", "kind", "title", "source", "keys", "across", "columns", "rows"],
         "additionalProperties": False,
-    }
+    })
 
 
-def procedure_input_schema(program: Program, name: str) -> dict:
-    d = program.decls[name]
-    props = {}
-    required = []
-    for prm, (pname, pt) in zip(d.params, program.param_types[name]):
-        props[pname] = {"title": pname, **type_schema(pt, program, "../")}
-        if prm.default is None and pt.kind != "opt":
-            required.append(pname)
-    return {
-        **_header(program, f"procedures/{name}.input.schema.json", f"Entrada de {d.title or name}", f"Parámetros del procedimiento {name} ({program.refs.get(name, '')})."),
-        "type": "object",
-        "properties": props,
-        "required": required,
-        "additionalProperties": False,
-    }
+def procedure_input_schema(program: ir.Program, procedure: ir.Procedure) -> dict:
+    name = procedure.name
+    return generic_schema(
+        program, f"procedures/{name}.input.schema.json", f"Entrada de {procedure.title}",
+        f"Parámetros del procedimiento {name} ({procedure.ref}).",
+        {
+            "type": "object",
+            "properties": {p.name: {"title": p.name, **type_schema(p.type, program, "../")} for p in procedure.params},
+            "required": [p.name for p in procedure.params if is_required(p)],
+            "additionalProperties": False,
+        },
+    )
 
 
-def procedure_result_schema(program: Program, name: str) -> dict:
-    d = program.decls[name]
-    return {
-        **_header(program, f"procedures/{name}.result.schema.json", f"Resultado de {d.title or name}", f"Resultado del procedimiento {name}."),
-        **type_schema(program.result_types[name], program, "../"),
-    }
+def procedure_result_schema(program: ir.Program, procedure: ir.Procedure) -> dict:
+    name = procedure.name
+    return generic_schema(
+        program, f"procedures/{name}.result.schema.json", f"Resultado de {procedure.title}",
+        f"Resultado del procedimiento {name}.", type_schema(procedure.result, program, "../"),
+    )
 
 
-def generic_schema(program: Program, rel: str, title: str, description: str, body: dict) -> dict:
-    return {**_header(program, rel, title, description), **body}
+def generic_schema(program: ir.Program, rel: str, title: str, description: str, body: dict) -> dict:
+    """A schema document at ``schemas/<rel>``: the common header, then ``body``."""
+    return {"$schema": DIALECT, "$id": base_uri(program) + rel, "title": title, "description": description, **body}
 
 
-def schemas(program: Program) -> dict[str, dict]:
-    """Every schema of the rulebook by relative path (deterministic order)."""
+def schemas(program: ir.Program) -> dict[str, dict]:
+    """Every schema of the rulebook's declarations by relative path (deterministic order)."""
     out = {TYPES: types_schema(program)}
-    for name in program.catalogs:
-        out[f"{name}.schema.json"] = catalog_schema(program, name)
-    for name in program.tables:
-        out[f"{name}.schema.json"] = table_schema(program, name)
-    for d in program.of_kind(n.ProcedureDecl):
-        out[f"procedures/{d.name}.input.schema.json"] = procedure_input_schema(program, d.name)
-        out[f"procedures/{d.name}.result.schema.json"] = procedure_result_schema(program, d.name)
+    for catalog in program.of(ir.Catalog):
+        out[f"{catalog.name}.schema.json"] = catalog_schema(program, catalog)
+    for table in program.of(ir.Table):
+        out[f"{table.name}.schema.json"] = table_schema(program, table)
+    for procedure in program.of(ir.Procedure):
+        out[f"procedures/{procedure.name}.input.schema.json"] = procedure_input_schema(program, procedure)
+        out[f"procedures/{procedure.name}.result.schema.json"] = procedure_result_schema(program, procedure)
     return out

@@ -1,17 +1,22 @@
-"""Program → Markdown pages and mkdocs.yml (Jinja2 templates in ``site/``).
+"""Checked program (:class:`compiler.ir.Program`) → Markdown pages and mkdocs.yml.
 
-Entry points: :func:`write_docs(program, out_dir, python_dir)` writes
-``docs/`` and ``mkdocs.yml`` under ``out_dir``; :func:`run_mkdocs(out_dir)`
-builds ``site/`` with ``mkdocs build --strict``.
+Reads only the IR, the generated resolver package (already imported by the
+driver; it evaluates the worked examples) and the odds tables the resolvers
+computed (the ``"tables"`` of ``json/odds.json``, handed over in memory). Writes
+``docs/`` and ``mkdocs.yml`` under the output folder through the Jinja2
+templates of ``site/``.
+
+Entry points: :func:`write_docs` (the pages) and :func:`run_mkdocs` (the HTML
+site, ``mkdocs build --strict``).
 
 Templates receive data only: every text from the rules is escaped by
 :mod:`compiler.markdown` before it reaches a template, and no rules text is
-ever used as template source. Worked examples and probability tables are
-computed here by the generated resolvers (imported from ``python_dir``).
+ever used as template source.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -19,63 +24,38 @@ import re
 import shutil
 import subprocess
 import sys
+import unicodedata
 from fractions import Fraction
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import jinja2
 
-from rules_dsl import nodes as n
-
-from . import pyload
-from .ir import Program
-from .markdown import abbr_term, abbr_text, anchor, attr, esc, frac, highlight, inlines
-from .to_json import plain
+from . import ir
+from .examples import evaluate
+from .markdown import abbr_term, abbr_text, anchor, attr, bar_width, esc, exact_probability, highlight, inlines, number, percent
 from .types import T
 
 SITE_DIR = Path(__file__).resolve().parent.parent / "site"
-KIND_TITLES = {
-    "TableDecl": "Tabla", "CatalogDecl": "Catálogo", "EnumDecl": "Enumeración", "RecordDecl": "Registro",
-    "RuleDecl": "Regla especial", "ProcedureDecl": "Procedimiento", "DieDecl": "Dado", "BagDecl": "Bolsa",
-    "TermDecl": "Término", "OddsDecl": "Probabilidades",
+# declaration class → (block kind in the templates, what the page calls it)
+BLOCK_KINDS: dict[type, tuple[str, str]] = {
+    ir.Table: ("table", "Tabla"), ir.Catalog: ("catalog", "Catálogo"), ir.Enum: ("enum", "Enumeración"),
+    ir.Record: ("record", "Registro"), ir.Rule: ("rule", "Regla especial"), ir.Procedure: ("procedure", "Procedimiento"),
+    ir.Die: ("die", "Dado"), ir.Bag: ("bag", "Bolsa"), ir.Term: ("term", "Término"), ir.Odds: ("odds", "Probabilidades"),
+    ir.Const: ("const", "Constante"),
 }
 STATUS_BADGES = {"deferred": ("Aplazada", "rb-badge--deferred"), "not_playable": ("No jugable", "rb-badge--not-playable")}
-
-# Annotations read by the site (and by nothing else). They are generic: the
-# compiler knows nothing of what a catalog holds, only how to lay it out.
-PAGE_ANNOTATIONS = {
-    "datasheet": 'on a catalog: one datasheet card per entry, on the page titled by the value (@datasheet "Título")',
-    "cost_field": 'on a @datasheet catalog: the int field of its record that holds the base cost (@cost_field "campo")',
-    "cost_modifier": (
-        "on a @datasheet catalog: a table keyed by an enum with one int column, the percentage added to the base "
-        'cost for each enum value; each card shows the cost at every value (@cost_modifier "tabla")'
-    ),
-}
+SHOWN_OUTCOMES = 12  # a worked example lists its most likely results, then how many more there are
+INDEX_PAGE = "index.md"
 
 
 class SiteError(Exception):
-    """A declaration cannot be laid out as its annotations ask."""
-
-
-def annotation(d, name: str):
-    """The value of annotation ``@name`` on a declaration (str, number, True for a bare one), or None."""
-    for ann in getattr(d, "annotations", ()):
-        if ann.name == name:
-            v = ann.value
-            if v is None:
-                return True
-            if isinstance(v, n.VStr):
-                return v.value
-            if isinstance(v, n.VName):
-                return v.name
-            return getattr(v, "value", v)
-    return None
+    """A declaration cannot be laid out on the site."""
 
 
 def slug(text: str) -> str:
     """ASCII, lower-case, hyphen-separated (page file names)."""
-    import unicodedata
-
     plain_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
     return re.sub(r"[^a-z0-9]+", "-", plain_text).strip("-") or "x"
 
@@ -83,6 +63,10 @@ def slug(text: str) -> str:
 def round_half_up(x: Fraction) -> int:
     """The nearest integer; halves go up (110,5 → 111)."""
     return math.floor(x + Fraction(1, 2))
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, Fraction)) and not isinstance(v, bool)
 
 
 def _yaml_json(obj, **kw) -> str:
@@ -101,46 +85,42 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.policies["json.dumps_function"] = _yaml_json
-    env.filters["t"] = esc
     env.filters["attr"] = attr
     return env
+
+
+def _badge(status: str) -> dict | None:
+    badge = STATUS_BADGES.get(status)
+    return {"text": badge[0], "cls": badge[1]} if badge else None
 
 
 class PageBuilder:
     """Turns the program into page view-models (escaped strings and lists)."""
 
-    def __init__(self, program: Program, package, odds: dict | None = None):
+    def __init__(self, program: ir.Program, package: ModuleType | None, odds: dict):
         self.p = program
-        self.pkg = package
-        self.odds = odds or {}  # json/odds.json "tables", computed by the resolvers
+        self.package = package
+        self.odds = odds  # json/odds.json "tables", computed by the resolvers
+        self.records = program.records
+        self.catalogs = program.catalogs
+        self.enums = program.enums
+        self.member_titles = {e.name: {m.name: m.title for m in e.members} for e in self.enums.values()}
         self.page_of: dict[str, str] = {}
-        self.index_page = "index.md"
         for sec in program.sections:
             for item in sec.items:
-                name = getattr(item, "name", None)
-                if name and not isinstance(item, (n.ShowDecl, n.ExampleDecl)) and name in program.decls and program.decls[name] is item:
-                    self.page_of[name] = f"{sec.slug}.md"
+                if isinstance(item, ir.Decl):
+                    self.page_of[item.name] = f"{sec.slug}.md"
         for item in program.front:
-            name = getattr(item, "name", None)
-            if name and name in program.decls and program.decls[name] is item:
-                self.page_of[name] = self.index_page
-        self.examples_of: dict[str, list[n.ExampleDecl]] = {}
-        for ex in program.examples:
-            self.examples_of.setdefault(ex.procedure, []).append(ex)
+            if isinstance(item, ir.Decl):
+                self.page_of[item.name] = INDEX_PAGE
+        self.examples_of: dict[str, list[tuple[int, ir.Example]]] = {}
+        for index, ex in enumerate(program.examples):
+            self.examples_of.setdefault(ex.procedure, []).append((index, ex))
         self.current_page = ""
-        self.terms: list[n.TermDecl] = [d for d in self.ordered_decls() if isinstance(d, n.TermDecl)]
+        self.ordered = [item for items in [program.front] + [sec.items for sec in program.sections] for item in items if isinstance(item, ir.Decl)]
+        self.terms: list[ir.Term] = [d for d in self.ordered if isinstance(d, ir.Term)]
         self._plan_cards()
         self._index_references()
-
-    def ordered_decls(self) -> list:
-        """Declarations in rulebook order (front matter, then each section)."""
-        out = []
-        for items in [self.p.front] + [sec.items for sec in self.p.sections]:
-            for item in items:
-                name = getattr(item, "name", None)
-                if name and self.p.decls.get(name) is item:
-                    out.append(item)
-        return out
 
     # ------------------------------------------------------------------ plan
     def _plan_cards(self) -> None:
@@ -151,7 +131,7 @@ class PageBuilder:
         * catalogs that those entries reference (``ref``): a page of cards each,
           so that a datasheet's weapon links to a card that links back.
         """
-        taken = {self.index_page} | {f"{sec.slug}.md" for sec in self.p.sections}
+        taken = {INDEX_PAGE} | {f"{sec.slug}.md" for sec in self.p.sections}
 
         def page_name(title: str) -> str:
             base = f"fichas-{slug(title)}"
@@ -162,17 +142,9 @@ class PageBuilder:
             return name
 
         groups: dict[str, list[str]] = {}
-        for d in self.ordered_decls():
-            if not isinstance(d, n.CatalogDecl):
-                continue
-            g = annotation(d, "datasheet")
-            if g is None:
-                if annotation(d, "cost_field") is not None or annotation(d, "cost_modifier") is not None:
-                    raise SiteError(f"{d.span.src}: @cost_field / @cost_modifier need @datasheet on catalog {d.name}")
-                continue
-            if not isinstance(g, str) or not g.strip():
-                raise SiteError(f'{d.span.src}: @datasheet expects the title of a page, e.g. @datasheet "Fichas"')
-            groups.setdefault(g.strip(), []).append(d.name)
+        for d in self.ordered:
+            if isinstance(d, ir.Catalog) and d.datasheet is not None:
+                groups.setdefault(d.datasheet, []).append(d.name)
         self.card_page: dict[str, str] = {}
         self.datasheet_pages: list[dict] = []
         for title, cats in groups.items():
@@ -184,12 +156,15 @@ class PageBuilder:
         self.reference_pages: list[dict] = []
         for page in list(self.datasheet_pages):
             for c in page["catalogs"]:
-                for target in self._referenced_catalogs(T("record", self.p.decls[c].record)):
-                    if target not in self.card_page and isinstance(self.p.decls.get(target), n.CatalogDecl):
+                for target in self._referenced_catalogs(T("record", self.catalogs[c].record)):
+                    if target not in self.card_page and target in self.catalogs:
                         p = page_name(self.title_of(target))
                         self.card_page[target] = p
                         self.reference_pages.append({"title": self.title_of(target), "page": p, "catalogs": [target]})
-        self.cost_specs = {c: self.cost_spec(self.p.decls[c]) for pg in self.datasheet_pages for c in pg["catalogs"]}
+
+    def fields(self, record: str) -> tuple[ir.RecordField, ...]:
+        rec = self.records.get(record)
+        return rec.fields if rec is not None else ()
 
     def _referenced_catalogs(self, t: T, seen: set | None = None) -> list[str]:
         """Catalogs named by ``ref`` types anywhere inside type ``t`` (in field order)."""
@@ -201,9 +176,9 @@ class PageBuilder:
             return [c for c in (t.name or "").split("|") if c]
         if k == "record" and t.name not in seen:
             seen.add(t.name)
-            out = []
-            for _f, ft, _ti in self.p.record_fields.get(t.name, []):
-                out += [c for c in self._referenced_catalogs(ft, seen) if c not in out]
+            out: list[str] = []
+            for f in self.fields(t.name):
+                out += [c for c in self._referenced_catalogs(f.type, seen) if c not in out]
             return out
         return []
 
@@ -212,16 +187,16 @@ class PageBuilder:
         self.rule_users: dict[str, list[tuple[str, str, dict]]] = {}
         self.entry_users: dict[tuple[str, str], list[tuple[str, str]]] = {}
         self.same_id: dict[str, list[tuple[str, str]]] = {}
-        for d in self.ordered_decls():
-            if not isinstance(d, n.CatalogDecl):
+        for d in self.ordered:
+            if not isinstance(d, ir.Catalog):
                 continue
-            fields = self.p.record_fields.get(d.record, [])
-            for ident, rec in self.p.catalogs.get(d.name, {}).items():
+            fields = self.fields(d.record)
+            for ident, rec in d.entries.items():
                 self.same_id.setdefault(ident, []).append((d.name, ident))
                 rules: list[dict] = []
                 refs: list[tuple[str, str]] = []
-                for f, ft, _ti in fields:
-                    self._walk(rec.get(f), ft, rules, refs)
+                for f in fields:
+                    self._walk(rec.get(f.name), f.type, rules, refs)
                 for r in rules:
                     users = self.rule_users.setdefault(r["rule"], [])
                     if not any(c == d.name and i == ident and u == r for c, i, u in users):
@@ -232,6 +207,7 @@ class PageBuilder:
                         users.append((d.name, ident))
 
     def _walk(self, v, t: T, rules: list, refs: list) -> None:
+        """Collect the rule applications and catalog references inside value ``v`` of type ``t``."""
         if v is None:
             return
         k = t.kind
@@ -244,19 +220,19 @@ class PageBuilder:
             for x in v.values():
                 self._walk(x, t.args[0], rules, refs)
         elif k == "record":
-            for f, ft, _ti in self.p.record_fields.get(t.name, []):
-                self._walk(v.get(f), ft, rules, refs)
+            for f in self.fields(t.name):
+                self._walk(v.get(f.name), f.type, rules, refs)
         elif k in ("ref", "refs"):
             cat = self.ref_catalog(t, v)
             if cat is not None:
                 refs.append((cat, v))
-        elif k == "rule" and isinstance(v, dict):
+        elif k == "rule":
             rules.append(v)
 
     def ref_catalog(self, t: T, ident: str) -> str | None:
         """The catalog (of those ``t`` names) that has entry ``ident``."""
         for c in (t.name or "").split("|"):
-            if ident in self.p.catalogs.get(c, {}):
+            if c in self.catalogs and ident in self.catalogs[c].entries:
                 return c
         return None
 
@@ -278,26 +254,23 @@ class PageBuilder:
 
     def title_field(self, record: str) -> str | None:
         """The field that names an entry: the record's first ``text`` field."""
-        for f, t, _ti in self.p.record_fields.get(record, []):
-            if t.kind == "text":
-                return f
-        return None
+        return next((f.name for f in self.fields(record) if f.type.kind == "text"), None)
 
     def entry_title(self, catalog: str, ident: str) -> str:
-        d = self.p.decls.get(catalog)
-        rec = self.p.catalogs.get(catalog, {}).get(ident)
-        f = self.title_field(d.record) if isinstance(d, n.CatalogDecl) else None
+        d = self.catalogs.get(catalog)
+        rec = d.entries.get(ident) if d is not None else None
+        f = self.title_field(d.record) if d is not None else None
         if rec is not None and f is not None and isinstance(rec.get(f), str) and rec.get(f).strip():
             return rec[f]
         return ident
 
     def title_of(self, name: str) -> str:
         d = self.p.decls.get(name)
-        return (getattr(d, "title", None) or name) if d is not None else name
+        return d.title if d is not None else name
 
     def link(self, target: str) -> tuple[str | None, str]:
         name, _, entry = target.partition("#")
-        if entry and name in self.p.catalogs:
+        if entry and name in self.catalogs:
             return self.href(name, entry), entry
         return self.href(name), self.title_of(name)
 
@@ -305,13 +278,6 @@ class PageBuilder:
         return f"[{esc(text)}]({href})" if href else esc(text)
 
     # ------------------------------------------------------------------ values
-    def num(self, v) -> str:
-        if isinstance(v, Fraction):
-            s = f"{float(v):g}".replace(".", ",")
-        else:
-            s = str(v)
-        return s.replace("-", "−")
-
     def cell(self, v: Any, t: T) -> str:
         """A data value as escaped Markdown for a table cell."""
         k = t.kind
@@ -322,46 +288,48 @@ class PageBuilder:
         if k == "bool":
             return "Sí" if v else "No"
         if k in ("int", "decimal"):
-            return self.num(v)
+            return number(v)
         if k == "enum":
-            titles = dict(self.p.enum_members.get(t.name, []))
-            return esc(titles.get(v, v))
+            return esc(self.member_titles.get(t.name, {}).get(v, v))
         if k in ("ref", "refs"):
             cat = self.ref_catalog(t, v)
             if cat is None:
                 return esc(v)
             return self.md_link(self.entry_title(cat, v), self.entry_href(cat, v))
         if k == "rule":
-            return self.md_link(self.rule_label(v), self.href(v["rule"]))
+            return self.md_link(self.rule_label(v["rule"], v["args"].values()), self.href(v["rule"]))
         if k == "list":
             if not v:
                 return "—"
             sep = "<br>" if t.args[0].inner.kind in ("record", "map") else ", "
             return sep.join(self.cell(x, t.args[0]) for x in v)
         if k == "map":
-            titles = dict(self.p.enum_members.get(t.name, []))
+            titles = self.member_titles.get(t.name, {})
             return " · ".join(f"{esc(titles.get(m, m))} {self.cell(x, t.args[0])}" for m, x in v.items())
         if k == "record":
             parts = []
-            for f, ft, ftitle in self.p.record_fields.get(t.name, []):
-                x = v.get(f)
+            for f in self.fields(t.name):
+                x = v.get(f.name)
                 if x is None or x == []:
                     continue
-                parts.append(f"*{esc(ftitle or f)}*: {self.cell(x, ft)}")
+                parts.append(f"*{esc(f.title or f.name)}*: {self.cell(x, f.type)}")
             return "; ".join(parts) or "—"
         return esc(str(v))
 
-    def rule_args(self, v: dict) -> str:
-        return ", ".join(self.num(a) if isinstance(a, (int, Fraction)) and not isinstance(a, bool) else str(a) for a in v["args"].values())
+    @staticmethod
+    def rule_args(values) -> str:
+        """The arguments of a rule application as the manual writes them (``2, alto``)."""
+        return ", ".join(number(a) if _is_number(a) else str(a) for a in values)
 
-    def rule_label(self, v: dict) -> str:
+    def rule_label(self, rule: str, values) -> str:
         """``LMG(2)``: a rule application as the manual writes it (plain text)."""
-        args = self.rule_args(v)
-        return self.title_of(v["rule"]) + (f"({args})" if args else "")
+        args = self.rule_args(values)
+        return self.title_of(rule) + (f"({args})" if args else "")
 
-    def range_text(self, r) -> str:
-        lo = None if r.lo is None else self.num(r.lo)
-        hi = None if r.hi is None else self.num(r.hi)
+    @staticmethod
+    def range_text(r: ir.Range) -> str:
+        lo = None if r.lo is None else number(r.lo)
+        hi = None if r.hi is None else number(r.hi)
         if lo is not None and hi is not None:
             if r.lo == r.hi:
                 return lo
@@ -378,8 +346,6 @@ class PageBuilder:
 
     def value_text(self, v: Any) -> str:
         """A resolver value (results, inputs) as escaped Markdown."""
-        import dataclasses
-
         if v is None or isinstance(v, (bool, int, Fraction, str)):
             return self.value_label(v, link=False)
         if dataclasses.is_dataclass(v):
@@ -393,25 +359,36 @@ class PageBuilder:
             return "[" + ", ".join(self.value_text(x) for x in v) + "]"
         return esc(str(v))
 
+    def value_label(self, v, link: bool = True) -> str:
+        """A scalar value: an enum member's title, a catalog entry (linked), a number, sí/no."""
+        if isinstance(v, bool):
+            return "sí" if v else "no"
+        if isinstance(v, (int, Fraction)):
+            return number(v)
+        if isinstance(v, str):
+            for titles in self.member_titles.values():
+                if v in titles:
+                    return esc(titles[v])
+            for cat in self.catalogs.values() if link else ():
+                if v in cat.entries:
+                    return self.md_link(self.entry_title(cat.name, v), self.entry_href(cat.name, v))
+            return esc(v)
+        return "—" if v is None else esc(str(v))
+
     # ------------------------------------------------------------------ blocks
-    def common(self, d, anchor_suffix: str = "") -> dict:
-        name = d.name
-        status = self.p.status.get(name, "active")
-        badge = STATUS_BADGES.get(status)
-        doc = None
-        for ann in d.annotations:
-            if ann.name == "doc" and isinstance(ann.value, n.VStr):
-                doc = ann.value.value
+    def common(self, d: ir.Declaration, anchor_suffix: str = "") -> dict:
+        """What every declaration block shows: heading, kind, reference, badge, doc, source."""
+        kind, kind_title = BLOCK_KINDS[type(d)]
         return {
-            "kind": type(d).__name__,
-            "kind_title": KIND_TITLES.get(type(d).__name__, ""),
-            "name": name,
-            "anchor": anchor(name) + anchor_suffix,
-            "title": esc(getattr(d, "title", None) or name),
-            "ref": attr(self.p.refs.get(name, "")),
+            "kind": kind,
+            "kind_title": kind_title,
+            "name": d.name,
+            "anchor": anchor(d.name) + anchor_suffix,
+            "title": esc(d.title),
+            "ref": attr(d.ref),
             "src": attr(d.span.src),
-            "badge": {"text": badge[0], "cls": badge[1]} if badge else None,
-            "doc": esc(doc) if doc else None,
+            "badge": _badge(d.status),
+            "doc": esc(d.doc) if d.doc and not d.doc_is_prose else None,
             "source": highlight(d.source_text),
             "original": None,
             "cards_href": None,
@@ -422,187 +399,162 @@ class PageBuilder:
             "columns_title": None,
         }
 
-    def block(self, item) -> dict | None:
-        if isinstance(item, n.Heading):
+    def block(self, item: ir.Item) -> dict | None:
+        if isinstance(item, ir.Heading):
             return {"kind": "heading", "level": item.level, "md": inlines(item.inlines, self.link)}
-        if isinstance(item, n.Paragraph):
+        if isinstance(item, ir.Paragraph):
             return {"kind": "paragraph", "md": inlines(item.inlines, self.link)}
-        if isinstance(item, n.ListBlock):
+        if isinstance(item, ir.ListBlock):
             return {"kind": "list", "ordered": item.ordered, "start": item.start, "items": [inlines(i, self.link) for i in item.items]}
-        if isinstance(item, n.Note):
+        if isinstance(item, ir.Note):
             return {"kind": "note", "md": inlines(item.inlines, self.link)}
-        if isinstance(item, n.Separator):
+        if isinstance(item, ir.Separator):
             return {"kind": "separator"}
-        if isinstance(item, n.ShowDecl):
+        if isinstance(item, ir.Show):
             d = self.p.decls.get(item.name)
             if d is None:
                 return None
             b = self.decl(d, anchor_suffix="--" + anchor(self.current_page.removesuffix(".md")))
-            if b is not None:
-                b["original"] = self.href(item.name)
+            b["original"] = self.href(item.name)
             return b
-        if isinstance(item, (n.RulebookDecl, n.SectionDecl, n.ExampleDecl)):
-            return None
         return self.decl(item)
 
-    def decl(self, d, anchor_suffix: str = "") -> dict | None:
+    def decl(self, d: ir.Declaration, anchor_suffix: str = "") -> dict:
         b = self.common(d, anchor_suffix)
-        if isinstance(d, n.TableDecl):
+        if isinstance(d, ir.Table):
             self.table_block(d, b)
-        elif isinstance(d, n.CatalogDecl):
+        elif isinstance(d, ir.Catalog):
             self.catalog_block(d, b, anchor_suffix)
-        elif isinstance(d, n.EnumDecl):
+        elif isinstance(d, ir.Enum):
             b["header"] = ["Id", "Nombre"]
-            b["rows"] = [[f"`{esc(m)}`" if False else esc(m), esc(t)] for m, t in self.p.enum_members.get(d.name, [])]
-            b["ordered"] = d.ordered
-        elif isinstance(d, n.RecordDecl):
+            b["rows"] = [[esc(m.name), esc(m.title)] for m in d.members]
+        elif isinstance(d, ir.Record):
             b["header"] = ["Campo", "Tipo", "Descripción"]
-            b["rows"] = [[esc(f), esc(str(t)), esc(ti or "")] for f, t, ti in self.p.record_fields.get(d.name, [])]
-        elif isinstance(d, n.RuleDecl):
-            params = self.p.rule_params.get(d.name, [])
-            b["signature"] = esc((d.title or d.name) + (f"({', '.join(p for p, _ in params)})" if params else ""))
+            b["rows"] = [[esc(f.name), esc(str(f.type)), esc(f.title or "")] for f in d.fields]
+        elif isinstance(d, ir.Rule):
+            b["signature"] = esc(d.title + (f"({', '.join(p.name for p in d.params)})" if d.params else ""))
             b["texts"] = [esc(t) for t in d.texts]
             b["levels"] = [(lvl, esc(t)) for lvl, t in d.levels]
-            b["grants"] = [self.cell({"rule": g.name, "args": {str(i): plain(getattr(a, "value", getattr(a, "name", None))) for i, a in enumerate(g.args)}}, T("rule")) for g in d.grants]
+            b["grants"] = [self.md_link(self.rule_label(g.rule, [v for _p, v in g.args]), self.href(g.rule)) for g in d.grants]
             b["stacking"] = esc(d.stacking) if d.stacking else None
             if not anchor_suffix:
                 self.rule_extras(d, b)
-        elif isinstance(d, n.DieDecl):
-            b["faces"] = [self.num(f.value) if isinstance(f, n.VNum) and f.value <= 0 else (f"+{f.value}" if isinstance(f, n.VNum) else esc(dict(self.p.enum_members.get(d.face_enum, [])).get(f.name, f.name))) for f in d.faces]
-        elif isinstance(d, n.BagDecl):
-            b["tokens"] = [(esc(k), c) for k, c, _ in d.tokens]
-            b["total"] = sum(c for _, c, _ in d.tokens)
-        elif isinstance(d, n.ProcedureDecl):
+        elif isinstance(d, ir.Die):
+            if d.face_enum is not None:
+                b["faces"] = [esc(self.member_titles.get(d.face_enum, {}).get(f, f)) for f in d.faces]
+            else:
+                b["faces"] = [number(f) if f <= 0 else f"+{f}" for f in d.faces]
+        elif isinstance(d, ir.Bag):
+            b["tokens"] = [(esc(kind), count) for kind, count in d.tokens]
+            b["total"] = sum(count for _kind, count in d.tokens)
+        elif isinstance(d, ir.Procedure):
             self.procedure_block(d, b)
-        elif isinstance(d, n.TermDecl):
+        elif isinstance(d, ir.Term):
             self.term_block(d, b)
-        elif isinstance(d, n.OddsDecl):
+        elif isinstance(d, ir.Odds):
             self.odds_block(d, b)
-        else:
-            return None
+        elif isinstance(d, ir.Const):
+            b["value"] = self.cell(d.value, d.type)
         return b
 
-    def table_block(self, d: n.TableDecl, b: dict) -> None:
-        info = self.p.tables[d.name]
+    def table_block(self, d: ir.Table, b: dict) -> None:
         header = [esc(k.title or k.name) for k in d.keys]
-        if d.across:
-            header += [self.cell(a, info.across_type) for a in info.across_values]
+        value_types = [c.type for c in d.columns]
+        if d.across is not None:
+            header += [self.cell(a, d.across.type) for a in d.across_values]
+            value_types = [d.columns[0].type] * len(d.across_values)
         else:
             header += [esc(c.title or c.name) for c in d.columns]
         rows = []
-        for keys, title, values, _row in info.rows:
+        for row in d.rows:
             cells = []
-            for ks, kt, k in zip(d.keys, info.key_types, keys):
-                if isinstance(k, n.RangeKey):
+            for key, k in zip(d.keys, row.keys):
+                if isinstance(k, ir.Range):
                     cells.append(esc(self.range_text(k)))
-                elif title:
-                    cells.append(esc(title))
+                elif row.title:
+                    cells.append(esc(row.title))
                 else:
-                    cells.append(self.cell(k, kt))
-            if d.across:
-                cells += [self.cell(v, info.col_types[0]) for v in values["__across__"]]
+                    cells.append(self.cell(k, key.type))
+            if d.across is not None:
+                cells += [self.cell(v, d.columns[0].type) for v in row.across]
             else:
-                cells += [self.cell(values[c.name], t) for c, t in zip(d.columns, info.col_types)]
+                cells += [self.cell(row.values[c.name], c.type) for c in d.columns]
             rows.append(cells)
         b["header"] = header
         b["rows"] = rows
-        b["align"] = [("---:" if (t.inner.kind in ("int", "decimal") or ks.ranged) else "---") for ks, t in zip(d.keys, info.key_types)]
-        b["align"] += ["---:" if t.inner.kind in ("int", "decimal") else "---" for t in (info.col_types if not d.across else [info.col_types[0]] * len(info.across_values))]
+        b["align"] = [("---:" if (k.type.inner.kind in ("int", "decimal") or k.ranged) else "---") for k in d.keys]
+        b["align"] += ["---:" if t.inner.kind in ("int", "decimal") else "---" for t in value_types]
 
-    def catalog_block(self, d: n.CatalogDecl, b: dict, suffix: str) -> None:
-        fields = self.p.record_fields.get(d.record, [])
-        cols = list(d.columns) if d.columns else [f for f, _, _ in fields]
-        by = {f: (t, ti) for f, t, ti in fields}
-        b["header"] = ["Id"] + [esc(by[c][1] or c) for c in cols if c in by]
-        b["align"] = ["---"] + ["---:" if by[c][0].inner.kind in ("int", "decimal") else "---" for c in cols if c in by]
+    def catalog_block(self, d: ir.Catalog, b: dict, suffix: str) -> None:
+        by = {f.name: f for f in self.fields(d.record)}
+        cols = [c for c in (d.columns or list(by)) if c in by]
+        b["header"] = ["Id"] + [esc(by[c].title or c) for c in cols]
+        b["align"] = ["---"] + ["---:" if by[c].type.inner.kind in ("int", "decimal") else "---" for c in cols]
         rows = []
         card = d.name in self.card_page
-        for ident, rec in self.p.catalogs.get(d.name, {}).items():
+        for ident, rec in d.entries.items():
             aid = f"{anchor(d.name)}--{anchor(ident, part=True)}{suffix}"
             code = f"<code>{attr(ident)}</code>"
             if card:
                 code = f'<a href="{attr(self.entry_href(d.name, ident))}" title="Ficha">{code}</a>'
-            rows.append([f'<span id="{attr(aid)}"></span>{code}'] + [self.cell(rec.get(c), by[c][0]) for c in cols if c in by])
+            rows.append([f'<span id="{attr(aid)}"></span>{code}'] + [self.cell(rec.get(c), by[c].type) for c in cols])
         b["rows"] = rows
         b["cards_href"] = self.entry_group_href(d.name) if card else None
 
     # ------------------------------------------------------------------ cards
-    def cost_spec(self, d: n.CatalogDecl) -> dict | None:
-        """``@cost_field`` + ``@cost_modifier``: how to show the cost at each enum value."""
-        field, table = annotation(d, "cost_field"), annotation(d, "cost_modifier")
-        if field is None and table is None:
-            return None
-        where = f"{d.span.src}: catalog {d.name}"
-        if not isinstance(field, str) or not isinstance(table, str):
-            raise SiteError(f'{where}: @cost_field "campo" and @cost_modifier "tabla" go together, both with a string')
-        fields = {f: (t, ti) for f, t, ti in self.p.record_fields.get(d.record, [])}
-        if field not in fields or fields[field][0].inner.kind != "int":
-            raise SiteError(f"{where}: @cost_field {field!r} is not an int field of record {d.record}")
-        info = self.p.tables.get(table)
-        if info is None:
-            raise SiteError(f"{where}: @cost_modifier {table!r} is not a table")
-        if (len(info.key_types) != 1 or info.key_types[0].kind != "enum" or info.decl.across
-                or len(info.decl.columns) != 1 or info.col_types[0].inner.kind not in ("int", "decimal")):
-            raise SiteError(f"{where}: @cost_modifier table {table} must be keyed by an enum and have one numeric column (a percentage)")
-        enum = info.key_types[0].name
-        col = info.decl.columns[0].name
-        pct = {keys[0]: values[col] for keys, _title, values, _row in info.rows}
-        levels = [(m, title, pct[m]) for m, title in self.p.enum_members.get(enum, []) if pct.get(m) is not None]
-        return {"field": field, "field_title": fields[field][1] or field, "enum": enum, "table": table, "levels": levels}
-
     @staticmethod
     def cost_at(base: int, pct: int) -> int:
         return round_half_up(Fraction(base * (100 + pct), 100))
 
-    def cost_note(self, spec: dict, catalogs: list[str]) -> dict:
-        """The explanation of a cost spec, with a worked example of the rounding from the data."""
+    def cost_note(self, cost: ir.CostDisplay, catalogs: list[str]) -> dict:
+        """The explanation of a cost display, with a worked example of the rounding from the data."""
         example = None
         for c in catalogs:
-            for rec in self.p.catalogs.get(c, {}).values():
-                base = rec.get(spec["field"])
-                for _m, title, pct in spec["levels"]:
+            for rec in self.catalogs[c].entries.values():
+                base = rec.get(cost.field)
+                for _m, title, pct in cost.levels:
                     if isinstance(base, int) and (base * (100 + pct)) % 100 == 50 and example is None:
                         exact = Fraction(base * (100 + pct), 100)
-                        example = {"base": self.num(base), "title": esc(title), "pct": self.pct(pct), "exact": self.num(exact), "rounded": self.num(self.cost_at(base, pct))}
+                        example = {"base": number(base), "title": esc(title), "pct": self.signed_percent(pct),
+                                   "exact": number(exact), "rounded": number(self.cost_at(base, pct))}
         return {
-            "field_title": esc(spec["field_title"]),
-            "enum_title": esc(self.title_of(spec["enum"])),
-            "table": self.md_link(self.title_of(spec["table"]), self.href(spec["table"])),
-            "levels": [(esc(title), self.pct(pct)) for _m, title, pct in spec["levels"]],
+            "field_title": esc(cost.field_title),
+            "enum_title": esc(self.title_of(cost.enum)),
+            "table": self.md_link(self.title_of(cost.table), self.href(cost.table)),
+            "levels": [(esc(title), self.signed_percent(pct)) for _m, title, pct in cost.levels],
             "example": example,
         }
 
-    def pct(self, v: int) -> str:
-        return ("+" if v > 0 else "") + self.num(v) + "\u00a0%"
+    @staticmethod
+    def signed_percent(v: int) -> str:
+        """A percentage added to a cost: ``+30 %``, ``−20 %``."""
+        return ("+" if v > 0 else "") + number(v) + "\u00a0%"
 
     def card_catalog(self, catalog: str) -> dict:
         """A catalog on a card page: heading, badge, link to the manual's table, its cards."""
-        d = self.p.decls[catalog]
-        status = self.p.status.get(catalog, "active")
-        badge = STATUS_BADGES.get(status)
-        procs = sorted(u for u in self.p.uses.get(catalog, ()) if isinstance(self.p.decls.get(u), n.ProcedureDecl))
+        d = self.catalogs[catalog]
+        procs = sorted(u for u in self.p.uses.get(catalog, ()) if self.p.get(u, ir.Procedure) is not None)
         return {
             "anchor": anchor(catalog),
-            "title": esc(d.title or catalog),
-            "badge": {"text": badge[0], "cls": badge[1]} if badge else None,
-            "ref": attr(self.p.refs.get(catalog, "")),
+            "title": esc(d.title),
+            "badge": _badge(d.status),
+            "ref": attr(d.ref),
             "table_href": self.href(catalog),
             "procedures": [self.md_link(self.title_of(pr), self.href(pr)) for pr in procs],
-            "cards": [self.card(catalog, ident, rec) for ident, rec in self.p.catalogs.get(catalog, {}).items()],
+            "cards": [self.card(d, ident, rec) for ident, rec in d.entries.items()],
         }
 
-    def card(self, catalog: str, ident: str, rec: dict) -> dict:
+    def card(self, d: ir.Catalog, ident: str, rec: dict) -> dict:
         """One datasheet card: facts, a stats row, lists, the cost at each level, reverse links."""
-        d = self.p.decls[catalog]
-        spec = self.cost_specs.get(catalog)
-        skip = {self.title_field(d.record), spec["field"] if spec else None}
+        cost_display = d.cost
+        skip = {self.title_field(d.record), cost_display.field if cost_display else None}
         facts, stats_h, stats_r, lists = [], [], [], []
-        for f, t, ftitle in self.p.record_fields.get(d.record, []):
-            if f in skip:
+        for f in self.fields(d.record):
+            if f.name in skip:
                 continue
-            label = esc(ftitle or f)
-            v = rec.get(f)
-            inner = t.inner
+            label = esc(f.title or f.name)
+            v = rec.get(f.name)
+            inner = f.type.inner
             if inner.kind == "list":
                 item = inner.args[0].inner
                 if item.kind == "record":
@@ -616,54 +568,52 @@ class PageBuilder:
                 stats_h.append(label)
                 stats_r.append(self.cell(v, inner))
             elif inner.kind == "record" and self.numeric_record(inner.name):
-                parts = [(ti or sf, v.get(sf)) for sf, _st, ti in self.p.record_fields[inner.name]]
+                parts = [(sf.title or sf.name, v.get(sf.name)) for sf in self.fields(inner.name)]
                 stats_h.append(f"{label} ({esc(' / '.join(p for p, _x in parts))})")
-                stats_r.append(" / ".join(self.num(x) if x is not None else "—" for _p, x in parts))
+                stats_r.append(" / ".join(number(x) if x is not None else "—" for _p, x in parts))
             else:
-                facts.append((label, self.cell(v, t)))
-        status = self.p.status.get(catalog, "active")
-        badge = STATUS_BADGES.get(status)
+                facts.append((label, self.cell(v, f.type)))
         cost = None
-        if spec is not None and isinstance(rec.get(spec["field"]), int):
-            base = rec[spec["field"]]
+        if cost_display is not None and isinstance(rec.get(cost_display.field), int):
+            base = rec[cost_display.field]
             cost = {
-                "label": f"{esc(spec['field_title'])} por {esc(self.title_of(spec['enum']))}",
-                "header": [esc(title) for _m, title, _p in spec["levels"]],
-                "row": [self.num(self.cost_at(base, pct)) for _m, _t, pct in spec["levels"]],
-                "base": self.num(base),
+                "label": f"{esc(cost_display.field_title)} por {esc(self.title_of(cost_display.enum))}",
+                "header": [esc(title) for _m, title, _p in cost_display.levels],
+                "row": [number(self.cost_at(base, pct)) for _m, _t, pct in cost_display.levels],
+                "base": number(base),
             }
         return {
-            "anchor": f"{anchor(catalog)}--{anchor(ident, part=True)}",
+            "anchor": f"{anchor(d.name)}--{anchor(ident, part=True)}",
             "id": attr(ident),
-            "title": esc(self.entry_title(catalog, ident)),
-            "badge": {"text": badge[0], "cls": badge[1]} if badge else None,
-            "row_href": self.href(catalog, ident),
+            "title": esc(self.entry_title(d.name, ident)),
+            "badge": _badge(d.status),
+            "row_href": self.href(d.name, ident),
             "facts": facts,
             "stats": {"header": stats_h, "row": stats_r} if stats_h else None,
             "lists": lists,
             "cost": cost,
-            "odds": self.card_odds(catalog, ident),
-            "users": self.users_of(self.entry_users.get((catalog, ident), [])),
+            "odds": self.card_odds(d.name, ident),
+            "users": self.users_of(self.entry_users.get((d.name, ident), [])),
         }
 
     def numeric_record(self, record: str) -> bool:
-        fields = self.p.record_fields.get(record, [])
-        return bool(fields) and all(t.inner.kind in ("int", "decimal") for _f, t, _ti in fields)
+        fields = self.fields(record)
+        return bool(fields) and all(f.type.inner.kind in ("int", "decimal") for f in fields)
 
     def compact(self, v, t: T) -> str:
         """A cell value; a record of numbers as ``3 / 1`` (its header names the parts)."""
         inner = t.inner
         if v is not None and inner.kind == "record" and self.numeric_record(inner.name):
-            parts = [v.get(f) for f, _t, _ti in self.p.record_fields[inner.name]]
+            parts = [v.get(f.name) for f in self.fields(inner.name)]
             while parts and parts[-1] is None:
                 parts.pop()
-            return " / ".join(self.num(x) if x is not None else "—" for x in parts) or "—"
+            return " / ".join(number(x) if x is not None else "—" for x in parts) or "—"
         return self.cell(v, t)
 
     def compact_label(self, title: str, t: T) -> str:
         inner = t.inner
         if inner.kind == "record" and self.numeric_record(inner.name):
-            return f"{esc(title)} ({esc(' / '.join(ti or f for f, _t, ti in self.p.record_fields[inner.name]))})"
+            return f"{esc(title)} ({esc(' / '.join(f.title or f.name for f in self.fields(inner.name)))})"
         return esc(title)
 
     def record_list_table(self, items: list, record: str) -> dict:
@@ -671,26 +621,26 @@ class PageBuilder:
 
         Records whose map fields all share one enum are pivoted: one row per
         item and map field, one column per enum value (bands, zones…)."""
-        all_fields = self.p.record_fields.get(record, [])
-        maps = [(f, t, ti) for f, t, ti in all_fields if t.inner.kind == "map"]
-        if maps and len({t.inner.name for _f, t, _ti in maps}) == 1:
-            enum = maps[0][1].inner.name
-            members = self.p.enum_members.get(enum, [])
-            keys = [(f, t, ti) for f, t, ti in all_fields if t.inner.kind != "map" and any(it.get(f) not in (None, []) for it in items)]
+        all_fields = self.fields(record)
+        maps = [f for f in all_fields if f.type.inner.kind == "map"]
+        if maps and len({f.type.inner.name for f in maps}) == 1:
+            members = self.enums[maps[0].type.inner.name].members
+            keys = [f for f in all_fields if f.type.inner.kind != "map" and any(it.get(f.name) not in (None, []) for it in items)]
             rows = []
             for it in items:
-                for f, t, ti in maps:
-                    m = it.get(f) or {}
-                    vt = t.inner.args[0]
-                    rows.append([self.cell(it.get(kf), kt) for kf, kt, _kti in keys] + [self.compact_label(ti or f, vt)] + [self.compact(m.get(mv), vt) for mv, _mt in members])
+                for f in maps:
+                    m = it.get(f.name) or {}
+                    vt = f.type.inner.args[0]
+                    rows.append([self.cell(it.get(k.name), k.type) for k in keys] + [self.compact_label(f.title or f.name, vt)]
+                                + [self.compact(m.get(mv.name), vt) for mv in members])
             return {
-                "header": [esc(kti or kf) for kf, _kt, kti in keys] + [""] + [esc(mt) for _mv, mt in members],
+                "header": [esc(k.title or k.name) for k in keys] + [""] + [esc(mv.title) for mv in members],
                 "rows": rows,
             }
-        fields = [(f, t, ti) for f, t, ti in all_fields if any(it.get(f) not in (None, []) for it in items)]
+        fields = [f for f in all_fields if any(it.get(f.name) not in (None, []) for it in items)]
         return {
-            "header": [esc(ti or f) for f, _t, ti in fields],
-            "rows": [[self.cell(it.get(f), t) for f, t, _ti in fields] for it in items],
+            "header": [esc(f.title or f.name) for f in fields],
+            "rows": [[self.cell(it.get(f.name), f.type) for f in fields] for it in items],
         }
 
     def users_of(self, users: list[tuple], rule: bool = False) -> dict:
@@ -701,23 +651,29 @@ class PageBuilder:
             g = groups.setdefault(cat, {"title": esc(self.title_of(cat)), "href": self.entry_group_href(cat), "items": [], "card": cat in self.datasheet_catalogs})
             label = self.md_link(self.entry_title(cat, ident), self.entry_href(cat, ident))
             if rule:
-                args = self.rule_args(u[2])
-                if args:
-                    names = [prm for prm, _t in self.p.rule_params.get(u[2]["rule"], [])]
-                    vals = list(u[2]["args"].values())
-                    shown = ", ".join(f"{esc(nm)} = {self.num(x) if isinstance(x, (int, Fraction)) and not isinstance(x, bool) else esc(x)}" for nm, x in zip(names, vals)) if len(names) == len(vals) else esc(args)
-                    label += f" ({shown})"
+                label += self.rule_app_args(u[2])
             g["items"].append(label)
         cards = [g for g in groups.values() if g["card"]]
         other = [g for g in groups.values() if not g["card"]]
         return {"cards": cards, "other": other, "count": sum(len(g["items"]) for g in cards), "other_count": sum(len(g["items"]) for g in other)}
+
+    def rule_app_args(self, app: dict) -> str:
+        """`` (X = 2)``: the arguments of a rule application in a list of users (empty without arguments)."""
+        vals = list(app["args"].values())
+        args = self.rule_args(vals)
+        if not args:
+            return ""
+        names = [p.name for p in self.p.decls[app["rule"]].params]
+        if len(names) != len(vals):
+            return f" ({esc(args)})"
+        return " (" + ", ".join(f"{esc(nm)} = {number(x) if _is_number(x) else esc(x)}" for nm, x in zip(names, vals)) + ")"
 
     def entry_group_href(self, catalog: str) -> str | None:
         if catalog in self.card_page:
             return self.page_href(self.card_page[catalog], anchor(catalog))
         return self.href(catalog)
 
-    def rule_extras(self, d: n.RuleDecl, b: dict) -> None:
+    def rule_extras(self, d: ir.Rule, b: dict) -> None:
         """Reverse links of a special rule: entries that apply it, procedures, related data."""
         name = d.name
         b["users"] = self.users_of(self.rule_users.get(name, []), rule=True)
@@ -725,13 +681,13 @@ class PageBuilder:
         procs, also = [], []
         for u in sorted(self.p.uses.get(name, ())):
             du = self.p.decls.get(u)
-            if isinstance(du, n.ProcedureDecl):
+            if isinstance(du, ir.Procedure):
                 procs.append(self.md_link(self.title_of(u), self.href(u)))
-            elif isinstance(du, (n.TableDecl, n.CatalogDecl)) and u not in listed:
+            elif isinstance(du, (ir.Table, ir.Catalog)) and u not in listed:
                 also.append(self.md_link(self.title_of(u), self.href(u)))
-        for pd in self.ordered_decls():
-            if isinstance(pd, n.ProcedureDecl) and pd.name not in self.p.uses.get(name, ()):
-                if any(pname == name for pname, _t in self.p.param_types.get(pd.name, [])):
+        for pd in self.ordered:
+            if isinstance(pd, ir.Procedure) and pd.name not in self.p.uses.get(name, ()):
+                if any(p.name == name for p in pd.params):
                     procs.append(f"{self.md_link(self.title_of(pd.name), self.href(pd.name))} (parámetro <code>{attr(name)}</code>)")
         b["procedures"] = procs
         b["also"] = also
@@ -740,25 +696,9 @@ class PageBuilder:
             for c, i in self.same_id.get(name, [])
         ]
 
-    def value_label(self, v, link: bool = True) -> str:
-        """A scalar value: an enum member's title, a catalog entry (linked), a number, sí/no."""
-        if isinstance(v, bool):
-            return "sí" if v else "no"
-        if isinstance(v, (int, Fraction)):
-            return self.num(v)
-        if isinstance(v, str):
-            for members in self.p.enum_members.values():
-                for m, title in members:
-                    if m == v:
-                        return esc(title)
-            for cat, rows in self.p.catalogs.items() if link else ():
-                if v in rows:
-                    return self.md_link(self.entry_title(cat, v), self.entry_href(cat, v))
-            return esc(v)
-        return "—" if v is None else esc(str(v))
-
-    def odds_block(self, d, b: dict) -> None:
-        """A table of exact probabilities computed by the resolvers (read from json/odds.json)."""
+    # ------------------------------------------------------------------ odds
+    def odds_block(self, d: ir.Odds, b: dict) -> None:
+        """A table of exact probabilities computed by the resolvers."""
         t = self.odds.get(d.name)
         b["procedure"] = self.md_link(self.title_of(d.procedure), self.href(d.procedure))
         b["grouped"] = None
@@ -770,7 +710,7 @@ class PageBuilder:
             b["columns_title"] = esc(cols["title"])
         groups = t.get("groups")
         if groups:
-            catalog = d.each.enum
+            catalog = d.each.of
             b["header"], b["rows"] = [], []
             b["grouped"] = {
                 "title": esc(groups.get("title") or groups.get("variable") or ""),
@@ -795,15 +735,15 @@ class PageBuilder:
                     row.append("—")
                     continue
                 p = Fraction(c) if not isinstance(c, bool) else Fraction(int(c))
-                row.append(f'<span class="rb-prob" style="--p: {float(p) * 100:.2f}%" title="{attr(frac(p))}">{self.pct_text(p)}</span>')
+                row.append(f'<span class="rb-prob" style="--p: {bar_width(p)}%" title="{attr(exact_probability(p))}">{self.probability_text(p)}</span>')
             out.append(row)
         return header, out
 
     def card_odds(self, catalog: str, ident: str) -> list[dict]:
         """Slices of grouped odds tables (``each x in catalog``) for one entry's card."""
         out = []
-        for d in self.ordered_decls():
-            if not isinstance(d, n.OddsDecl) or d.each is None or d.each.enum != catalog:
+        for d in self.ordered:
+            if not isinstance(d, ir.Odds) or d.each is None or d.each.of != catalog:
                 continue
             t = self.odds.get(d.name) or {}
             values = (t.get("groups") or {}).get("values") or []
@@ -814,38 +754,36 @@ class PageBuilder:
                 continue  # the procedure refuses every input for this entry (e.g. no such fire mode)
             header, rows = self.odds_grid(t, grid)
             cols = t.get("columns") or {}
-            out.append({"title": esc(d.title or d.name), "href": self.href(d.name), "header": header, "rows": rows,
+            out.append({"title": esc(d.title), "href": self.href(d.name), "header": header, "rows": rows,
                         "columns_title": esc(cols.get("title") or "")})
         return out
 
     @staticmethod
-    def pct_text(p: Fraction) -> str:
+    def probability_text(p: Fraction) -> str:
+        """A probability in a grid cell: ``37,5 %``; certain and impossible without decimals."""
         if p == 0:
             return "0\u00a0%"
         if p == 1:
             return "100\u00a0%"
-        return f"{float(p) * 100:.1f}".replace(".", ",") + "\u00a0%"
+        return percent(p) + "\u00a0%"
 
-    def term_block(self, d: n.TermDecl, b: dict) -> None:
+    # ------------------------------------------------------------------ glossary, procedures
+    def term_block(self, d: ir.Term, b: dict) -> None:
         b["definition"] = esc(d.definition)
         key = " ".join(d.title.split()).casefold()
         b["see"] = [
-            self.md_link(f"{KIND_TITLES.get(type(o).__name__, '')} «{self.title_of(o.name)}»".strip(), self.href(o.name))
-            for o in self.ordered_decls()
-            if not isinstance(o, n.TermDecl) and " ".join((getattr(o, "title", None) or "").split()).casefold() == key and self.href(o.name)
+            self.md_link(f"{BLOCK_KINDS[type(o)][1]} «{o.title}»", self.href(o.name))
+            for o in self.ordered
+            if not isinstance(o, ir.Term) and o.has_title and " ".join(o.title.split()).casefold() == key and self.href(o.name)
         ]
 
-    def procedure_block(self, d: n.ProcedureDecl, b: dict) -> None:
-        params = []
-        for prm, (pname, pt) in zip(d.params, self.p.param_types[d.name]):
-            default = self.p.source_text(prm.default.span) if prm.default is not None else None
-            params.append([f"`{pname}`", esc(str(pt)), esc(default) if default else "—"])
-        b["params"] = params
-        b["result"] = esc(str(self.p.result_types[d.name]))
+    def procedure_block(self, d: ir.Procedure, b: dict) -> None:
+        b["params"] = [[f"`{p.name}`", esc(str(p.type)), esc(p.default_text) if p.default_text else "—"] for p in d.params]
+        b["result"] = esc(str(d.result))
         steps = []
         loose = []
         for st in d.body:
-            if isinstance(st, n.Step):
+            if isinstance(st, ir.Step):
                 code = "\n".join(self.p.source_text(s.span, keep_lines=True) for s in st.body)
                 steps.append({"label": esc(st.label), "code": highlight(code) if code.strip() else None})
             else:
@@ -853,71 +791,47 @@ class PageBuilder:
         if loose:
             steps.append({"label": esc("Resultado"), "code": highlight("\n".join(loose))})
         b["steps"] = steps
-        b["examples"] = [self.example(ex) for ex in self.examples_of.get(d.name, [])]
+        b["examples"] = [self.example(index, ex) for index, ex in self.examples_of.get(d.name, [])]
 
-    def example(self, ex: n.ExampleDecl) -> dict:
-        given = [(attr(a.name or str(i)), esc(self.p.source_text(a.value.span))) for i, a in enumerate(ex.given)]
-        out = {"title": esc(ex.title or ex.procedure), "src": esc(ex.span.src), "given": given, "expects": [], "dist": [], "error": None, "error_expected": False, "more": 0}
-        entry = None
-        if self.pkg is not None:
-            for e in self.pkg.examples.EXAMPLES:
-                if e[2] == ex.span.src:
-                    entry = e
-        if entry is None:
-            out["expects"] = [(esc(self.p.source_text(x.expr.span) if x.expr is not None else "error"), None) for x in ex.expects]
+    def example(self, index: int, ex: ir.Example) -> dict:
+        """A worked example (``index`` in ``program.examples``), evaluated by the generated resolvers when they are at hand."""
+        out = {"title": esc(ex.title), "given": [(attr(param), esc(text)) for param, _value, text in ex.given],
+               "expects": [], "dist": [], "error": None, "error_expected": False, "more": 0}
+        if self.package is None:
+            out["expects"] = [(esc(x.text if x.expr is not None else "error"), None) for x in ex.expects]
             return out
-        from .examples import evaluate
-
-        ev = evaluate(self.pkg, entry)
+        ev = evaluate(self.package, self.package.examples.EXAMPLES[index])
         if ev.error is not None:
             out["error"] = esc(str(ev.error))
             out["error_expected"] = ev.expected_error is not None and ev.expected_error in ev.error.message
             return out
-        dist = ev.distribution
-        for text, _src, ok, _detail in ev.checks:
-            out["expects"].append((esc(text), ok))
-        items = sorted(dist.items(), key=lambda kv: -kv[1])
-        for outcome, p in items[:12]:
-            out["dist"].append({"outcome": self.value_text(outcome), "p": frac(p), "pct": f"{float(p) * 100:.2f}"})
-        out["more"] = max(0, len(items) - 12)
+        out["expects"] = [(esc(check.text), check.ok) for check in ev.checks]
+        items = sorted(ev.distribution.items(), key=lambda kv: -kv[1])
+        for outcome, p in items[:SHOWN_OUTCOMES]:
+            out["dist"].append({"outcome": self.value_text(outcome), "p": exact_probability(p), "pct": bar_width(p)})
+        out["more"] = max(0, len(items) - SHOWN_OUTCOMES)
         return out
 
     # ------------------------------------------------------------------ pages
-    def section_blocks(self, items: list, page: str) -> list[dict]:
+    def section_blocks(self, items: list[ir.Item], page: str) -> list[dict]:
         self.current_page = page
-        blocks = []
-        for it in items:
-            b = self.block(it)
-            if b is not None:
-                blocks.append(b)
-        return blocks
+        return [b for b in (self.block(it) for it in items) if b is not None]
 
 
-def _fn_key(v):
-    """A hashable identity for a value; for a function, its code and captured values."""
-    code = getattr(v, "__code__", None)
-    if code is None:
-        return v
-    cells = tuple(c.cell_contents for c in (v.__closure__ or ()))
-    defaults = v.__defaults__ or ()
-    return (code, cells, defaults)
-
-
-def _section_heading(sec) -> str:
+def _section_heading(sec: ir.Section) -> str:
     """``VI. Iniciativa y disparos``; a section named like its title (an appendix) shows the title once."""
     return sec.title if sec.name == sec.title else f"{sec.name}. {sec.title}"
 
 
-def write_docs(program: Program, out_dir: Path, python_dir: Path | None) -> None:
+def write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, odds: dict) -> None:
     """Render docs/ (Markdown) and mkdocs.yml into ``out_dir``.
 
-    Reads ``out_dir/json`` and ``out_dir/schemas`` (already written) to publish
-    them under ``docs/datos/``.
+    ``package`` is the generated resolver package (it evaluates the worked
+    examples; None shows them unevaluated), ``odds`` the ``"tables"`` of
+    ``json/odds.json``. Reads ``out_dir/json`` and ``out_dir/schemas`` (already
+    written) to publish them under ``docs/datos/``.
     """
     env = environment()
-    package = pyload.load_package(python_dir) if python_dir is not None else None
-    odds_file = out_dir / "json" / "odds.json"
-    odds = json.loads(odds_file.read_text(encoding="utf-8")).get("tables", {}) if odds_file.exists() else {}
     pb = PageBuilder(program, package, odds)
     docs = out_dir / "docs"
     (docs / "includes").mkdir(parents=True, exist_ok=True)
@@ -943,10 +857,10 @@ def write_docs(program: Program, out_dir: Path, python_dir: Path | None) -> None
         catalogs = [pb.card_catalog(c) for c in pg["catalogs"]]
         notes, seen = [], []
         for c in pg["catalogs"]:
-            spec = pb.cost_specs.get(c)
-            if spec is not None and spec not in seen:
-                seen.append(spec)
-                notes.append(pb.cost_note(spec, [x for x in pg["catalogs"] if pb.cost_specs.get(x) == spec]))
+            cost = pb.catalogs[c].cost
+            if cost is not None and cost not in seen:
+                seen.append(cost)
+                notes.append(pb.cost_note(cost, [x for x in pg["catalogs"] if pb.catalogs[x].cost == cost]))
         (docs / pg["page"]).write_text(card_tpl.render(title=esc(pg["title"]), catalogs=catalogs, cost_notes=notes), encoding="utf-8")
         card_nav.append({"title": pg["title"], "path": pg["page"]})
 
@@ -964,12 +878,12 @@ def write_docs(program: Program, out_dir: Path, python_dir: Path | None) -> None
     pb.current_page = "datos.md"
     (docs / "datos.md").write_text(env.get_template("datos.md.j2").render(title=esc(title), **data), encoding="utf-8")
 
-    pb.current_page = "index.md"
-    front = pb.section_blocks(program.front, "index.md")
-    glossary = next((s["page"] for s, sec in zip(sections, program.sections) if pb.terms and any(isinstance(i, n.TermDecl) for i in sec.items)), None)
-    (docs / "index.md").write_text(
+    pb.current_page = INDEX_PAGE
+    front = pb.section_blocks(program.front, INDEX_PAGE)
+    glossary = next((s["page"] for s, sec in zip(sections, program.sections) if pb.terms and any(isinstance(i, ir.Term) for i in sec.items)), None)
+    (docs / INDEX_PAGE).write_text(
         env.get_template("index.md.j2").render(
-            title=esc(title), version=attr(rb.version or "") if rb else "", blocks=front, sections=sections,
+            title=esc(title), version=attr(rb.version) if rb else "", blocks=front, sections=sections,
             datasheets=[{"title": esc(c["title"]), "page": c["path"]} for c in card_nav], glossary=glossary, term_count=len(terms),
         ),
         encoding="utf-8",
@@ -978,7 +892,7 @@ def write_docs(program: Program, out_dir: Path, python_dir: Path | None) -> None
     if (out_dir / "overrides").exists():
         shutil.rmtree(out_dir / "overrides")
     shutil.copytree(SITE_DIR / "overrides", out_dir / "overrides")
-    nav = [{"title": "Inicio", "path": "index.md"}, {"title": "Manual", "children": manual_nav}]
+    nav = [{"title": "Inicio", "path": INDEX_PAGE}, {"title": "Manual", "children": manual_nav}]
     if card_nav:
         nav.append({"title": "Fichas", "children": card_nav})
     nav += appendix_nav
@@ -986,13 +900,13 @@ def write_docs(program: Program, out_dir: Path, python_dir: Path | None) -> None
     mk = env.get_template("mkdocs.yml.j2").render(
         site_name=title,
         site_description=f"{title}: reglamento generado a partir de las reglas en el lenguaje de reglas.",
-        copyright=f"{title} — versión {rb.version or ''}" if rb else title,
+        copyright=f"{title} — versión {rb.version}" if rb else title,
         nav=nav,
     )
     (out_dir / "mkdocs.yml").write_text(mk, encoding="utf-8")
 
 
-def _publish_data(program: Program, pb: PageBuilder, out_dir: Path, dest: Path, package) -> dict:
+def _publish_data(program: ir.Program, pb: PageBuilder, out_dir: Path, dest: Path, package: ModuleType | None) -> dict:
     """Copy json/ and schemas/ under docs/datos/, write the glossary as JSON, and
     build the view-model of the data page (file list and usage examples)."""
     if dest.exists():
@@ -1004,7 +918,7 @@ def _publish_data(program: Program, pb: PageBuilder, out_dir: Path, dest: Path, 
             shutil.copytree(out_dir / sub, dest / sub)
     glossary = {
         "kind": "glossary",
-        "terms": [{"id": t.name, "term": t.title, "definition": t.definition, "source": program.refs.get(t.name, "")} for t in pb.terms],
+        "terms": [{"id": t.name, "term": t.title, "definition": t.definition, "source": t.ref} for t in pb.terms],
     }
     (dest / "glosario.json").write_text(json.dumps(glossary, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     for path in sorted((dest / "json").glob("*.json")) if (dest / "json").is_dir() else []:
@@ -1023,7 +937,7 @@ def _publish_data(program: Program, pb: PageBuilder, out_dir: Path, dest: Path, 
             "title": pb.md_link(obj.get("title") or name, pb.href(name) if name in program.decls else None),
         })
     procedures = sorted((dest / "schemas" / "procedures").glob("*.schema.json")) if (dest / "schemas" / "procedures").is_dir() else []
-    proc_schemas = {}
+    proc_schemas: dict[str, dict[str, str]] = {}
     for path in procedures:
         pname, _, role = path.name.removesuffix(".schema.json").rpartition(".")
         proc_schemas.setdefault(pname, {})[role] = f"datos/schemas/procedures/{path.name}"
@@ -1043,19 +957,23 @@ def _json_scalar(v) -> bool:
     return isinstance(v, (bool, int, str)) or v is None
 
 
-def _data_examples(program: Program, pb: PageBuilder, package) -> dict:
+def _typical_call(program: ir.Program, package: ModuleType) -> tuple[str, dict] | None:
+    """A worked example to show as a call: JSON-shaped inputs (about four), no expected error."""
+    calls = [
+        (ex.procedure, generated.inputs)
+        for ex, generated in zip(program.examples, package.examples.EXAMPLES)
+        if ex.expected_error is None and generated.inputs and all(_json_scalar(v) for v in generated.inputs.values())
+    ]
+    return min(calls, key=lambda call: abs(len(call[1]) - 4), default=None)
+
+
+def _data_examples(program: ir.Program, pb: PageBuilder, package: ModuleType | None) -> dict:
     """Usage examples built from this rulebook's own data (highlighted HTML)."""
     rb = program.rulebook.name if program.rulebook else "reglamento"
     out: dict[str, Any] = {"python": None, "cli": None, "jq": None, "js": None, "schema": None}
-    # a worked example with JSON-shaped inputs: the Python and CLI examples
-    chosen = None
-    if package is not None:
-        # a typical call: JSON-shaped inputs (about four), no expected error
-        candidates = [e for e in package.examples.EXAMPLES
-                      if e[3] and all(_json_scalar(v) for v in e[3].values()) and (len(e) < 6 or e[5] is None)]
-        chosen = min(candidates, key=lambda e: abs(len(e[3]) - 4), default=None)
-    if chosen is not None:
-        proc, inputs = chosen[0], json.dumps(chosen[3], ensure_ascii=False)
+    call = _typical_call(program, package) if package is not None else None
+    if call is not None:
+        proc, inputs = call[0], json.dumps(call[1], ensure_ascii=False)
         out["python"] = highlight(
             "import sys\n"
             'sys.path.insert(0, "build/python")  # el paquete generado por `rulebook build`\n'
@@ -1071,12 +989,12 @@ def _data_examples(program: Program, pb: PageBuilder, package) -> dict:
         out["cli"] = highlight(f"rulebook resolve {proc} --exact --input '{inputs}'\n", "bash")
         out["proc_title"] = pb.md_link(pb.title_of(proc), pb.href(proc))
     # a catalog entry: the JSON examples
-    with_entries = [c for c in program.catalogs if program.catalogs[c] and isinstance(program.decls.get(c), n.CatalogDecl)]
+    with_entries = [c.name for c in pb.catalogs.values() if c.entries]
     cat = ([c for c in with_entries if c in pb.datasheet_catalogs] or with_entries or [None])[0]
     if cat is not None:
-        ident = next(iter(program.catalogs[cat]))
-        fields = program.record_fields.get(program.decls[cat].record, [])
-        field = next((f for f, t, _ti in fields if t.kind == "int"), fields[0][0] if fields else None)
+        ident = next(iter(pb.catalogs[cat].entries))
+        fields = pb.fields(pb.catalogs[cat].record)
+        field = next((f.name for f in fields if f.type.kind == "int"), fields[0].name if fields else None)
         out["jq"] = highlight(f"jq '.entries.{ident}' datos/json/{cat}.json\njq '.entries | keys' datos/json/{cat}.json\n", "bash")
         out["js"] = highlight(
             f'const catalogo = await (await fetch("datos/json/{cat}.json")).json();\n'

@@ -14,6 +14,7 @@ Modules:
     trace         the recorded explanation of a sampled run.
     distribution  exact(), sample(), sample_many(), Distribution.
     tables        table lookups and ordered-value helpers.
+    protocol      Procedure, Example, Odds: the objects a generated package is made of.
 """
 
 from dataclasses import dataclass, field as dataclass_field
@@ -48,6 +49,7 @@ from .numbers import (
     round_,
     trunc_,
 )
+from .protocol import Example, Expectation, Odds, OddsAxis, Param, Procedure
 from .records import RuleApp, Schema, field, from_input, has_rule, rule_param
 from .tables import index, lookup, lookup_range, ordinal, shift
 from .trace import LetEvent, ProcedureFrame, RollEvent, Step, Trace
@@ -112,6 +114,13 @@ __all__ = [
     "sample",
     "sample_many",
     "DEFAULT_MAX_PATHS",
+    # the objects a generated package is made of
+    "Param",
+    "Procedure",
+    "Expectation",
+    "Example",
+    "OddsAxis",
+    "Odds",
     # tables
     "lookup",
     "lookup_range",

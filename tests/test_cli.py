@@ -57,18 +57,18 @@ def test_resolve_list_json_lists_procedures_with_types():
 
 
 def test_resolve_exact_and_sampled_with_trace():
-    exact = json.loads(run("resolve", "resolucion_impacto", "--input", '{"i_base": 6, "m": 0, "p": 7, "calidad": "Regular"}', "--exact", check=True).stdout)
+    exact = json.loads(run("resolve", "resolucion_impacto", "--input", '{"i_base": 6, "m": 0, "p": 7, "calidad": "regular"}', "--exact", check=True).stdout)
     probs = {json.dumps(d["outcome"], sort_keys=True): d["probability"] for d in exact["distribution"]}
     hit = [p for k, p in probs.items() if '"impacto": true' in k]
     assert hit == ["1/3"]
-    sampled = json.loads(run("resolve", "resolucion_impacto", "--input", '{"i_base": 6, "m": 0, "p": 7, "calidad": "Regular"}', "--seed", "7", "--explain", check=True).stdout)
+    sampled = json.loads(run("resolve", "resolucion_impacto", "--input", '{"i_base": 6, "m": 0, "p": 7, "calidad": "regular"}', "--seed", "7", "--explain", check=True).stdout)
     assert "result" in sampled and sampled["trace"]["events"]
-    again = json.loads(run("resolve", "resolucion_impacto", "--input", '{"i_base": 6, "m": 0, "p": 7, "calidad": "Regular"}', "--seed", "7", "--explain", check=True).stdout)
+    again = json.loads(run("resolve", "resolucion_impacto", "--input", '{"i_base": 6, "m": 0, "p": 7, "calidad": "regular"}', "--seed", "7", "--explain", check=True).stdout)
     assert again == sampled
 
 
 def test_resolve_bad_input_names_the_json_path():
-    proc = run("resolve", "resolucion_impacto", "--input", '{"i_base": "seis", "m": 0, "p": 7, "calidad": "Regular"}', "--exact")
+    proc = run("resolve", "resolucion_impacto", "--input", '{"i_base": "seis", "m": 0, "p": 7, "calidad": "regular"}', "--exact")
     assert proc.returncode == 1
     assert "$.i_base" in proc.stdout + proc.stderr
     proc = run("resolve", "resolucion_impacto", "--input", '{"i_base": 6, "m": 0, "p": 7, "calidad": "Verdes"}', "--exact")
@@ -82,7 +82,50 @@ def test_resolve_unknown_procedure_suggests():
 
 def test_test_command_runs_examples(tmp_path):
     proc = run("test", str(DATA / "python" / "shooting.rules"), check=True)
-    assert "ok" in proc.stdout
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("ok   impacto: ")
+    assert lines[-2:] == ["", "2 passed, 0 failed"]
+
+
+FAILING = DATA / "cli" / "failing_example.rules"
+
+
+def test_test_command_shows_the_actual_probability_next_to_the_expected_one():
+    proc = run("test", str(FAILING))
+    assert proc.returncode == 1
+    assert "failing_example.rules:27: expect probability(result == Estado.firme) == 1/2: actual 1/3 (≈ 0.3333), expected 1/2 (≈ 0.5000)" in proc.stdout
+    # the probability may be on either side; the operator reads from the actual value
+    assert "expect probability(result >= 7) > 2/3: actual 7/12 (≈ 0.5833), expected > 2/3 (≈ 0.6667)" in proc.stdout
+    assert "ok   chequeo: Moral 4: exaltado con 5 o 6" in proc.stdout
+
+
+def test_test_command_summary_stands_on_its_own_line_after_the_results():
+    proc = run("test", str(FAILING))
+    lines = proc.stdout.splitlines()
+    assert lines[-2:] == ["", "1 passed, 3 failed"]
+    assert "passed" not in proc.stderr
+    as_json = json.loads(run("test", str(FAILING), "--format", "json").stdout)
+    assert [r["ok"] for r in as_json] == [False, False, True, False]
+
+
+def _outcomes(lines: list[str]) -> list:
+    """The outcomes of distribution lines (probability, percentage, outcome as JSON)."""
+    return [json.loads(line.split("%", 1)[1]) for line in lines if "%" in line]
+
+
+def test_test_command_lists_ordered_results_in_outcome_order():
+    out = run("test", str(FAILING)).stdout
+    # the outcomes an expectation does not hold for, in the enum's order (not alphabetical)
+    assert 'does not hold for: "vacilante" (p=1/3), "exaltado" (p=1/3)' in out
+    blocks = out.split("distribution of results:")[1:]
+    assert _outcomes(blocks[0].split("FAIL")[0].splitlines()) == ["vacilante", "firme", "exaltado"]
+    assert _outcomes(blocks[-1].splitlines()) == list(range(2, 13))
+
+
+def test_resolve_exact_text_lists_ordered_results_in_outcome_order():
+    proc = run("resolve", "chequeo", "--rulebook", str(FAILING), "--input", '{"moral": 4}', "--exact", "--format", "text", check=True)
+    assert _outcomes(proc.stdout.splitlines()) == ["vacilante", "firme", "exaltado"]
+    assert proc.stdout.splitlines()[0].split() == ["1/3", "33.33", "%", '"vacilante"']
 
 
 def test_build_into_folder(tmp_path):

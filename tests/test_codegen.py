@@ -52,6 +52,73 @@ def test_bundled_rulebook_modules_compile(program):
         compile(text, name, "exec")
 
 
+MAX_LINE = 120
+
+
+def _long_lines(files: dict[str, str]) -> list[str]:
+    """Generated lines over MAX_LINE characters, except the entries of the catalog and
+    table literals of data.py (one entry per line, however long)."""
+    long = []
+    for name, text in files.items():
+        literal = None
+        for number, line in enumerate(text.splitlines(), 1):
+            if line.startswith(("CATALOG_", "TABLE_")) and line.endswith(("{", "(")):
+                literal = name
+            elif line in ("}", ")"):
+                literal = None
+            entry = name.endswith("/data.py") and literal == name and line.startswith("    ") and not line.startswith("     ")
+            if len(line) > MAX_LINE and not entry:
+                long.append(f"{name}:{number}: {len(line)} characters")
+    return long
+
+
+def test_bundled_rulebook_lines_are_short(program):
+    from compiler import to_python
+
+    assert _long_lines(to_python.generate(program)) == []
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.stem for c in CASES])
+def test_generated_lines_are_short(case):
+    _, files = generate(case)
+    assert _long_lines(files) == []
+
+
+def test_long_expressions_are_broken_at_top_level_commas_and_operators():
+    from compiler.to_python import Chain, Group, Seq, Text, Writer
+
+    w = Writer()
+    w.level = 1
+    terms = tuple(("+", Group("_rt.lookup", (f"_d.TABLE_t{i}", "clave", Text("t"), f"_SRC[{i}]"))) for i in range(4))
+    w.code(Seq(("return ", Group("ctx.leave", (Chain("base", terms),)))))
+    assert w.lines == [
+        "    return ctx.leave(",
+        "        base",
+        "        + _rt.lookup(_d.TABLE_t0, clave, 't', _SRC[0])",
+        "        + _rt.lookup(_d.TABLE_t1, clave, 't', _SRC[1])",
+        "        + _rt.lookup(_d.TABLE_t2, clave, 't', _SRC[2])",
+        "        + _rt.lookup(_d.TABLE_t3, clave, 't', _SRC[3])",
+        "    )",
+    ]
+    text = "palabra «ñ» 'x' \"y\" \\ " * 12 + "z" * 300 + "\n" * 3
+    w = Writer()
+    w.code(Group("f", (Text(text), "x")))
+    assert all(len(line) <= 120 for line in w.lines)
+    call = ast.parse("\n".join(w.lines)).body[0].value
+    assert call.args[0].value == text
+
+
+def test_source_positions_are_written_once_per_module(program):
+    from compiler import to_python
+
+    for name, text in to_python.generate(program).items():
+        if name.endswith(("/procedures.py", "/examples.py", "/odds.py")):
+            cited = [line for line in text.splitlines() if ".rules:" in line and not line.startswith("#")]
+            table = [line for line in cited if line.startswith("    '") and line.rstrip().split("  # ")[-1].isdigit()]
+            docstrings = [line for line in cited if "Generated from" in line]
+            assert len(cited) == len(table) + len(docstrings), name
+
+
 def test_generated_package_runs(tmp_path):
     import runtime
     from compiler import pyload
@@ -59,7 +126,7 @@ def test_generated_package_runs(tmp_path):
     program, _ = generate(DATA / "python" / "shooting.rules")
     pkg = pyload.compile_and_load(program)
     proc = pkg.PROCEDURES["impacto"]
-    dist = runtime.exact(proc.function, **proc.convert({"i": 6, "p": 7, "calidad": "Regular"}))
+    dist = runtime.exact(proc.function, **proc.convert({"i": 6, "p": 7, "calidad": "regular"}))
     assert dist.probability(lambda r: r.impacto) == runtime.Fraction(1, 3)
     # names that are Python keywords or not identifiers survive mangling
     assert pkg.data.CATALOG_perfiles["19k"].x_636c617373 == 1
@@ -111,7 +178,7 @@ def test_odds_tables_are_computed_by_the_resolvers():
     program, _ = generate(DATA / "python" / "shooting.rules")
     tables = {t.name: t for t in odds.compute(pyload.compile_and_load(program))}
     hit = tables["tabla_impacto"]
-    assert hit.rows == [-3, -2, -1, 0, 1, 2] and hit.columns == ["Green", "Regular", "Veteran", "Elite"]
+    assert hit.rows == [-3, -2, -1, 0, 1, 2] and hit.columns == ["green", "regular", "veteran", "elite"]
     assert hit.cells[0] == [0, 0, 0, 0]  # I + 2 < P: impossible
     assert hit.cells[2][1] == Fraction(1, 3)  # Regular, I efectivo 6 vs P 7 (the manual's statement)
     assert hit.cells[3][1] == Fraction(2, 3)  # Regular, I = P: 2 dice summing 0 or more

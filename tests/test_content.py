@@ -16,12 +16,11 @@ def test_check_reports_exactly_the_deliberate_warnings(checked, update_goldens):
 
 
 def test_catalog_counts(program):
-    units = [c for c in program.catalogs if program.decls[c].record.startswith("Unidad")]
-    playable = sum(len(program.catalogs[c]) for c in units if program.status.get(c) != "deferred")
-    assert playable == 123
-    assert sum(len(program.catalogs[c]) for c in units) == 134  # with the 11 deferred aircraft
-    from rules_dsl import nodes as n
+    from compiler import ir
 
-    assert len(program.of_kind(n.RuleDecl)) == 60
-    assert len(program.catalogs["perfiles_armas"]) == 38
-    assert len(program.catalogs["perfiles_tiro_indirecto"]) == 14
+    units = [c for c in program.catalogs.values() if c.record.startswith("Unidad")]
+    assert sum(len(c.entries) for c in units if c.status != "deferred") == 123
+    assert sum(len(c.entries) for c in units) == 134  # with the 11 deferred aircraft
+    assert len(program.of(ir.Rule)) == 60
+    assert len(program.catalogs["perfiles_armas"].entries) == 38
+    assert len(program.catalogs["perfiles_tiro_indirecto"].entries) == 14

@@ -18,19 +18,35 @@ def test_every_example_of_the_rulebook_passes(package):
     assert not failed
 
 
+def test_examples_are_in_rulebook_order(program, package):
+    assert [(e.procedure, e.src) for e in _examples(package)] == [(x.procedure, x.span.src) for x in program.examples]
+
+
+def test_an_expectation_is_a_check_or_a_comparison():
+    import runtime
+
+    with pytest.raises(ValueError):
+        runtime.Expectation(text="x", src="f.rules:1")
+    with pytest.raises(ValueError):
+        runtime.Expectation(text="x", src="f.rules:1", check=lambda result, _dist: True, op="==",
+                            actual=lambda _dist: 1, expected=lambda _dist: 1)
+    same = runtime.Expectation(text="x", src="f.rules:1", op="<=", actual=lambda _dist: 1, expected=lambda _dist: 2)
+    assert same.holds(None, runtime.Distribution({0: 1}))
+
+
 def test_example_distributions_sum_to_exactly_one(package):
     import runtime
 
-    for proc, _title, _src, kwargs, _exp, _err in _examples(package):
+    for example in _examples(package):
         try:
-            dist = runtime.exact(package.PROCEDURES[proc].function, **kwargs)
+            dist = runtime.exact(package.PROCEDURES[example.procedure].function, **example.inputs)
         except runtime.RuleError:
             continue
         assert sum(p for _, p in dist.items()) == 1
 
 
 def test_every_procedure_has_an_example(package):
-    with_examples = {e[0] for e in _examples(package)}
+    with_examples = {e.procedure for e in _examples(package)}
     missing = sorted(set(package.PROCEDURES) - with_examples)
     assert not missing, missing
 
@@ -39,9 +55,9 @@ def test_manual_statement_regular_i6_vs_p7_is_one_third(package):
     import runtime
 
     proc = package.PROCEDURES["resolucion_impacto"]
-    dist = runtime.exact(proc.function, **proc.convert({"i_base": 6, "m": 0, "p": 7, "calidad": "Regular"}))
+    dist = runtime.exact(proc.function, **proc.convert({"i_base": 6, "m": 0, "p": 7, "calidad": "regular"}))
     assert dist.probability(lambda r: r.impacto) == runtime.Fraction(1, 3)
-    auto = runtime.exact(proc.function, **proc.convert({"i_base": 9, "m": 0, "p": 7, "calidad": "Green"}))
+    auto = runtime.exact(proc.function, **proc.convert({"i_base": 9, "m": 0, "p": 7, "calidad": "green"}))
     assert auto.probability(lambda r: r.impacto and r.automatico) == 1
 
 

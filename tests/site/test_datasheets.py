@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from compiler import driver
-from compiler.to_pages import PAGE_ANNOTATIONS, round_half_up
+from compiler.to_pages import round_half_up
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -96,17 +96,8 @@ catalog futuras "Futuras" of Pieza {
 """
 
 
-def _annotations_supported(tmp: Path) -> bool:
-    (tmp / "probe.rules").write_text(TINY, encoding="utf-8")
-    result = driver.check(tmp)
-    return not any(d.severity == "error" and "annotation" in d.message for d in result.diagnostics)
-
-
 @pytest.fixture(scope="module")
 def mini(tmp_path_factory) -> Path:
-    probe = tmp_path_factory.mktemp("probe")
-    if not _annotations_supported(probe):
-        pytest.skip(f"compiler/from_ast.py does not accept the site annotations yet: @{', @'.join(PAGE_ANNOTATIONS)}")
     src = tmp_path_factory.mktemp("mini")
     (src / "mini.rules").write_text(TINY, encoding="utf-8")
     out = tmp_path_factory.mktemp("mini_out") / "build"

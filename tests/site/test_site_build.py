@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from compiler import ir
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -117,9 +119,7 @@ def test_print_stylesheet(built):
 
 
 def test_glossary_abbreviations(built, program):
-    from rules_dsl import nodes as n
-
-    terms = [d for d in program.decls.values() if isinstance(d, n.TermDecl)]
+    terms = program.of(ir.Term)
     assert len(terms) >= 30
     lines = (built / "docs" / "includes" / "glosario.md").read_text(encoding="utf-8").splitlines()
     abbrs = [ln for ln in lines if ln.startswith("*[")]
@@ -129,10 +129,8 @@ def test_glossary_abbreviations(built, program):
 
 
 def test_glossary_page_lists_every_term_with_an_anchor(built, program):
-    from rules_dsl import nodes as n
-
     page = next(p for p in _pages(built) if "glosario" in p.name).read_text(encoding="utf-8")
-    for t in (d for d in program.decls.values() if isinstance(d, n.TermDecl)):
+    for t in program.of(ir.Term):
         assert f'id="{t.name}"' in page, t.name
     # a term that is also a rule points to it
     assert 'href="03-reglas-especiales.html#pinned"' in page
@@ -160,15 +158,13 @@ def _card(page: str, anchor: str) -> str:
 
 
 def test_every_unit_has_a_datasheet(built, program):
-    from compiler.to_pages import annotation
-
     pages = {p.name: p.read_text(encoding="utf-8") for p in _pages(built) if p.name.startswith("fichas-")}
     count = 0
-    for name, d in program.decls.items():
-        if annotation(d, "datasheet") is None:
+    for catalog in program.of(ir.Catalog):
+        if catalog.datasheet is None:
             continue
-        for ident in program.catalogs[name]:
-            anchor = f"{name}--{ident}"
+        for ident in catalog.entries:
+            anchor = f"{catalog.name}--{ident}"
             assert any(f'<h3 id="{anchor}">' in p for p in pages.values()), anchor
             count += 1
     assert count >= 120
@@ -216,14 +212,12 @@ def test_profile_lists_units_that_carry_it(built):
 
 
 def test_every_rule_and_profile_has_its_anchor(built, program):
-    from rules_dsl import nodes as n
-
     rules_page = _read(built, "03-reglas-especiales.html")
-    for d in program.decls.values():
-        if isinstance(d, n.RuleDecl) and program.decls.get(d.name) is d and d.span.file.endswith("03-reglas-especiales.rules"):
+    for d in program.of(ir.Rule):
+        if d.span.file.endswith("03-reglas-especiales.rules"):
             assert f'id="{d.name}"' in rules_page, d.name
     profiles = _read(built, "fichas-perfiles-de-armas.html")
-    for ident in program.catalogs["perfiles_armas"]:
+    for ident in program.catalogs["perfiles_armas"].entries:
         assert f'id="perfiles_armas--{ident}"' in profiles, ident
 
 

@@ -12,6 +12,16 @@ from . import types as _t
 
 _min, _max, _abs, _len, _sum, _any, _all = min, max, abs, len, sum, any, all
 
+# source positions (file.rules:LINE) cited below as _SRC[i]
+_SRC = (
+    'tests/data/python/napoleonico.rules:29',  # 0
+    'tests/data/python/napoleonico.rules:30',  # 1
+    'tests/data/python/napoleonico.rules:31',  # 2
+    'tests/data/python/napoleonico.rules:32',  # 3
+    'tests/data/python/napoleonico.rules:34',  # 4
+    'tests/data/python/napoleonico.rules:35',  # 5
+)
+
 
 def columna_de_fuego(ctx, fuego, defensa, oportunidad=False, desorden=False):
     """Columna de la Tabla de Fuego (F.1).
@@ -23,15 +33,24 @@ def columna_de_fuego(ctx, fuego, defensa, oportunidad=False, desorden=False):
     Result: text
 
     Generated from tests/data/python/napoleonico.rules:29."""
-    ctx.enter('columna_de_fuego', 'Columna de la Tabla de Fuego', 'F.1', 'tests/data/python/napoleonico.rules:29', {'fuego': fuego, 'defensa': defensa, 'oportunidad': oportunidad, 'desorden': desorden})
-    if not ((defensa > 0)):
-        raise _rt.RuleError('la defensa frente al fuego debe ser positiva', 'tests/data/python/napoleonico.rules:30')
-    # 1. El fuego de oportunidad y el de unidades en desorden se hace a mitad de valor (tests/data/python/napoleonico.rules:31)
-    ctx.step(1, 'El fuego de oportunidad y el de unidades en desorden se hace a mitad de valor', 'F.1', 'tests/data/python/napoleonico.rules:31')
-    efectivo = ctx.let('efectivo', (_rt.div(fuego, 2, 'tests/data/python/napoleonico.rules:32') if (oportunidad or desorden) else fuego), 'tests/data/python/napoleonico.rules:32')
-    # 2. Proporción = Fuego ÷ Defensa, redondeada a la columna más baja (tests/data/python/napoleonico.rules:34)
-    ctx.step(2, 'Proporción = Fuego ÷ Defensa, redondeada a la columna más baja', 'F.1', 'tests/data/python/napoleonico.rules:34')
-    return ctx.leave(_rt.lookup_range(_d.TABLE_columna_fuego, _rt.div(efectivo, defensa, 'tests/data/python/napoleonico.rules:35'), 'columna_fuego', 'tests/data/python/napoleonico.rules:35'))
+    ctx.enter(
+        'columna_de_fuego',
+        'Columna de la Tabla de Fuego',
+        'F.1',
+        _SRC[0],
+        {'fuego': fuego, 'defensa': defensa, 'oportunidad': oportunidad, 'desorden': desorden},
+    )
+    if not (defensa > 0):
+        raise _rt.RuleError('la defensa frente al fuego debe ser positiva', _SRC[1])
+
+    ctx.step(1, 'El fuego de oportunidad y el de unidades en desorden se hace a mitad de valor', 'F.1', _SRC[2])
+    efectivo = ctx.let('efectivo', (_rt.div(fuego, 2, _SRC[3]) if (oportunidad or desorden) else fuego), _SRC[3])
+
+    ctx.step(2, 'Proporción = Fuego ÷ Defensa, redondeada a la columna más baja', 'F.1', _SRC[4])
+    return ctx.leave(
+        _rt.lookup_range(_d.TABLE_columna_fuego, _rt.div(efectivo, defensa, _SRC[5]), 'columna_fuego', _SRC[5])
+    )
+
 
 # internal aliases: calls between procedures never see a local of the same name
 _proc_columna_de_fuego = columna_de_fuego

@@ -12,8 +12,35 @@ from . import types as _t
 
 _min, _max, _abs, _len, _sum, _any, _all = min, max, abs, len, sum, any, all
 
+# source positions (file.rules:LINE) cited below as _SRC[i]
+_SRC = (
+    'tests/data/python/shooting.rules:43',  # 0
+    'tests/data/python/shooting.rules:44',  # 1
+    'tests/data/python/shooting.rules:45',  # 2
+    'tests/data/python/shooting.rules:47',  # 3
+    'tests/data/python/shooting.rules:49',  # 4
+    'tests/data/python/shooting.rules:51',  # 5
+    'tests/data/python/shooting.rules:55',  # 6
+    'tests/data/python/shooting.rules:56',  # 7
+    'tests/data/python/shooting.rules:59',  # 8
+    'tests/data/python/shooting.rules:60',  # 9
+    'tests/data/python/shooting.rules:65',  # 10
+    'tests/data/python/shooting.rules:66',  # 11
+    'tests/data/python/shooting.rules:67',  # 12
+    'tests/data/python/shooting.rules:68',  # 13
+    'tests/data/python/shooting.rules:69',  # 14
+    'tests/data/python/shooting.rules:70',  # 15
+    'tests/data/python/shooting.rules:71',  # 16
+    'tests/data/python/shooting.rules:72',  # 17
+    'tests/data/python/shooting.rules:73',  # 18
+    'tests/data/python/shooting.rules:100',  # 19
+    'tests/data/python/shooting.rules:101',  # 20
+    'tests/data/python/shooting.rules:102',  # 21
+    'tests/data/python/shooting.rules:103',  # 22
+)
+
 # random variables with fixed shape, built once
-_RV_1 = _rt.pool_sum(_d.DIE_DadoDisparo, 2, src='tests/data/python/shooting.rules:51')
+_RV_1 = _rt.pool_sum(_d.DIE_DadoDisparo, 2, src=_SRC[5])
 _RV_2 = _rt.roll_one(_rt.std_die(6))
 
 
@@ -24,18 +51,30 @@ def tirada_calidad(ctx, calidad):
     Result: int
 
     Generated from tests/data/python/shooting.rules:43."""
-    ctx.enter('tirada_calidad', 'Tirada de Calidad', 'VI.11', 'tests/data/python/shooting.rules:43', {'calidad': calidad})
-    # 1. Se lanzan los dados según la Calidad (tests/data/python/shooting.rules:44)
-    ctx.step(1, 'Se lanzan los dados según la Calidad', 'VI.11', 'tests/data/python/shooting.rules:44')
-    fila = ctx.let('fila', _rt.lookup(_d.TABLE_dados_calidad, calidad, 'dados_calidad', 'tests/data/python/shooting.rules:45'), 'tests/data/python/shooting.rules:45')
-    if (fila.conserva == 'peores'):
-        return ctx.leave(ctx.roll(_rt.pool_sum(_d.DIE_DadoDisparo, fila.dados, 'lowest', 2, src='tests/data/python/shooting.rules:47'), 'roll DadoDisparo times fila.dados keep lowest 2', 'tests/data/python/shooting.rules:47'))
-    elif (fila.conserva == 'mejores'):
-        return ctx.leave(ctx.roll(_rt.pool_sum(_d.DIE_DadoDisparo, fila.dados, 'highest', 2, src='tests/data/python/shooting.rules:49'), 'roll DadoDisparo times fila.dados keep highest 2', 'tests/data/python/shooting.rules:49'))
-    return ctx.leave(ctx.roll(_RV_1, 'roll DadoDisparo times 2', 'tests/data/python/shooting.rules:51'))
+    ctx.enter('tirada_calidad', 'Tirada de Calidad', 'VI.11', _SRC[0], {'calidad': calidad})
+
+    ctx.step(1, 'Se lanzan los dados según la Calidad', 'VI.11', _SRC[1])
+    fila = ctx.let('fila', _rt.lookup(_d.TABLE_dados_calidad, calidad, 'dados_calidad', _SRC[2]), _SRC[2])
+    if fila.conserva == 'peores':
+        return ctx.leave(
+            ctx.roll(
+                _rt.pool_sum(_d.DIE_DadoDisparo, fila.dados, 'lowest', 2, src=_SRC[3]),
+                'roll DadoDisparo times fila.dados keep lowest 2',
+                _SRC[3],
+            )
+        )
+    elif fila.conserva == 'mejores':
+        return ctx.leave(
+            ctx.roll(
+                _rt.pool_sum(_d.DIE_DadoDisparo, fila.dados, 'highest', 2, src=_SRC[4]),
+                'roll DadoDisparo times fila.dados keep highest 2',
+                _SRC[4],
+            )
+        )
+    return ctx.leave(ctx.roll(_RV_1, 'roll DadoDisparo times 2', _SRC[5]))
 
 
-def impacto(ctx, i, p, calidad='Regular'):
+def impacto(ctx, i, p, calidad='regular'):
     """Resolución del impacto (VI.11).
 
     i: int
@@ -44,14 +83,14 @@ def impacto(ctx, i, p, calidad='Regular'):
     Result: Resultado
 
     Generated from tests/data/python/shooting.rules:55."""
-    ctx.enter('impacto', 'Resolución del impacto', 'VI.11', 'tests/data/python/shooting.rules:55', {'i': i, 'p': p, 'calidad': calidad})
-    # 1. I efectivo − 2 ≥ P: éxito automático (tests/data/python/shooting.rules:56)
-    ctx.step(1, 'I efectivo − 2 ≥ P: éxito automático', 'VI.11', 'tests/data/python/shooting.rules:56')
-    if ((i - 2) >= p):
+    ctx.enter('impacto', 'Resolución del impacto', 'VI.11', _SRC[6], {'i': i, 'p': p, 'calidad': calidad})
+
+    ctx.step(1, 'I efectivo − 2 ≥ P: éxito automático', 'VI.11', _SRC[7])
+    if (i - 2) >= p:
         return ctx.leave(_t.Resultado(impacto=True, automatico=True))
-    # 2. I efectivo + tirada ≥ P (tests/data/python/shooting.rules:59)
-    ctx.step(2, 'I efectivo + tirada ≥ P', 'VI.11', 'tests/data/python/shooting.rules:59')
-    t = ctx.let('t', _proc_tirada_calidad(ctx, calidad=calidad), 'tests/data/python/shooting.rules:60')
+
+    ctx.step(2, 'I efectivo + tirada ≥ P', 'VI.11', _SRC[8])
+    t = ctx.let('t', _proc_tirada_calidad(ctx, calidad=calidad), _SRC[9])
     return ctx.leave(_t.Resultado(impacto=((i + t) >= p), automatico=False))
 
 
@@ -64,16 +103,38 @@ def varios(ctx, cm, perfil, n):
     Result: int
 
     Generated from tests/data/python/shooting.rules:65."""
-    ctx.enter('varios', 'varios', 'VI.11', 'tests/data/python/shooting.rules:65', {'cm': cm, 'perfil': perfil, 'n': n})
-    # 1. Todo junto (tests/data/python/shooting.rules:66)
-    ctx.step(1, 'Todo junto', 'VI.11', 'tests/data/python/shooting.rules:66')
-    d = ctx.let('d', _rt.index(_rt.lookup(_d.CATALOG_perfiles, perfil, 'perfiles', 'tests/data/python/shooting.rules:67').d, 0, 'tests/data/python/shooting.rules:67'), 'tests/data/python/shooting.rules:67')
-    if not ((d is not None)):
-        raise _rt.RuleError('sin daño', 'tests/data/python/shooting.rules:68')
-    fichas = ctx.let('fichas', ctx.roll(_rt.bag_draw(_d.BAG_Bolsa, n, src='tests/data/python/shooting.rules:69'), 'draw n from Bolsa', 'tests/data/python/shooting.rules:69'), 'tests/data/python/shooting.rules:69')
-    exitos = ctx.let('exitos', ctx.roll(_rt.pool_count(_rt.std_die(6), n, '>=', 5, src='tests/data/python/shooting.rules:70'), 'roll d6 times n count >= 5', 'tests/data/python/shooting.rules:70'), 'tests/data/python/shooting.rules:70')
-    pares = ctx.let('pares', tuple((x * 2) for x in (1, 2, 3) if (x > 1)), 'tests/data/python/shooting.rules:71')
-    return ctx.leave((_rt.lookup_range(_d.TABLE_movimiento, cm, 'movimiento', 'tests/data/python/shooting.rules:72') + _rt.capped_sum(4, 3, 3, (-2)) + _rt.floor_(_rt.div(7, 2, 'tests/data/python/shooting.rules:72')) + d.normal + fichas['azul'] + exitos + _sum(pares) + (1 if ((_t.ORD_Calidad['Green'] < _t.ORD_Calidad['Elite']) and (_rt.shift(_t.VALUES_Calidad, 'Elite', 1, 'tests/data/python/shooting.rules:73') == 'Elite')) else 0)))
+    ctx.enter('varios', 'varios', 'VI.11', _SRC[10], {'cm': cm, 'perfil': perfil, 'n': n})
+
+    ctx.step(1, 'Todo junto', 'VI.11', _SRC[11])
+    d = ctx.let('d', _rt.index(_rt.lookup(_d.CATALOG_perfiles, perfil, 'perfiles', _SRC[12]).d, 0, _SRC[12]), _SRC[12])
+    if not (d is not None):
+        raise _rt.RuleError('sin daño', _SRC[13])
+    fichas = ctx.let(
+        'fichas', ctx.roll(_rt.bag_draw(_d.BAG_Bolsa, n, src=_SRC[14]), 'draw n from Bolsa', _SRC[14]), _SRC[14]
+    )
+    exitos = ctx.let(
+        'exitos',
+        ctx.roll(_rt.pool_count(_rt.std_die(6), n, '>=', 5, src=_SRC[15]), 'roll d6 times n count >= 5', _SRC[15]),
+        _SRC[15],
+    )
+    pares = ctx.let('pares', tuple((x * 2) for x in (1, 2, 3) if (x > 1)), _SRC[16])
+    return ctx.leave(
+        _rt.lookup_range(_d.TABLE_movimiento, cm, 'movimiento', _SRC[17])
+        + _rt.capped_sum(4, 3, 3, (-2))
+        + _rt.floor_(_rt.div(7, 2, _SRC[17]))
+        + d.normal
+        + fichas['azul']
+        + exitos
+        + _sum(pares)
+        + (
+            1
+            if (
+                (_t.ORD_Calidad['green'] < _t.ORD_Calidad['elite'])
+                and (_rt.shift(_t.VALUES_Calidad, 'elite', 1, _SRC[18]) == 'elite')
+            )
+            else 0
+        )
+    )
 
 
 def danio_perfil(ctx, perfil, extra):
@@ -83,12 +144,13 @@ def danio_perfil(ctx, perfil, extra):
     extra: int
     Result: int
 
-    Generated from tests/data/python/shooting.rules:97."""
-    ctx.enter('danio_perfil', 'danio_perfil', 'VI.11', 'tests/data/python/shooting.rules:97', {'perfil': perfil, 'extra': extra})
-    d = ctx.let('d', _rt.index(_rt.lookup(_d.CATALOG_perfiles, perfil, 'perfiles', 'tests/data/python/shooting.rules:98').d, 0, 'tests/data/python/shooting.rules:98'), 'tests/data/python/shooting.rules:98')
-    if not ((d is not None)):
-        raise _rt.RuleError('sin daño', 'tests/data/python/shooting.rules:99')
-    return ctx.leave((d.normal + extra + ctx.roll(_RV_2, 'roll d6', 'tests/data/python/shooting.rules:100')))
+    Generated from tests/data/python/shooting.rules:100."""
+    ctx.enter('danio_perfil', 'danio_perfil', 'VI.11', _SRC[19], {'perfil': perfil, 'extra': extra})
+    d = ctx.let('d', _rt.index(_rt.lookup(_d.CATALOG_perfiles, perfil, 'perfiles', _SRC[20]).d, 0, _SRC[20]), _SRC[20])
+    if not (d is not None):
+        raise _rt.RuleError('sin daño', _SRC[21])
+    return ctx.leave(d.normal + extra + ctx.roll(_RV_2, 'roll d6', _SRC[22]))
+
 
 # internal aliases: calls between procedures never see a local of the same name
 _proc_tirada_calidad = tirada_calidad

@@ -1,0 +1,122 @@
+"""The checker: parsed modules → the typed IR (:class:`compiler.ir.Program`).
+
+Entry point: :func:`check_program(modules, sources, reporter) -> ir.Program`.
+
+It runs these passes in order, each a module with one entry point, each
+reading what the earlier ones added to a shared :class:`~.state.CheckState`
+and reporting every problem it finds without stopping:
+
+==================  =======================================================
+declarations        names, annotations (@source, @status, @doc), sections
+signatures          constants, enum values (and their naming rule), record
+                    fields, rule and procedure signatures
+data                catalogs, dice, bags, special rules (values converted)
+tables              tables: keys, rows, ranges (overlaps, gaps, coverage)
+references          ``ref`` values name existing entries; ids defined twice
+procedures          procedure bodies → typed IR statements and expressions
+examples            worked examples against their procedure
+odds                odds tables: axes and the value shown
+links and lints     prose ``[[links]]``, ``show`` targets, unused declarations
+layout              site layout annotations (@datasheet, @cost_field, …)
+==================  =======================================================
+
+The program is meant for the emitters only when the reporter holds no errors.
+"""
+
+from __future__ import annotations
+
+from rules_dsl import nodes as n
+from rules_dsl.diagnostics import Reporter
+
+from .. import ir
+from .data import check_data, check_references
+from .declarations import collect
+from .examples import check_examples
+from .layout import check_layout
+from .lints import check_links_and_unused
+from .odds import check_odds
+from .procedures import check_procedures
+from .signatures import check_signatures
+from .state import CheckState
+from .tables import check_tables
+
+PASSES = (
+    collect, check_signatures, check_data, check_tables, check_references, check_procedures, check_examples, check_odds,
+    check_links_and_unused, check_layout,
+)
+
+
+def check_program(modules: list[n.Module], sources: dict[str, str], reporter: Reporter) -> ir.Program:
+    """Resolve and check parsed modules.
+
+    Args:
+        modules: the rulebook's parsed files, in order.
+        sources: file name → text (for diagnostics and source excerpts).
+        reporter: receives every error and warning.
+
+    Returns:
+        The checked :class:`~compiler.ir.Program` (for the emitters only when
+        the reporter holds no errors).
+    """
+    st = CheckState(modules, sources, reporter)
+    for run in PASSES:
+        run(st)
+    return _assemble(st)
+
+
+def _assemble(st: CheckState) -> ir.Program:
+    """The IR program: declarations in rulebook order, sections with their items."""
+    for name, d in st.ast.items():
+        if isinstance(d, n.TermDecl):
+            st.decls[name] = ir.Term(**st.common(d), definition=d.definition)
+    decls = {name: st.decls[name] for name in st.ast if name in st.decls}
+    sections: list[ir.Section] = []
+    front: list[ir.Item] = []
+    for section, file, slug, items in st.section_items:
+        converted = [x for x in (_item(st, decls, it) for it in items) if x is not None]
+        if section is None:
+            front.extend(converted)
+        else:
+            sections.append(ir.Section(name=section.name, title=section.title, file=file, slug=slug, items=converted))
+    rb = st.rulebook
+    rulebook = ir.RulebookInfo(name=rb.name, title=rb.title, version=rb.version or "", lang=rb.lang or "", span=rb.span) if rb else None
+    return ir.Program(
+        rulebook=rulebook, sources=st.sources, decls=decls, sections=sections, front=front, examples=st.examples,
+        uses={k: set(v) for k, v in st.uses.items()},
+    )
+
+
+def _inlines(runs) -> tuple[ir.Inline, ...]:
+    out: list[ir.Inline] = []
+    for r in runs:
+        if isinstance(r, n.Text):
+            out.append(ir.Text(r.text))
+        elif isinstance(r, n.Strong):
+            out.append(ir.Strong(r.text))
+        elif isinstance(r, n.Emph):
+            out.append(ir.Emph(r.text))
+        elif isinstance(r, n.Code):
+            out.append(ir.Code(r.text))
+        elif isinstance(r, n.Ref):
+            out.append(ir.Link(r.target, r.span))
+    return tuple(out)
+
+
+def _item(st: CheckState, decls: dict, item) -> ir.Item | None:
+    """A section item as IR: prose, a ``show``, or the declaration registered under its name."""
+    if isinstance(item, n.Heading):
+        return ir.Heading(item.level, _inlines(item.inlines), item.number, item.span)
+    if isinstance(item, n.Paragraph):
+        return ir.Paragraph(_inlines(item.inlines), item.span)
+    if isinstance(item, n.ListBlock):
+        return ir.ListBlock(item.ordered, tuple(_inlines(i) for i in item.items), item.span, item.start)
+    if isinstance(item, n.Note):
+        return ir.Note(_inlines(item.inlines), item.span)
+    if isinstance(item, n.Separator):
+        return ir.Separator(item.span)
+    if isinstance(item, n.ShowDecl):
+        return ir.Show(item.name, item.span)
+    name = getattr(item, "name", None)
+    if name is not None and st.ast.get(name) is item:
+        return decls.get(name)
+    return None

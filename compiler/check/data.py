@@ -1,0 +1,368 @@
+"""Pass 3 — data: catalog entries, dice faces, bags and special rules, checked
+against their types and converted to plain values.
+
+Entry points: :func:`convert_value` (one written value against a type →
+``int``/``Fraction``/``str``/``bool``/``None``/list/dict, used by the tables
+pass too), :func:`check_data(state)` (catalogs, dice, bags, rules → IR
+:class:`~compiler.ir.Catalog`, :class:`~compiler.ir.Die`,
+:class:`~compiler.ir.Bag`, :class:`~compiler.ir.Rule`) and
+:func:`check_references(state)` (every ``ref`` value names an existing entry;
+an id defined twice with different values).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rules_dsl import nodes as n
+from rules_dsl.diagnostics import did_you_mean
+
+from .. import ir
+from ..types import RULE, T
+from .signatures import member_name
+from .state import CheckState, describe_value, hint
+
+
+def convert_value(st: CheckState, v: n.Value, t: T, ctx: str) -> Any:
+    """Check a data value against ``t`` and convert it to plain data."""
+    if t.kind == "any":
+        return None
+    if isinstance(v, n.VNone):
+        if t.kind == "opt":
+            return None
+        shown = ir.span_text(st.sources, v.span) or "-"
+        st.err(f"{ctx}: a value of type {t} is required here, not '{shown}'", v.span, "only optional fields (T?) may be empty (- or none)", "type")
+        return None
+    if t.kind == "opt":
+        return convert_value(st, v, t.args[0], ctx)
+    k = t.kind
+    if k in ("int", "decimal"):
+        if isinstance(v, n.VNum) and (k == "decimal" or isinstance(v.value, int)):
+            return v.value
+        return _bad(st, v, t, ctx)
+    if k == "text":
+        if isinstance(v, n.VStr):
+            return v.value
+        return _bad(st, v, t, ctx, 'write text in double quotes: "…"' if isinstance(v, n.VName) else None)
+    if k == "bool":
+        if isinstance(v, n.VBool):
+            return v.value
+        return _bad(st, v, t, ctx)
+    if k == "id":
+        if isinstance(v, (n.VName, n.VStr)):
+            return v.name if isinstance(v, n.VName) else v.value
+        return _bad(st, v, t, ctx)
+    if k == "enum":
+        return _enum_value(st, v, t, ctx)
+    if k in ("ref", "refs"):
+        if isinstance(v, n.VQualified):
+            catalogs = t.name.split("|")
+            if v.qualifier not in catalogs:
+                st.err(
+                    f"{ctx}: '{v.qualifier}.{v.name}' is an id of {v.qualifier}, but this value is a {t}", v.span,
+                    f"write {catalogs[0]}.{v.name}, or the id alone: {v.name}" if len(catalogs) == 1 else f"write the id alone: {v.name}", "type",
+                )
+                return None
+            st.pending_refs.append((v.qualifier, v.name, v.span, ctx))
+            return v.name
+        if isinstance(v, (n.VName, n.VStr)):
+            ident = v.name if isinstance(v, n.VName) else v.value
+            st.pending_refs.append((t.name, ident, v.span, ctx))
+            return ident
+        return _bad(st, v, t, ctx)
+    if k == "rule":
+        return rule_application(st, v, ctx)
+    if k == "list":
+        if isinstance(v, n.VList):
+            return [convert_value(st, x, t.args[0], ctx) for x in v.items]
+        return _bad(st, v, t, ctx)
+    if k == "map":
+        return _map_value(st, v, t, ctx)
+    if k == "record":
+        if isinstance(v, n.VRecord):
+            return _record_value(st, v, t.name, st.record_fields.get(t.name, []), ctx)
+        if isinstance(v, n.VApply) and v.name == t.name:
+            # `Danio(3, 1)` / `Danio(normal: 3, reducido: 1)`: the record as code writes it
+            return _record_value(st, n.VRecord(v.args, v.span), t.name, st.record_fields.get(t.name, []), ctx)
+        if isinstance(v, n.VApply) and isinstance(st.ast.get(v.name), n.RecordDecl):
+            st.err(f"{ctx}: expected a {t.name}, got a {v.name}", v.span, f"write {t.name}(…) or (…)", "type")
+            return None
+        return _bad(st, v, t, ctx)
+    return _bad(st, v, t, ctx)
+
+
+def _enum_value(st: CheckState, v: n.Value, t: T, ctx: str):
+    """``green`` (the short form of data) or ``Calidad.green`` (as in code), for enum ``t``."""
+    members = st.members(t.name)
+    if isinstance(v, n.VQualified):
+        if v.qualifier != t.name:
+            other = st.ast.get(v.qualifier)
+            what = f"a value of {v.qualifier}" if isinstance(other, n.EnumDecl) else f"'{v.qualifier}.{v.name}'"
+            guess = member_guess(v.name, members)
+            st.err(
+                f"{ctx}: expected a value of {t.name}, got {what}", v.span,
+                f"write {t.name}.{guess} (or {guess})" if guess else f"write {t.name}.<value>; values: " + ", ".join(members), "type",
+            )
+            return None
+        name = v.name
+    elif isinstance(v, n.VName):
+        name = v.name
+    else:
+        return _bad(st, v, t, ctx)
+    if name in members:
+        return name
+    guess = member_guess(name, members)
+    hint_text = f"did you mean '{guess}'?" if guess else "expected one of: " + ", ".join(members)
+    st.err(f"{ctx}: '{name}' is not a value of {t.name}", v.span, hint_text, "unknown-name")
+    return None
+
+
+def member_guess(name: str, members) -> str | None:
+    """The value meant by a misspelt (or old-style: ``Green``, ``Vehículo``) enum value."""
+    wanted = member_name(name)
+    if wanted in members:
+        return wanted
+    return did_you_mean(name, members)
+
+
+def _map_value(st: CheckState, v: n.Value, t: T, ctx: str):
+    members = st.members(t.name)
+    if isinstance(v, n.VList):
+        if len(v.items) != len(members):
+            st.err(f"{ctx}: a map[{t.name}, …] needs {len(members)} values ({', '.join(members)}), got {len(v.items)}", v.span, None, "arity")
+            return None
+        return {m: convert_value(st, x, t.args[0], ctx) for m, x in zip(members, v.items)}
+    if isinstance(v, n.VRecord) and all(name for name, _ in v.fields):
+        out = {}
+        for name, x in v.fields:
+            if name not in members:
+                st.err(f"{ctx}: '{name}' is not a value of {t.name}", x.span, hint(name, members), "unknown-name")
+                continue
+            out[name] = convert_value(st, x, t.args[0], ctx)
+        for m in members:
+            if m not in out:
+                if t.args[0].kind == "opt":
+                    out[m] = None
+                else:
+                    st.err(f"{ctx}: missing value for '{m}'", v.span, None, "missing")
+        return {m: out.get(m) for m in members}
+    return _bad(st, v, t, ctx)
+
+
+def _record_value(st: CheckState, v: n.VRecord, rname: str, fields, ctx: str) -> dict | None:
+    out: dict[str, Any] = {}
+    positional = [x for name, x in v.fields if name is None]
+    named = [(name, x) for name, x in v.fields if name is not None]
+    if positional and named:
+        st.err(f"{ctx}: write all fields of {rname} by name or all by position, not both", v.span, None, "syntax")
+        return None
+    if positional:
+        if len(positional) > len(fields):
+            st.err(f"{ctx}: {rname} has {len(fields)} fields, got {len(positional)} values", v.span, "fields: " + ", ".join(f for f, _, _ in fields), "arity")
+            return None
+        for (fname, ftype, _), x in zip(fields, positional):
+            out[fname] = convert_value(st, x, ftype, f"{ctx}.{fname}")
+    else:
+        by_name = {f: ft for f, ft, _ in fields}
+        for name, x in named:
+            if name not in by_name:
+                st.err(f"{ctx}: record {rname} has no field '{name}'", x.span, hint(name, list(by_name)), "unknown-name")
+                continue
+            out[name] = convert_value(st, x, by_name[name], f"{ctx}.{name}")
+    for fname, ftype, _ in fields:
+        if fname not in out:
+            if ftype.kind in ("opt", "any"):
+                out[fname] = None
+            elif ftype.kind == "list":
+                out[fname] = []
+            else:
+                st.err(f"{ctx}: missing field '{fname}' of {rname}", v.span, None, "missing")
+    return {f: out.get(f) for f, _, _ in fields}
+
+
+def rule_application(st: CheckState, v: n.Value, ctx: str) -> dict | None:
+    """``rule`` or ``rule(args)`` → ``{"rule": name, "args": {param: value}}``."""
+    if isinstance(v, n.VName):
+        name, args, span = v.name, (), v.span
+    elif isinstance(v, n.VApply):
+        name, args, span = v.name, v.args, v.span
+    else:
+        return _bad(st, v, RULE, ctx, "write a special rule as id or id(args)")
+    d = st.ast.get(name)
+    if not isinstance(d, n.RuleDecl):
+        st.unknown("special rule", name, span, st.names_of(n.RuleDecl))
+        return {"rule": name, "args": {}}
+    st.use(name)
+    params = st.rule_params.get(name, [])
+    if any(a for a, _ in args):
+        return _named_rule_args(st, d, name, args, params, span, ctx)
+    required = sum(1 for p in d.params if p.default is None)
+    if required <= len(args) <= len(params):
+        params = params[: len(args)]
+    if len(args) != len(params):
+        st.err(
+            f"{ctx}: special rule '{name}' takes {len(params)} parameter(s) ({', '.join(p for p, _ in params) or 'none'}), got {len(args)}",
+            span, f"write {name}({', '.join(p for p, _ in params)})" if params else f"write {name}", "arity",
+        )
+        return {"rule": name, "args": {}}
+    return {"rule": name, "args": {p: convert_value(st, a, pt, f"{ctx} {name}({p})") for (p, pt), (_, a) in zip(params, args)}}
+
+
+def _named_rule_args(st: CheckState, d: n.RuleDecl, name: str, args, params, span, ctx: str) -> dict:
+    """``lmg(X: 2)``: a rule applied with its parameters by name (all by name)."""
+    types = dict(params)
+    out: dict[str, Any] = {}
+    if not all(a for a, _ in args):
+        st.err(f"{ctx}: write all parameters of '{name}' by name or all by position, not both", span, None, "syntax")
+        return {"rule": name, "args": {}}
+    for pname, value in args:
+        if pname not in types:
+            st.err(f"{ctx}: special rule '{name}' has no parameter '{pname}'", value.span, hint(pname, list(types)) or "parameters: " + (", ".join(types) or "none"), "unknown-name")
+            continue
+        out[pname] = convert_value(st, value, types[pname], f"{ctx} {name}({pname})")
+    missing = [p.name for p in d.params if p.default is None and p.name not in out]
+    if missing:
+        st.err(f"{ctx}: special rule '{name}' needs {', '.join(missing)}", span, None, "arity")
+    return {"rule": name, "args": {p: out[p] for p, _ in params if p in out}}
+
+
+def _bad(st: CheckState, v: n.Value, t: T, ctx: str, hint_text: str | None = None):
+    st.err(f"{ctx}: expected a value of type {t}, got {describe_value(v)}", v.span, hint_text, "type")
+    return None
+
+
+def check_data(st: CheckState) -> None:
+    """Catalogs, dice, bags and special rules (tables have their own pass)."""
+    for name, d in st.ast.items():
+        st.current = name
+        if isinstance(d, n.CatalogDecl):
+            _catalog(st, d)
+        elif isinstance(d, n.DieDecl):
+            _die(st, d)
+        elif isinstance(d, n.BagDecl):
+            seen = set()
+            for kind, count, span in d.tokens:
+                if kind in seen:
+                    st.err(f"token kind '{kind}' appears twice in bag {name}", span, None, "duplicate")
+                seen.add(kind)
+                if not isinstance(count, int) or count < 0:
+                    st.err(f"a bag holds a whole number of tokens, got {count}", span, None, "type")
+            if not d.tokens:
+                st.err(f"bag {name} is empty", d.span, None, "empty")
+            st.decls[name] = ir.Bag(**st.common(d), tokens=tuple((k, c) for k, c, _ in d.tokens))
+        elif isinstance(d, n.RuleDecl):
+            grants = []
+            for g in d.grants:
+                app = rule_application(st, g, f"rule {name} grants")
+                if app is not None:
+                    grants.append(ir.RuleApp(app["rule"], tuple(app["args"].items())))
+            for lvl, _ in d.levels:
+                if lvl < 0:
+                    st.err("levels are whole numbers from 0", d.span, None, "type")
+            params = tuple(
+                ir.Param(name=p.name, type=t, default=None, span=p.span, default_text=None)
+                for p, (_, t) in zip(d.params, st.rule_params.get(name, []))
+            )
+            st.decls[name] = ir.Rule(
+                **st.common(d), params=params, texts=tuple(d.texts), levels=tuple(d.levels), grants=tuple(grants), stacking=d.stacking,
+            )
+    st.current = None
+
+
+def _catalog(st: CheckState, d: n.CatalogDecl) -> None:
+    rec = st.ast.get(d.record)
+    rows: dict[str, dict] = {}
+    st.catalogs[d.name] = rows
+    fields = st.record_fields.get(d.record, [])
+    cols = list(d.columns) if d.columns is not None else [f for f, _, _ in fields]
+    st.decls[d.name] = ir.Catalog(**st.common(d), record=d.record, columns=tuple(cols), entries=rows, entry_spans={})
+    if not isinstance(rec, n.RecordDecl):
+        st.unknown("record", d.record, d.record_span or d.span, st.names_of(n.RecordDecl))
+        return
+    st.use(d.record)
+    by_name = {f: t for f, t, _ in fields}
+    for c in cols:
+        if c not in by_name:
+            st.err(f"record {d.record} has no field '{c}'", d.columns_span or d.span, hint(c, list(by_name)), "unknown-name")
+    missing = [f for f, t, _ in fields if f not in cols and t.kind not in ("opt", "list")]
+    if missing:
+        st.err(f"columns of catalog {d.name} leave out required field(s) {', '.join(missing)} of {d.record}", d.columns_span or d.span, None, "missing")
+    spans = st.decls[d.name].entry_spans
+    for row in d.rows:
+        if row.id in rows:
+            st.err(f"id '{row.id}' appears twice in catalog {d.name}", row.span, f"first at {st.catalog_row_spans[(d.name, row.id)]}", "duplicate")
+            continue
+        if len(row.values) != len(cols):
+            st.err(f"row '{row.id}' has {len(row.values)} values but catalog {d.name} has {len(cols)} columns ({' | '.join(cols)})", row.span, None, "arity")
+            continue
+        entry: dict[str, Any] = {}
+        for c, v in zip(cols, row.values):
+            if c in by_name:
+                entry[c] = convert_value(st, v, by_name[c], f"{d.name}.{row.id}.{c}")
+        for f, t, _ in fields:
+            entry.setdefault(f, [] if t.kind == "list" else None)
+        rows[row.id] = {f: entry[f] for f, _, _ in fields}
+        st.catalog_row_spans[(d.name, row.id)] = row.span
+        spans[row.id] = row.span
+
+
+def _die(st: CheckState, d: n.DieDecl) -> None:
+    faces: list = []
+    if d.face_enum:
+        if not isinstance(st.ast.get(d.face_enum), n.EnumDecl):
+            st.unknown("enum", d.face_enum, d.span, st.names_of(n.EnumDecl))
+        else:
+            st.use(d.face_enum)
+            faces = [convert_value(st, f, T("enum", d.face_enum), f"die {d.name}") for f in d.faces]
+    else:
+        for f in d.faces:
+            if not (isinstance(f, n.VNum) and isinstance(f.value, int)):
+                st.err(
+                    f"faces of die {d.name} must be whole numbers (or declare `of <Enum>` for named faces), got {describe_value(f)}",
+                    f.span, None, "type",
+                )
+            else:
+                faces.append(f.value)
+    if not d.faces:
+        st.err(f"die {d.name} has no faces", d.span, None, "empty")
+    st.decls[d.name] = ir.Die(**st.common(d), face_enum=d.face_enum, faces=tuple(faces))
+
+
+def check_references(st: CheckState) -> None:
+    """Ids defined twice across catalogs of one record, and ``ref`` values that name no entry."""
+    first: dict[tuple[str, str], str] = {}
+    for name, d in st.ast.items():
+        if not isinstance(d, n.CatalogDecl):
+            continue
+        for ident in st.catalogs.get(name, {}):
+            key = (d.record, ident)
+            if key not in first:
+                first[key] = name
+                continue
+            other = first[key]
+            a, b = st.catalogs[other][ident], st.catalogs[name][ident]
+            differing = [f for f in a if a.get(f) != b.get(f)]
+            if differing:
+                st.warn(
+                    f"id '{ident}' is defined in catalogs {other} and {name} with different values ({', '.join(differing)})",
+                    st.catalog_row_spans[(name, ident)],
+                    f"the other definition is at {st.catalog_row_spans[(other, ident)]}",
+                    "duplicate-id",
+                )
+    for cats, ident, span, ctx in st.pending_refs:
+        names = cats.split("|")
+        if any(ident in st.ref_ids(c) for c in names):
+            continue
+        pool = [i for c in names for i in st.ref_ids(c) if isinstance(i, str)]
+        guess = did_you_mean(ident, pool)
+        if len(names) == 1:
+            where = f"catalog {cats}"
+        elif len(names) <= 3:
+            where = "any of the catalogs " + ", ".join(names)
+        else:
+            where = f"any of the {len(names)} catalogs {', '.join(names[:2])}, …"
+        st.warn(
+            f"{ctx}: '{ident}' is not an entry of {where}", span,
+            f"did you mean '{guess}'?" if guess else f"catalog {names[0]} is declared at {st.ast[names[0]].span}", "unknown-ref",
+        )
+

@@ -1,0 +1,122 @@
+"""Pass 5 — procedures: parameters, defaults and bodies checked and turned into
+IR statements.
+
+Entry point: :func:`check_procedures(state)`. Reads the signatures of pass 2
+and the data of passes 3–4; adds an IR :class:`~compiler.ir.Procedure` per
+procedure. Reports type errors, names used before they are defined or defined
+twice, paths that end without ``return``, unreachable statements and locals
+that are never used.
+"""
+
+from __future__ import annotations
+
+from rules_dsl import nodes as n
+from rules_dsl.parser import KEYWORDS
+
+from .. import ir
+from ..types import ANY, assignable
+from .expressions import check_expr, not_none, want_bool
+from .state import CheckState, Scope
+
+
+def check_procedures(st: CheckState) -> None:
+    """Every procedure → an IR procedure (typed parameters, defaults and body)."""
+    for name, d in st.ast.items():
+        if isinstance(d, n.ProcedureDecl):
+            st.current = name
+            st.decls[name] = _procedure(st, d)
+    st.current = None
+
+
+class _Body:
+    """Checking one procedure body: its result type and step numbering."""
+
+    def __init__(self, st: CheckState, result):
+        self.st = st
+        self.result = result
+        self.steps = 0
+
+    def block(self, stmts, scope: Scope) -> tuple[tuple[ir.Stmt, ...], bool]:
+        """Check statements; returns them as IR and whether every path returns."""
+        st = self.st
+        out: list[ir.Stmt] = []
+        returned = False
+        for stmt in stmts:
+            if returned:
+                st.warn("this statement is never reached", stmt.span, None, "unreachable")
+                break
+            if isinstance(stmt, n.Step):
+                self.steps += 1
+                number = self.steps
+                body, returned = self.block(list(stmt.body), scope)
+                out.append(ir.Step(number, stmt.label, body, stmt.span))
+            elif isinstance(stmt, n.Let):
+                value = check_expr(st, stmt.value, scope)
+                if stmt.name in KEYWORDS:
+                    st.err(f"'{stmt.name}' is a reserved word and cannot name a value", stmt.span, "choose another name", "reserved")
+                if scope.get(stmt.name) is not None:
+                    st.err(f"'{stmt.name}' is already defined", stmt.span, f"first defined at {scope.get(stmt.name)[1]}", "duplicate")
+                if isinstance(st.ast.get(stmt.name), (n.EnumDecl, n.TableDecl, n.CatalogDecl, n.ConstDecl)):
+                    st.err(f"'{stmt.name}' would hide the declaration at {st.ast[stmt.name].span}", stmt.span, "choose another name", "shadow")
+                scope.vars[stmt.name] = (ANY if value.type.kind == "none" else value.type, stmt.span)
+                st.local_decl[(scope, stmt.name)] = stmt.span
+                out.append(ir.Let(stmt.name, value, stmt.span))
+            elif isinstance(stmt, n.Return):
+                value = check_expr(st, stmt.value, scope)
+                if not assignable(value.type, self.result):
+                    st.err(f"returns {value.type}, but the procedure's result is {self.result}", stmt.value.span, None, "type")
+                out.append(ir.Return(value, stmt.span))
+                returned = True
+            elif isinstance(stmt, n.Require):
+                cond = want_bool(st, stmt.cond, scope, "require")
+                scope.narrowed |= not_none(stmt.cond, True)
+                out.append(ir.Require(cond, stmt.message, stmt.span))
+            elif isinstance(stmt, n.If):
+                all_return = True
+                excluded: set[str] = set()  # paths proven not none by earlier failed `x == none` tests
+                branches = []
+                for cond, body in stmt.branches:
+                    c = want_bool(st, cond, Scope(scope, excluded))
+                    stmts_ir, ret = self.block(list(body), Scope(scope, excluded | not_none(cond, True)))
+                    all_return &= ret
+                    branches.append((c, stmts_ir))
+                    excluded |= not_none(cond, False)
+                orelse = None
+                if stmt.orelse is not None:
+                    orelse, ret = self.block(list(stmt.orelse), Scope(scope, excluded))
+                    all_return &= ret
+                else:
+                    all_return = False
+                out.append(ir.If(tuple(branches), orelse, stmt.span))
+                returned = all_return
+        return tuple(out), returned
+
+
+def _procedure(st: CheckState, d: n.ProcedureDecl) -> ir.Procedure:
+    scope = Scope()
+    st.local_decl = {}
+    result = st.result_types[d.name]
+    params = []
+    seen = set()
+    for p, (pname, pt) in zip(d.params, st.param_types[d.name]):
+        if pname in KEYWORDS:
+            st.err(f"'{pname}' is a reserved word and cannot name a parameter", p.span, "choose another name", "reserved")
+        if pname in seen:
+            st.err(f"parameter '{pname}' appears twice", p.span, None, "duplicate")
+        seen.add(pname)
+        default = None
+        if p.default is not None:
+            default = check_expr(st, p.default, Scope())
+            if not assignable(default.type, pt):
+                st.err(f"default of '{pname}' has type {default.type}, expected {pt}", p.default.span, None, "type")
+        scope.vars[pname] = (pt, p.span)
+        st.local_decl[(scope, pname)] = p.span
+        text = ir.span_text(st.sources, p.default.span) if p.default is not None else None
+        params.append(ir.Param(name=pname, type=pt, default=default, span=p.span, default_text=text))
+    body, returns = _Body(st, result).block(list(d.body), scope)
+    if not returns:
+        st.err(f"procedure {d.name} may end without returning a value", d.span, "end every path with `return …`", "no-return")
+    for (owner, lname), span in st.local_decl.items():
+        if (owner, lname) not in st.local_uses:
+            st.warn(f"'{lname}' is never used", span, None, "unused")
+    return ir.Procedure(**st.common(d), params=tuple(params), result=result, body=body)
