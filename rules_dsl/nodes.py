@@ -129,7 +129,7 @@ class VBool:
 
 @dataclass(frozen=True, slots=True)
 class VNone:
-    """``-`` / ``—``: no value."""
+    """``-`` / ``—`` / ``none``: no value."""
 
     span: Span
 
@@ -143,11 +143,23 @@ class VName:
 
 
 @dataclass(frozen=True, slots=True)
+class VQualified:
+    """``Calidad.green`` (an enum value) or ``perfiles_armas.pistola`` (an id) in
+    data: the spelling of code, accepted where the short form ``green`` is."""
+
+    qualifier: str
+    name: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
 class VApply:
-    """``lmg(2)``: a special rule applied with arguments."""
+    """``lmg(2)``: a special rule applied with arguments, or ``Danio(3, 1)``,
+    ``Danio(normal: 3, reducido: 1)``: a record written as in code. Each
+    argument is ``(name, value)``, the name None when positional."""
 
     name: str
-    args: tuple["Value", ...]
+    args: tuple[tuple[str | None, "Value"], ...]
     span: Span
 
 
@@ -167,7 +179,7 @@ class VRecord:
     span: Span
 
 
-Value = Union[VNum, VStr, VBool, VNone, VName, VApply, VList, VRecord]
+Value = Union[VNum, VStr, VBool, VNone, VName, VQualified, VApply, VList, VRecord]
 
 # ----------------------------------------------------------------------------- types
 
@@ -457,6 +469,19 @@ class TermDecl:
 
 
 @dataclass(frozen=True, slots=True)
+class ConstDecl:
+    """``const name "Title" = value``: a named number (text, true/false) used by
+    several procedures; ``value`` is a data value (checked to be a literal)."""
+
+    name: str
+    title: str | None
+    value: Value
+    span: Span
+    annotations: tuple[Annotation, ...] = ()
+    source_text: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class EnumMember:
     """One value of an enum."""
 
@@ -693,8 +718,9 @@ class BrokenDecl:
 
 @dataclass(frozen=True, slots=True)
 class OddsAxis:
-    """``for name in lo..hi "Título"``, ``for name in Enum``, ``for name in [a, b]``,
-    or (``each``) ``each name in catalog``: ``enum`` names the enum or catalog."""
+    """``rows name in lo..hi "Título"`` (or ``columns …``), ``rows name in Enum``,
+    ``rows name in [a, b]``, or ``each name in catalog``: ``enum`` names the enum
+    or catalog."""
 
     name: str
     lo: int | None
@@ -707,8 +733,10 @@ class OddsAxis:
 
 @dataclass(frozen=True, slots=True)
 class OddsDecl:
-    """``odds id "Título" of proc(args) for … [for …] show expr``: a table of
-    exact probabilities computed by the resolvers at build time."""
+    """``odds id "Título" { procedure proc(args), [each …], rows …, [columns …],
+    cell expr | cells outcomes(expr) }``: a table of exact probabilities computed
+    by the resolvers at build time. ``show`` is the expression after ``cell`` /
+    ``cells``; ``cells`` says which word introduced it."""
 
     name: str
     title: str | None
@@ -722,11 +750,12 @@ class OddsDecl:
     source_text: str = ""
     procedure_span: Span | None = None
     each: OddsAxis | None = None  # one table per entry of a catalog (shown in its card)
+    cells: bool = False  # written `cells outcomes(…)` (one column per outcome) rather than `cell …`
 
 
 Decl = Union[
-    RulebookDecl, SectionDecl, ShowDecl, TermDecl, EnumDecl, RecordDecl, CatalogDecl, TableDecl, DieDecl, BagDecl,
-    RuleDecl, ProcedureDecl, ExampleDecl,
+    RulebookDecl, SectionDecl, ShowDecl, TermDecl, ConstDecl, EnumDecl, RecordDecl, CatalogDecl, TableDecl, DieDecl, BagDecl,
+    RuleDecl, ProcedureDecl, ExampleDecl, OddsDecl, BrokenDecl,
 ]
 
 

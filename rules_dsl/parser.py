@@ -21,18 +21,13 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedTok
 
 from . import nodes as n
 from .diagnostics import Diagnostic, Span
+# KEYWORDS is re-exported: the checker imports it from here.
+from .keywords import DECLARATION_KEYWORDS, KEYWORDS  # noqa: F401
 
 GRAMMAR_PATH = Path(__file__).with_name("grammar.lark")
 FENCE_OPEN = re.compile(r"^```\s*rules\s*$")
 FENCE_CLOSE = re.compile(r"^```\s*$")
-DECL_START = re.compile(
-    r"^(@|rulebook\b|section\b|show\b|term\b|odds\b|enum\b|record\b|catalog\b|table\b|die\b|bag\b|rule\b|procedure\b|example\b)"
-)
-KEYWORDS = frozenset(
-    "rulebook version lang section enum ordered record list map ref rule id catalog of columns table by "
-    "show term odds each across range header die bag level grants stacking procedure step let return require if then else "
-    "example given expect true false none and or not in roll times keep highest lowest count draw from for except with".split()
-)
+DECL_START = re.compile(r"^(@|(?:" + "|".join(DECLARATION_KEYWORDS) + r")\b)")
 
 
 class _NewlinePostLex:
@@ -284,25 +279,66 @@ class _ToAst(Transformer):
 
     @v_args(meta=True)
     def odds_decl(self, meta, c):
-        name, title, proc, *rest = c
-        show = rest[-1]
-        axes = [x for x in rest[:-1] if isinstance(x, n.OddsAxis)]
-        each = next((x[1] for x in rest[:-1] if isinstance(x, tuple) and x and x[0] == "each"), None)
-        args = tuple(x for x in rest[:-1] if isinstance(x, n.Arg))
-        return n.OddsDecl(str(name), _opt_str(title), str(proc), args, axes[0], axes[1] if len(axes) > 1 else None, show, self.sp(meta), procedure_span=self.tsp(proc), each=each)
+        """The clauses of an odds block, in any order: one procedure, one rows, one
+        cell/cells, at most one each and one columns (reported here when not)."""
+        name, title, *items = c
+        span = self.sp(meta)
+        found: dict[str, list] = {}
+        for it in items:
+            if it is not None:
+                found.setdefault(it[0], []).append(it)
+        for word, clauses in found.items():
+            if len(clauses) > 1:
+                shown = "cell/cells" if word == "show" else word
+                self.problems.append(Diagnostic(
+                    "error", f"odds {name}: '{shown}' is given twice", clauses[1][-1],
+                    "an odds block has one procedure, one rows, one cell or cells, and at most one each and one columns", "syntax",
+                ))
+        required = (("procedure", "procedure p(…)"), ("rows", 'rows x in a..b "…"'), ("show", "cell probability(…) or cells outcomes(…)"))
+        missing = [shown for word, shown in required if word not in found]
+        if missing:
+            self.problems.append(Diagnostic("error", f"odds {name} needs {', '.join(missing)}", span, ODDS_BLOCK_HINT, "syntax"))
+            return n.BrokenDecl(str(name), "odds", span)
+        _, proc, args, proc_span = found["procedure"][0]
+        _, show, cells, _ = found["show"][0]
+        columns = found["columns"][0][1] if "columns" in found else None
+        each = found["each"][0][1] if "each" in found else None
+        return n.OddsDecl(str(name), _opt_str(title), proc, args, found["rows"][0][1], columns, show, span, procedure_span=proc_span, each=each, cells=cells)
+
+    @v_args(meta=True)
+    def odds_procedure(self, meta, c):
+        name, *args = c
+        return ("procedure", str(name), tuple(a for a in args if a is not None), self.tsp(name))
 
     @v_args(meta=True)
     def odds_each(self, meta, c):
-        return ("each", n.OddsAxis(str(c[0]), None, None, str(c[1]), _opt_str(c[2]), self.sp(meta)))
+        span = self.sp(meta)
+        return ("each", n.OddsAxis(str(c[0]), None, None, str(c[1]), _opt_str(c[2]), span), span)
+
+    def _axis(self, meta, c):
+        name, dom, title = c
+        span = self.sp(meta)
+        if dom[0] == "range":
+            return n.OddsAxis(str(name), dom[1], dom[2], None, _opt_str(title), span)
+        if dom[0] == "list":
+            return n.OddsAxis(str(name), None, None, None, _opt_str(title), span, tuple(dom[1]))
+        return n.OddsAxis(str(name), None, None, dom[1], _opt_str(title), span)
 
     @v_args(meta=True)
-    def odds_axis(self, meta, c):
-        name, dom, title = c
-        if dom[0] == "range":
-            return n.OddsAxis(str(name), dom[1], dom[2], None, _opt_str(title), self.sp(meta))
-        if dom[0] == "list":
-            return n.OddsAxis(str(name), None, None, None, _opt_str(title), self.sp(meta), tuple(dom[1]))
-        return n.OddsAxis(str(name), None, None, dom[1], _opt_str(title), self.sp(meta))
+    def odds_rows(self, meta, c):
+        return ("rows", self._axis(meta, c), self.sp(meta))
+
+    @v_args(meta=True)
+    def odds_columns(self, meta, c):
+        return ("columns", self._axis(meta, c), self.sp(meta))
+
+    @v_args(meta=True)
+    def odds_cell(self, meta, c):
+        return ("show", c[0], False, self.sp(meta))
+
+    @v_args(meta=True)
+    def odds_cells(self, meta, c):
+        return ("show", c[0], True, self.sp(meta))
 
     def dom_range(self, c):
         return ("range", c[0], c[1])
@@ -312,6 +348,10 @@ class _ToAst(Transformer):
 
     def dom_list(self, c):
         return ("list", [x for x in c if x is not None])
+
+    @v_args(meta=True)
+    def const_decl(self, meta, c):
+        return n.ConstDecl(str(c[0]), _opt_str(c[1]), c[2], self.sp(meta))
 
     @v_args(meta=True)
     def term_decl(self, meta, c):
@@ -621,6 +661,10 @@ class _ToAst(Transformer):
         return n.VName(str(c[0]), self.sp(meta))
 
     @v_args(meta=True)
+    def v_qualified(self, meta, c):
+        return n.VQualified(str(c[0]), str(c[1]), self.sp(meta))
+
+    @v_args(meta=True)
     def v_apply(self, meta, c):
         return n.VApply(str(c[0]), tuple(x for x in c[1:] if x is not None), self.sp(meta))
 
@@ -785,6 +829,81 @@ def _join(a: Span, b: Span) -> Span:
 
 # ----------------------------------------------------------------------------- syntax errors
 
+ODDS_BLOCK_HINT = """an odds table is a block:
+  odds nombre "Título" {
+    procedure resolutor(param: eje, …)
+    each perfil in catalogo "Título"      # optional: one table per entry
+    rows eje in -3..2 "Título"
+    columns otro in Enum "Título"         # optional
+    cell probability(result.campo)        # or: cells outcomes(result.campo)
+  }"""
+
+_COMMENT = re.compile(r'("(?:[^"\\\n]|\\.)*")|#.*$')
+_ODDS_CLAUSE = re.compile(r"(?<![\w.])(of|each|for|show)(?!\w)")
+
+
+def _top_level_clauses(text: str) -> list[tuple[str, str]]:
+    """Split the old one-line-per-clause odds form at its clause words
+    (``of``, ``each``, ``for``, ``show``) outside strings and brackets."""
+    cuts: list[tuple[int, str]] = []
+    depth = 0
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == '"':
+            j = i + 1
+            while j < len(text) and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            i = j + 1
+            continue
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif depth == 0 and (m := _ODDS_CLAUSE.match(text, i)):
+            cuts.append((i, m.group(1)))
+            i = m.end()
+            continue
+        i += 1
+    out = []
+    for k, (pos, word) in enumerate(cuts):
+        end = cuts[k + 1][0] if k + 1 < len(cuts) else len(text)
+        out.append((word, " ".join(text[pos + len(word) : end].split())))
+    return out
+
+
+def legacy_odds(chunk: list[str]) -> str | None:
+    """The block form of an odds declaration written in the old form
+    (``odds x "T" of p(…) for … show …``), or None if the chunk is not one."""
+    lines = [_COMMENT.sub(lambda m: m.group(1) or "", l) for l in chunk]
+    body = [l for l in lines if not l.lstrip().startswith("@")]
+    text = " ".join(l.strip() for l in body if l.strip())
+    m = re.match(r'odds\s+([^\W\d]\w*)\s*("(?:[^"\\\n]|\\.)*")?\s*', text)
+    if not m or "{" in text:
+        return None
+    clauses = _top_level_clauses(text[m.end() :])
+    words = [w for w, _ in clauses]
+    if not clauses or text[m.end() :].strip()[:2] != "of" or "show" not in words:
+        return None
+    head = f"odds {m.group(1)}" + (f" {m.group(2)}" if m.group(2) else "") + " {"
+    out = [head]
+    axes = 0
+    for word, rest in clauses:
+        if word == "of":
+            out.append(f"  procedure {rest}")
+        elif word == "each":
+            out.append(f"  each {rest}")
+        elif word == "for":
+            out.append(f"  {'rows' if axes == 0 else 'columns'} {rest}")
+            axes += 1
+        elif rest.startswith("outcomes("):
+            out.append(f"  cells {rest}")
+        else:
+            out.append(f"  cell {rest}")
+    out.append("}")
+    return "\n".join(out)
+
+
 _TOKEN_NAMES = {
     "NAME": "a name",
     "STRING": 'a string ("…")',
@@ -795,14 +914,13 @@ _TOKEN_NAMES = {
     "ORDERED": "'ordered'",
     "OPTIONAL": "'?'",
     "RANGE": "'range'",
-    "NONE": "'-'",
     "KEEP_WHICH": "'highest' or 'lowest'",
     "GT": "'>'",
     "LT": "'<'",
 }
 
 
-def _describe_expected(expected: set[str]) -> str:
+def _describe_expected(expected: set[str], limit: int | None = 8) -> str:
     lark = _lark()
     names = []
     for term in sorted(expected):
@@ -816,8 +934,8 @@ def _describe_expected(expected: set[str]) -> str:
             continue
         names.append(f"'{pattern.value}'" if pattern.type == "str" else term.lower())
     names = sorted(set(names))
-    if len(names) > 8:
-        names = names[:8] + ["…"]
+    if limit is not None and len(names) > limit:
+        names = names[:limit] + ["…"]
     return ", ".join(names)
 
 
@@ -835,6 +953,13 @@ _CONTINUATION = {"PLUS", "MINUS", "STAR", "SLASH", "AND", "OR", "VBAR", "DOT", "
 def _syntax_diagnostic(err: UnexpectedInput, filename: str, offset: int, lines: list[str] | None = None) -> Diagnostic:
     line = (err.line or 1) + offset
     col = err.column or 1
+    if isinstance(err, UnexpectedToken) and lines and (block := legacy_odds(lines)) is not None:
+        start = next(k for k, l in enumerate(lines) if l.startswith("odds"))
+        span = Span(filename, offset + start + 1, 1, offset + start + 1, len(lines[start]) + 1)
+        return Diagnostic(
+            "error", "odds is now a block: 'of', 'for' and 'show' became procedure, rows/columns and cell/cells", span,
+            "write it as:\n" + block, "syntax",
+        )
     if isinstance(err, UnexpectedToken):
         tok = err.token
         if tok.type == "$END":
@@ -849,11 +974,14 @@ def _syntax_diagnostic(err: UnexpectedInput, filename: str, offset: int, lines: 
         if tok.type == "$END" and ("RPAR" in err.expected or "RSQB" in err.expected):
             closer = "')'" if "RPAR" in err.expected else "']'"
             return Diagnostic("error", f"missing {closer} at the end of the block", span, None, "syntax")
+        odds_words = {"of": "procedure p(…)", "for": "rows x in … (then columns y in …)", "show": "cell … or cells outcomes(…)"}
+        if str(tok) in odds_words and lines and any(l.startswith("odds") for l in lines):
+            return Diagnostic("error", f"{msg}; expected {expected}", span, f"in an odds block, write {odds_words[str(tok)]} instead of '{tok}'", "syntax")
         if tok.type == "NAME" and str(tok) not in KEYWORDS:
             from .diagnostics import did_you_mean
 
             kw = did_you_mean(str(tok), KEYWORDS)
-            if kw and f"'{kw}'" in expected:
+            if kw and f"'{kw}'" in _describe_expected(set(err.expected), None):
                 hint = f"did you mean '{kw}'?"
         elif lines and tok.type not in ("_NL", "$END", "NAME") and 0 < tok.line <= len(lines) and not lines[tok.line - 1][: tok.column - 1].strip() and tok.type in _CONTINUATION:
             hint = "a line cannot start in the middle of an expression: continue it inside ( ) or [ ], or join the lines"
@@ -931,7 +1059,7 @@ def parse(text: str, filename: str) -> tuple[n.Module, list[Diagnostic]]:
     return n.Module(filename, tuple(items), text), diags
 
 
-_DECL_NAME = re.compile(r"^(rulebook|enum|record|catalog|table|die|bag|rule|procedure|term|odds)\s+([^\W\d]\w*)")
+_DECL_NAME = re.compile(r"^(rulebook|enum|record|catalog|table|die|bag|rule|procedure|term|odds|const)\s+([^\W\d]\w*)")
 
 
 def _parse_chunk(chunk: list[str], offset: int, filename: str, diags: list[Diagnostic]) -> list:

@@ -1,7 +1,8 @@
 """Pygments lexer for the declarations of the rules language (``.rules`` fences).
 
 It highlights the code inside ```` ```rules ```` fences (see ``LANGUAGE.md``),
-not the literate prose around them.
+not the literate prose around them. The keywords come from
+``rules_dsl/keywords.py``, the one list shared with the parser and the checker.
 
 Registered for Pygments (and therefore for ``pymdownx.highlight`` / MkDocs) by
 the entry point::
@@ -11,12 +12,13 @@ the entry point::
 
 Token choices (CSS class of the Pygments HTML formatter in brackets):
 
-* declaration keywords ``rulebook section enum …`` -> ``Keyword.Declaration`` (kd)
-* type keywords ``int decimal text bool list map ref id`` (and ``rule`` after ``:``/``[``)
-  -> ``Keyword.Type`` (kt)
+* declaration keywords (``DECLARATION_KEYWORDS``: ``rulebook section enum …``)
+  -> ``Keyword.Declaration`` (kd)
+* type keywords ``list map ref id`` and the built-in type names ``int decimal text bool``
+  (and ``rule`` after ``:``/``[``) -> ``Keyword.Type`` (kt)
 * ``true false none`` and the "none" cell value ``-`` / ``—`` -> ``Keyword.Constant`` (kc)
 * ``and or not in`` -> ``Operator.Word`` (ow)
-* every other keyword -> ``Keyword`` (k)
+* every other keyword (``OTHER_KEYWORDS``) -> ``Keyword`` (k)
 * ``@source`` and the other annotations -> ``Name.Decorator`` (nd)
 * ``CamelCase`` names (types, enums, dice, bags) -> ``Name.Class`` (nc)
 * builtin functions ``min max …`` -> ``Name.Builtin`` (nb); ``result`` -> ``Name.Builtin.Pseudo`` (bp)
@@ -42,33 +44,20 @@ from pygments.token import (
     Whitespace,
 )
 
+from rules_dsl.keywords import (
+    CONSTANT_KEYWORDS,
+    DECLARATION_KEYWORDS,
+    OTHER_KEYWORDS,
+    PRIMITIVE_TYPE_NAMES,
+    TYPE_KEYWORDS,
+    WORD_OPERATORS,
+)
+
 # Only lexer classes here: pygments._load_lexers() walks __all__ expecting lexers.
 __all__ = ["RulesLexer"]
 
-#: Keywords that start a declaration.
-DECLARATION_KEYWORDS = (
-    "rulebook", "section", "enum", "record", "catalog", "table", "die", "bag",
-    "rule", "procedure", "example", "show", "term", "odds",
-)
-#: Type names.
-TYPE_KEYWORDS = ("int", "decimal", "text", "bool", "list", "map", "ref", "id")
-#: Literal constants.
-CONSTANT_KEYWORDS = ("true", "false", "none")
-#: Word operators.
-WORD_OPERATORS = ("and", "or", "not", "in")
-#: Other (statement / clause) keywords.
-#: Besides the keywords of LANGUAGE.md, rules_dsl/grammar.lark also has ``version``,
-#: ``lang`` (rulebook header), ``header`` (first row of an ``across`` table),
-#: ``show`` and ``none``; they are highlighted too.
-OTHER_KEYWORDS = (
-    "ordered", "of", "columns", "by", "across", "range", "level", "grants",
-    "stacking", "step", "let", "return", "if", "then", "else", "require",
-    "given", "expect", "roll", "times", "keep", "highest", "lowest", "count",
-    "draw", "from", "version", "lang", "header", "for", "except", "with", "error", "each",
-)
-KEYWORDS = (
-    DECLARATION_KEYWORDS + TYPE_KEYWORDS + CONSTANT_KEYWORDS + WORD_OPERATORS + OTHER_KEYWORDS
-)
+#: Types highlighted as ``Keyword.Type``: the type keywords and the built-in type names.
+TYPE_WORDS = TYPE_KEYWORDS + PRIMITIVE_TYPE_NAMES
 
 BUILTINS = (
     "min", "max", "clamp", "abs", "floor", "ceil", "round", "trunc",
@@ -140,7 +129,7 @@ class RulesLexer(RegexLexer):
             (r"\b(rulebook|section)([ \t]+)(" + IDENT + r")", _declared(Name.Namespace, camel_is_class=False)),
             (r"\b(procedure|rule|example)([ \t]+)(" + IDENT + r")\b(?![ \t]*[:,)\]])",
              _declared(Name.Function)),
-            (r"\b(enum|record|catalog|table|die|bag)([ \t]+)(" + IDENT + r")\b(?![ \t]*[:,)\]])",
+            (r"\b(enum|record|catalog|table|die|bag|const|odds)([ \t]+)(" + IDENT + r")\b(?![ \t]*[:,)\]])",
              _declared(Name.Variable)),
             # `rule` used as a field type (`x: rule`, `list[rule]`)
             (r"(:|\[)([ \t]*)(rule)\b", bygroups(Punctuation, Whitespace, Keyword.Type)),
@@ -161,7 +150,7 @@ class RulesLexer(RegexLexer):
             (r"\d+", Number.Integer),
             # keywords
             (words(DECLARATION_KEYWORDS, prefix=r"\b", suffix=r"\b"), Keyword.Declaration),
-            (words(TYPE_KEYWORDS, prefix=r"\b", suffix=r"\b"), Keyword.Type),
+            (words(TYPE_WORDS, prefix=r"\b", suffix=r"\b"), Keyword.Type),
             (words(CONSTANT_KEYWORDS, prefix=r"\b", suffix=r"\b"), Keyword.Constant),
             (words(WORD_OPERATORS, prefix=r"\b", suffix=r"\b"), Operator.Word),
             (words(OTHER_KEYWORDS, prefix=r"\b", suffix=r"\b"), Keyword),

@@ -18,7 +18,7 @@ def _icepool_dist(die):
     return {k: Fraction(v, die.denominator()) for k, v in die.items()}
 
 
-@pytest.mark.parametrize("calidad,dice,keep", [("Green", 3, "lowest"), ("Regular", 2, None), ("Veteran", 3, "highest"), ("Elite", 4, "highest")])
+@pytest.mark.parametrize("calidad,dice,keep", [("green", 3, "lowest"), ("regular", 2, None), ("veteran", 3, "highest"), ("elite", 4, "highest")])
 def test_quality_roll_matches_icepool(package, calidad, dice, keep):
     import runtime
 
@@ -42,13 +42,13 @@ def test_variation_dice_match_icepool(package):
 @pytest.mark.parametrize(
     "name,inputs",
     [
-        ("resolucion_impacto", {"i_base": 6, "m": 0, "p": 7, "calidad": "Veteran"}),
-        ("disparo_directo", {"perfil": "fusiles_seccion", "modo": "area", "distancia": 15, "p": 5, "calidad": "Regular"}),
+        ("resolucion_impacto", {"i_base": 6, "m": 0, "p": 7, "calidad": "veteran"}),
+        ("disparo_directo", {"perfil": "fusiles_seccion", "modo": "area", "distancia": 15, "p": 5, "calidad": "regular"}),
         ("danio_vehiculo", {"d_final": 4, "resistencia": 3, "marcadores_danado": 1}),
-        ("chequeo_moral", {"bajas": 4, "tipo": "seccion", "calidad": "Regular"}),
-        ("planificacion_bombardeo", {"calidad_principal": "Veteran", "observadores_adicionales": 1, "fuera_en_blanco": 3}),
+        ("chequeo_moral", {"bajas": 4, "tipo": "seccion", "calidad": "regular"}),
+        ("planificacion_bombardeo", {"calidad_principal": "veteran", "observadores_adicionales": 1, "fuera_en_blanco": 3}),
         ("robo_emplazamiento", {"terreno": "colinas", "tamano": "grande"}),
-        ("tirada_dados_ordenes", {"oficiales": ["Regular"]}),
+        ("tirada_dados_ordenes", {"oficiales": ["regular"]}),
     ],
 )
 def test_exact_matches_100000_samples(package, name, inputs):

@@ -245,6 +245,22 @@ def conv_enum(cell: str, ctx: Ctx, arg: str) -> Any:
     return found if found is not None else f"<no {arg} titled {text!r}>"
 
 
+def enum_value_named(ctx: Ctx, enum: str, printed: str) -> str:
+    """The value of ``enum`` that a code printed in the manual («Green», «Vehículo», «HE»)
+    names under the naming rule of enum values (lower_snake_case ASCII, LANGUAGE.md)."""
+    from compiler.check.signatures import member_name
+
+    name = member_name(norm_text(printed))
+    return name if name in ctx.built.enum_ids[enum] else f"<no {enum} value named {printed!r}>"
+
+
+@converter("enum_name")
+def conv_enum_name(cell: str, ctx: Ctx, arg: str) -> Any:
+    """A value printed as the manual's code («Green», «Ninguna», «Ind») → the enum id."""
+    text = norm_text(cell)
+    return None if text in NULL_CELLS else enum_value_named(ctx, arg, text)
+
+
 @converter("armas")
 def conv_armas(cell: str, ctx: Ctx, arg: str) -> Any:
     """«Fusiles (TipoArma:Normal PerfilDisparo:fusiles_seccion) / …» → list of ArmaUnidad."""
@@ -319,7 +335,7 @@ def conv_tiro_tenso(cell: str, ctx: Ctx, arg: str) -> Any:
 
         out.append(
             {
-                "municion": m[1],
+                "municion": enum_value_named(ctx, "Municion", m[1]) if m[1] else None,
                 "i_preciso": by_band(ints(m[2])),
                 "i_area": by_band(ints(m[3])),
                 "d": by_band(json.loads(m[4])),
@@ -330,9 +346,15 @@ def conv_tiro_tenso(cell: str, ctx: Ctx, arg: str) -> Any:
 
 @converter("tiro_indirecto")
 def conv_tiro_indirecto(cell: str, ctx: Ctx, arg: str) -> Any:
-    """The JSON profile; bands are printed by title («Corta») and compiled as Banda ids."""
+    """The JSON profile; bands are printed by title («Corta») and compiled as Banda ids,
+    the angle, the ammunition and the zones by their code («Alto», «HE», «Z0»)."""
     value = json.loads(norm_text(cell))
+    for key, enum in (("angulo", "AnguloTiro"), ("municion", "Municion")):
+        if isinstance(value.get(key), str):
+            value[key] = enum_value_named(ctx, enum, value[key])
     for v in value["valores"]:
+        if isinstance(v.get("zona"), str):
+            v["zona"] = enum_value_named(ctx, "ZonaTiroIndirecto", v["zona"])
         if "banda" in v:
             v["banda"] = ctx.built.enum_id("Banda", v["banda"]) or v["banda"]
     return strip_nulls(value)
@@ -344,6 +366,8 @@ _REGLA_CANTIDAD = {"asalto_d_base", "capacidad_municion", "tokens_por_ejecucion"
 # Fields of ReglaEfectos whose DSL type is `rule`: the manual prints a rule id or
 # {"rule_id", "parametros"}; the DSL holds a rule application {"rule", "args"}.
 _REGLA_RULE = {"regla_concedida", "rule_id_objetivo_requerido", "rule_id_concedido"}
+# Fields of ReglaEfectos whose DSL type is Calidad: the manual prints the code («Elite»).
+_REGLA_CALIDAD = {"maximo", "maximo_calidad"}
 
 
 @converter("regla_efectos")
@@ -358,6 +382,9 @@ def conv_regla_efectos(cell: str, ctx: Ctx, arg: str) -> Any:
     for key in _REGLA_RULE & value.keys():
         v = value[key]
         value[key] = _rule_app(v) if isinstance(v, str) else _rule_app(v["rule_id"], v.get("parametros"))
+    for key in _REGLA_CALIDAD & value.keys():
+        if isinstance(value[key], str):
+            value[key] = enum_value_named(ctx, "Calidad", value[key])
     return strip_nulls(value)
 
 
