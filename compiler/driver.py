@@ -52,7 +52,7 @@ def check(path: Path) -> Checked:
     except RecursionError:
         rep.error("an expression is nested too deeply to check", Span(next(iter(sources), "<rulebook>"), 1, 1, 1, 1), "split it with let", "limit")
         program = None
-    return Checked(program if not rep.has_errors() else program, rep.diagnostics, sources)
+    return Checked(program, rep.diagnostics, sources)
 
 
 def build(path: Path, out_dir: Path, site: bool = True) -> Checked:

@@ -52,7 +52,7 @@ def load(path: Path) -> tuple[list[n.Module], dict[str, str], list[Diagnostic]]:
     if not files:
         diags.append(Diagnostic("error", f"no .rules files in {path}", Span(str(path), 0, 0, 0, 0), None, "io"))
     for f in files:
-        name = display_path(f, path.parent if path.is_dir() else path.parent)
+        name = display_path(f, path.parent)
         try:
             text = f.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:

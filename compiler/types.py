@@ -11,7 +11,16 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class T:
-    """A type: ``kind`` plus the declaration it names and type arguments."""
+    """A type: ``kind`` plus the declaration it names and type arguments.
+
+    Kinds of values: ``int``, ``decimal``, ``text``, ``bool``, ``id``, ``rule``,
+    ``none``, ``any`` (after an error), ``enum`` (a member of enum ``name``),
+    ``record``, ``ref``/``refs`` (an entry id of catalog(s) ``name``, ``|``-separated),
+    ``list``/``opt``/``map`` (with ``args``), ``row`` (a row of table ``name``),
+    ``counts`` (how many of each kind, ``args`` are ``key`` types). Kinds of
+    declarations used as the object of ``.`` or ``[…]``: ``enum_type``,
+    ``table``, ``catalog``.
+    """
 
     kind: str
     name: str | None = None
@@ -25,7 +34,7 @@ class T:
             return f"table {self.name}"
         if k == "catalog":
             return f"catalog {self.name}"
-        if k == "enumtype":
+        if k == "enum_type":
             return f"enum {self.name}"
         if k in ("enum", "record", "procedure"):
             return self.name or k

@@ -134,7 +134,7 @@ def _name(st: CheckState, e: n.Name, scope: Scope) -> ir.Expr:
         st.use(e.name)
         if isinstance(d, n.ConstDecl):
             return ir.ConstRef(e.name, st.consts.get(e.name, ANY), e.span)
-        kind = {n.EnumDecl: "enumtype", n.TableDecl: "table", n.CatalogDecl: "catalog"}.get(type(d))
+        kind = {n.EnumDecl: "enum_type", n.TableDecl: "table", n.CatalogDecl: "catalog"}.get(type(d))
         if kind:
             # a declaration used as the object of `.x` or `[k]`: never emitted on its own
             return ir.Local(e.name, T(kind, e.name), e.span)
@@ -171,7 +171,7 @@ def _attr(st: CheckState, e: n.Attr, scope: Scope, in_expect: bool) -> ir.Expr:
     nullable = ot.kind == "opt"
     if base.kind == "any":
         return _placeholder(e.span)
-    if base.kind == "enumtype":
+    if base.kind == "enum_type":
         members = st.members(base.name)
         if e.name not in members:
             guess = member_guess(e.name, members)
