@@ -62,6 +62,11 @@ def make_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("test", help="ejecuta los ejemplos del reglamento", epilog=EPILOG)
     _rulebook_arg(p)
     _format_arg(p)
+
+    p = sub.add_parser("diff", help="compara dos versiones de un reglamento (datos y probabilidades)")
+    p.add_argument("old", type=Path, metavar="OLD", help="carpeta del reglamento (o de su build) anterior")
+    p.add_argument("new", type=Path, metavar="NEW", help="carpeta del reglamento (o de su build) nueva")
+    _format_arg(p)
     return parser
 
 
@@ -106,10 +111,25 @@ def cmd_test(args) -> int:
     return test_command.main(args)
 
 
+def cmd_diff(args) -> int:
+    from . import diff
+
+    try:
+        result = diff.diff_rulebooks(args.old, args.new)
+    except diff.DiffError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    if args.format == "json":
+        print(json.dumps(diff.as_json(result), ensure_ascii=False, indent=2))
+    else:
+        print(diff.render_text(result))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = make_parser()
     args = parser.parse_args(argv)
-    handler = {"check": cmd_check, "build": cmd_build, "resolve": cmd_resolve, "test": cmd_test}[args.command]
+    handler = {"check": cmd_check, "build": cmd_build, "resolve": cmd_resolve, "test": cmd_test, "diff": cmd_diff}[args.command]
     try:
         return handler(args)
     except KeyboardInterrupt:

@@ -103,3 +103,13 @@ def test_the_checker_is_a_package_of_passes():
         assert run.__doc__, f"{run.__module__}.{run.__name__} has no docstring"
         module = __import__(run.__module__, fromlist=["_"])
         assert module.__doc__ and "Entry point" in module.__doc__, run.__module__
+
+
+def test_the_lexer_highlights_exactly_the_builtins():
+    """The Pygments lexer (in rules_dsl, which must not import the compiler) keeps
+    its own tuple of built-in names; it must match the table, plus ``outcomes``
+    (a word of odds tables, not a function of expressions)."""
+    from compiler.builtins import BUILTINS
+    from rules_dsl.pygments_lexer import BUILTINS as LEXER_BUILTINS
+
+    assert set(LEXER_BUILTINS) == set(BUILTINS) | {"outcomes"}

@@ -1,0 +1,89 @@
+"""``rulebook diff``: a copy of the bundled rulebook with one cost, one weapon
+profile value and one table row changed reports exactly those, with the odds
+impact; builds compare like folders; bad sides are clear errors."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from conftest import CONTENT
+
+EDITS = (
+    ("02-costes-listas.rules", '  n_infanteria_linea | "Sección Infantería de Línea" | 80 |', '  n_infanteria_linea | "Sección Infantería de Línea" | 85 |'),
+    ("06-disparo.rules", 'fusiles_seccion | "Sección de fusileros" | [(i_preciso: [9, 7, 5], i_area: [10, 8, 6], d: [(3, 1), (2, 1), (2, 1)])]\n',
+     'fusiles_seccion | "Sección de fusileros" | [(i_preciso: [9, 8, 5], i_area: [10, 8, 6], d: [(3, 1), (2, 1), (2, 1)])]\n'),
+    ("06-disparo.rules", '  2..2   "2"   | "Dañado + 1 Supresión + daño de componente"  | danado_supresion_componente',
+     '  2..2   "2"   | "Dañado + 1 Supresión"                       | danado_supresion'),
+)
+
+
+@pytest.fixture(scope="module")
+def edited(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("diff") / "1936"
+    shutil.copytree(CONTENT, folder)
+    for name, old, new in EDITS:
+        path = folder / name
+        text = path.read_text(encoding="utf-8")
+        assert text.count(old) >= 1, old
+        path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def changes(edited):
+    from compiler.diff import diff_rulebooks
+
+    return diff_rulebooks(CONTENT, edited)
+
+
+def test_reports_exactly_the_edited_data(changes):
+    paths = {c.path for c in changes.data}
+    assert paths == {
+        ("catalogs", "infanteria_nacional", "n_infanteria_linea", "coste"),
+        ("catalogs", "perfiles_armas", "fusiles_seccion", "tiro_tenso", "0", "i_preciso", "media"),
+        ("tables", "margen_final_vehiculos", "margen_final=2..2", "resultado"),
+        ("tables", "margen_final_vehiculos", "margen_final=2..2", "resultado_id"),
+    }
+    cost = next(c for c in changes.data if c.path[-1] == "coste")
+    assert (cost.old, cost.new) == (80, 85)
+
+
+def test_reports_the_odds_impact(changes):
+    from fractions import Fraction
+
+    assert changes.odds and {c.path[1] for c in changes.odds} == {"resultados_danio_vehiculo"}
+    cell = next(c for c in changes.odds if c.path[2:] == ("None", "1", "danado_supresion"))
+    assert (Fraction(cell.old), Fraction(cell.new)) == (Fraction(1, 2), Fraction(13, 18))
+    assert {c.path[1] for c in changes.examples} >= {"danio_vehiculo"}
+
+
+def test_text_and_json_output(changes):
+    from compiler.diff import as_json, render_text
+
+    text = render_text(changes)
+    assert "coste: 80 → 85" in text and "tiro_tenso[0].i_preciso.media: 7 → 8" in text
+    assert "Margen Base = 1, Resultado = danado_supresion: 1/2 → 13/18" in text
+    doc = json.loads(json.dumps(as_json(changes)))
+    assert {"old_version", "new_version", "data", "odds", "examples"} <= set(doc)
+
+
+def test_a_build_compared_with_itself_has_no_changes(built, capsys):
+    from compiler.cli import main
+
+    assert main(["diff", str(built), str(built)]) == 0
+    assert capsys.readouterr().out.strip() == "sin cambios"
+
+
+def test_bad_sides_are_clear_errors(tmp_path, capsys):
+    from compiler.cli import main
+
+    assert main(["diff", str(tmp_path / "missing"), str(CONTENT)]) == 1
+    assert "no such file or folder" in capsys.readouterr().err
+    broken = tmp_path / "broken.rules"
+    broken.write_text('```rules\nrulebook t "T"\nenum E { a }\nprocedure p "P" () -> E { return E.b }\n```\n', encoding="utf-8")
+    assert main(["diff", str(broken), str(CONTENT)]) == 1
+    err = capsys.readouterr().err
+    assert "has errors" in err and "'b' is not a value of E" in err and "Traceback" not in err
