@@ -341,13 +341,17 @@ def registry_for(schema_docs: dict[str, dict]) -> Registry:
 
 
 def validate(docs: dict[str, dict], schema_docs: dict[str, dict]) -> list[str]:
-    """Validate each document against its ``$schema``; returns the problems (at most 5 per document)."""
-    registry = registry_for(schema_docs)
+    """Validate each document against its ``$schema``; returns the problems (at most 5 per document).
+
+    One validator holds the registry of every schema (jsonschema combines a registry
+    with the meta-schemas each time a validator is built, so building one per document
+    would make this quadratic); each document is checked against a ``$ref`` to its
+    schema's ``$id``."""
+    registry_validator = Draft202012Validator({}, registry=registry_for(schema_docs))
     problems = []
     for rel, doc in docs.items():
-        # each validator combines the registry again: quadratic in the number of documents (issue 10)
         schema = schema_docs[doc["$schema"].removeprefix("../schemas/")]
-        validator = Draft202012Validator(schema, registry=registry)
+        validator = registry_validator.evolve(schema={"$ref": schema["$id"]})
         for err in sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path))[:5]:
             problems.append(f"json/{rel}: {err.json_path}: {err.message[:300]}")
     return problems
