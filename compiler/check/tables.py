@@ -110,20 +110,36 @@ def _key(st: CheckState, d: n.TableDecl, spec: n.KeySpec, kt, kv):
 
 
 def _check_coverage(st: CheckState, table: ir.Table) -> None:
-    integer = bool(table.keys) and table.keys[0].type == INT
+    ranged = [i for i, k in enumerate(table.keys) if k.ranged]
+    if len(ranged) > 1:
+        second = table.keys[ranged[1]]
+        st.err(f"table {table.name} has more than one range key", second.span, "keep one range key; key the others by value", "range")
+        return
+    pos = ranged[0] if ranged else 0
+    integer = bool(table.keys) and table.keys[pos].type == INT
     for row in table.rows:
         for r in row.keys:
             if isinstance(r, ir.Range) and _range_empty(r, integer):
                 st.err(f"range {_fmt_range(r)} of table {table.name} contains no value", r.span, "write the lower bound first: lo..hi", "range")
-    if len(table.keys) == 1 and table.keys[0].ranged:
-        ranges = sorted((row.keys[0] for row in table.rows if row.keys[0] is not None), key=lambda r: (_lo_key(r), r.span.line))
-        for a, b in zip(ranges, ranges[1:]):
-            rel = _range_relation(a, b, integer)
-            if rel == "overlap":
-                later, other = (b, a) if b.span.line >= a.span.line else (a, b)
-                st.err(f"ranges {_fmt_range(a)} and {_fmt_range(b)} of table {table.name} overlap", later.span, f"the other range is at line {other.span.line}", "overlap")
-            elif rel == "gap":
-                st.warn(f"gap between ranges {_fmt_range(a)} and {_fmt_range(b)} of table {table.name}: some values have no row", b.span, None, "gap")
+    if ranged:
+        # ranges are checked among the rows that share the other keys' values
+        groups: dict[tuple, list[ir.Range]] = {}
+        for row in table.rows:
+            others = tuple(k for i, k in enumerate(row.keys) if i != pos)
+            if row.keys[pos] is not None and None not in others:
+                groups.setdefault(others, []).append(row.keys[pos])
+        for others, group in groups.items():
+            where = f" for {', '.join(map(str, others))}" if others else ""
+            ranges = sorted(group, key=lambda r: (_lo_key(r), r.span.line))
+            for a, b in zip(ranges, ranges[1:]):
+                rel = _range_relation(a, b, integer)
+                if rel == "overlap":
+                    later, other = (b, a) if b.span.line >= a.span.line else (a, b)
+                    msg = f"ranges {_fmt_range(a)} and {_fmt_range(b)} of table {table.name}{where} overlap"
+                    st.err(msg, later.span, f"the other range is at line {other.span.line}", "overlap")
+                elif rel == "gap":
+                    msg = f"gap between ranges {_fmt_range(a)} and {_fmt_range(b)} of table {table.name}{where}: some values have no row"
+                    st.warn(msg, b.span, None, "gap")
     for pos, key in enumerate(table.keys):
         if key.type.kind == "enum" and len(table.keys) == 1:
             present = {row.keys[pos] for row in table.rows}
