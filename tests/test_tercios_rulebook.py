@@ -1,0 +1,118 @@
+"""The bundled rulebook ``content/tercios`` (Tercios – Brevis Editio): check, examples, build.
+
+Builds the rulebook once for this module, with its site, through ``compiler.driver``, and
+checks that: the check reports no error and exactly the warnings listed in
+``tests/data/tercios_warnings.txt`` (none today); every worked example passes and every
+procedure has one; the dice procedures agree with icepool, an independent oracle, over
+whole ranges of inputs; the site has a page per section, the datasheets and the missing
+values marked visibly; and the counts the closing note of issue 9 quotes still hold.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CONTENT = ROOT / "content" / "tercios"
+WARNINGS = Path(__file__).resolve().parent / "data" / "tercios_warnings.txt"
+
+
+@pytest.fixture(scope="module")
+def build(tmp_path_factory):
+    from compiler import driver
+
+    out = tmp_path_factory.mktemp("tercios") / "build"
+    result = driver.build(CONTENT, out, site=True)
+    assert result.ok, [d.render(result.sources) for d in result.diagnostics if d.severity == "error"]
+    return result, out
+
+
+@pytest.fixture(scope="module")
+def package(build):
+    from compiler import pyload
+
+    return pyload.compile_and_load(build[0].program)
+
+
+def test_check_reports_only_the_listed_warnings(build):
+    result, _ = build
+    lines = sorted(f"{d.span.file}: {d.code}: {d.message}" for d in result.diagnostics)
+    assert lines == WARNINGS.read_text(encoding="utf-8").splitlines()
+
+
+def test_every_example_passes_and_every_procedure_has_one(package):
+    from compiler.examples import run_examples
+
+    results = run_examples(package)
+    failed = [(r.title, r.src, r.failures, r.error) for r in results if not r.ok]
+    assert not failed
+    missing = set(package.PROCEDURES) - {e.procedure for e in package.examples.EXAMPLES}
+    assert not missing, sorted(missing)
+
+
+def _exact(package, name: str, **inputs):
+    import runtime
+
+    proc = package.PROCEDURES[name]
+    return runtime.exact(proc.function, **proc.convert(inputs))
+
+
+def test_order_and_break_checks_agree_with_icepool(package):
+    import icepool
+
+    for disciplina in range(1, 7):
+        dist = _exact(package, "chequeo_orden", disciplina=disciplina, desgaste=1)
+        oracle = (disciplina @ (icepool.d6 >= 5)).probability(">=", 1)
+        assert dist.probability(lambda r: r.superado) == oracle
+        for puntos in range(1, 4):
+            dist = _exact(package, "chequeo_ruptura", disciplina_original=disciplina, puntos_ruptura=puntos)
+            assert dist.probability(lambda r: r) == (disciplina @ (icepool.d6 == 6)).probability(">=", puntos)
+
+
+@pytest.mark.parametrize("unidad, enemigo, dados, defensa, coraje", [
+    ("tercio_viejo", "coraceros", 5, 4, 4),
+    ("coraceros", "compania_piqueros", 4, 5, 3),
+    ("bateria_canones_ligeros", "tercio", 2, 4, 4),
+])
+def test_combat_round_agrees_with_icepool(package, unidad, enemigo, dados, defensa, coraje):
+    import icepool
+
+    hits = dados @ (icepool.d6 >= defensa)
+    saves = coraje @ (icepool.d6 >= 5)
+    oracle = icepool.map(lambda h, s: max(h - s, 0), hits, saves)
+    dist = _exact(package, "ronda_combate", unidad=unidad, enemigo=enemigo)
+    for wear in range(dados + 1):
+        assert dist.probability(lambda r: r.desgaste == wear) == oracle.probability(wear), wear
+
+
+def test_initiative_rerolled_until_different_is_even(package):
+    dist = _exact(package, "iniciativa")
+    assert dist.probability(lambda r: r == "jugador_a") == Fraction(1, 2)
+
+
+def test_site_has_every_section_the_datasheets_and_the_missing_values(build):
+    _, out = build
+    site = out / "site"
+    pages = sorted(p.name for p in site.glob("[0-9][0-9]-*.html"))
+    assert len(pages) == 11, pages
+    assert (site / "fichas-fichas-de-las-tropas.html").read_text(encoding="utf-8").count("Tercio Viejo") >= 1
+    assert "No jugable" in (site / "09-la-batalla.html").read_text(encoding="utf-8")
+    assert "Aplazada" in (site / "08-el-ejercito.html").read_text(encoding="utf-8")
+    assert '<html lang="es"' in (site / "index.html").read_text(encoding="utf-8")
+
+
+def test_counts_quoted_in_the_closing_note(build):
+    from compiler import ir
+
+    program = build[0].program
+    assert len(program.sections) == 11
+    assert len(program.tables) == 17
+    assert {name: len(c.entries) for name, c in program.catalogs.items()} == {
+        "armas": 8, "regimientos": 17, "tropas": 19, "elementos_terreno": 11}
+    assert len(program.of(ir.Rule)) == 15
+    assert len(program.of(ir.Procedure)) == 23
+    assert len(program.examples) == 79
+    assert len(program.of(ir.Term)) == 18
