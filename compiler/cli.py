@@ -67,6 +67,8 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("old", type=Path, metavar="OLD", help="carpeta del reglamento (o de su build) anterior")
     p.add_argument("new", type=Path, metavar="NEW", help="carpeta del reglamento (o de su build) nueva")
     _format_arg(p)
+
+    sub.add_parser("lsp", help="servidor de lenguaje (LSP) para editores, por stdin/stdout")
     return parser
 
 
@@ -126,10 +128,16 @@ def cmd_diff(args) -> int:
     return 0
 
 
+def cmd_lsp(args) -> int:
+    from .lsp.server import serve
+
+    return serve()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = make_parser()
     args = parser.parse_args(argv)
-    handler = {"check": cmd_check, "build": cmd_build, "resolve": cmd_resolve, "test": cmd_test, "diff": cmd_diff}[args.command]
+    handler = {"check": cmd_check, "build": cmd_build, "resolve": cmd_resolve, "test": cmd_test, "diff": cmd_diff, "lsp": cmd_lsp}[args.command]
     try:
         return handler(args)
     except KeyboardInterrupt:

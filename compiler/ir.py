@@ -20,6 +20,7 @@ no emitter imports ``rules_dsl.nodes``).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Union
@@ -807,15 +808,21 @@ class Program:
         return span_text(self.sources, span, keep_lines)
 
 
+@functools.lru_cache(maxsize=64)
+def _lines(text: str) -> tuple[str, ...]:
+    """The lines of a source text, split once (the checker asks for thousands of spans)."""
+    return tuple(text.splitlines())
+
+
 def span_text(sources: dict[str, str], span: Span, keep_lines: bool = False) -> str:
     """The rules text a span covers. Multi-line text is joined into one line,
     or with ``keep_lines`` kept as lines re-indented relative to the first."""
-    lines = sources.get(span.file, "").splitlines()
+    lines = _lines(sources.get(span.file, ""))
     if span.line < 1 or span.line > len(lines):
         return ""
     if span.line == span.end_line:
         return lines[span.line - 1][span.col - 1 : span.end_col - 1]
-    chunk = lines[span.line - 1 : span.end_line]
+    chunk = list(lines[span.line - 1 : span.end_line])
     chunk[-1] = chunk[-1][: span.end_col - 1]
     indent = span.col - 1
     chunk[0] = chunk[0][indent:]

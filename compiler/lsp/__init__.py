@@ -1,0 +1,15 @@
+"""The language server for ``.rules`` files (``rulebook lsp``).
+
+Modules, from the text to the editor:
+
+==============  ==============================================================
+workspace       a rulebook folder with the editor's texts → :class:`Analysis`
+                (parses cached by text, the checker run on every change)
+index           every name written in the rulebook and what it stands for
+hover           Markdown for a declaration, value, field, entry or local
+snippets        declaration templates (completions; editors/ snippets)
+positions       spans ↔ LSP positions (the client's position encoding)
+features        one function per LSP request, over an analysis
+server          the pygls server: documents, debounced diagnostics, requests
+==============  ==============================================================
+"""

@@ -1,0 +1,199 @@
+"""``rulebook lsp``: the language server for ``.rules`` files, over stdio.
+
+Entry point: :func:`serve()` (also :func:`make_server()` for tests that drive it
+in-process). Reads LSP messages on stdin, answers on stdout (logs go to stderr
+and to the client's log).
+
+The documents an editor opens are grouped by rulebook folder
+(:func:`~compiler.lsp.workspace.rulebook_root`); each folder is a
+:class:`~compiler.lsp.workspace.Rulebook`. After an edit the folder is checked
+again once the typing pauses (``DEBOUNCE`` seconds) and the diagnostics of
+every file of the folder are published, as ``rulebook check`` prints them. A
+request (hover, definition…) checks the folder first if an edit is still
+waiting, so it answers for the text on screen. Every request gets an answer or
+an LSP error; nothing the rules contain stops the server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import traceback
+from importlib import metadata
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from . import features
+from .positions import Locator
+from .workspace import Analysis, Rulebook, file_key, rulebook_root
+
+DEBOUNCE = 0.05  # seconds of quiet after a keystroke before the rulebook is checked again
+
+
+class RulesLanguageServer(LanguageServer):
+    """The server's state: one :class:`Rulebook` per folder with open documents."""
+
+    def __init__(self) -> None:
+        try:
+            version = metadata.version("rulebook")
+        except metadata.PackageNotFoundError:
+            version = "0"
+        super().__init__("rulebook", version, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        self.rulebooks: dict[Path, Rulebook] = {}
+        self.debounce = DEBOUNCE
+        self._pending: dict[Path, asyncio.Task] = {}
+        self._published: dict[str, list[types.Diagnostic]] = {}
+        self._failures: set[str] = set()
+
+    # ------------------------------------------------------------------ documents
+    def rulebook_of(self, uri: str) -> tuple[Rulebook, Path] | None:
+        """The rulebook folder of a document (None for a document that is not a file)."""
+        fs_path = to_fs_path(uri)
+        if not fs_path or not uri.startswith("file:"):
+            return None
+        path = file_key(Path(fs_path))
+        root = rulebook_root(path)
+        if root not in self.rulebooks:
+            self.rulebooks[root] = Rulebook(root)
+        return self.rulebooks[root], path
+
+    def sync(self, uri: str, closed: bool = False) -> Rulebook | None:
+        """Give the rulebook the editor's text of ``uri`` (or none, once closed)."""
+        found = self.rulebook_of(uri)
+        if found is None:
+            return None
+        rulebook, path = found
+        rulebook.set_text(path, None if closed else self.workspace.get_text_document(uri).source)
+        return rulebook
+
+    def locate(self, uri: str) -> tuple[Analysis, Locator, str] | None:
+        """The up-to-date analysis of a document's rulebook, a locator and the document's name in it."""
+        found = self.rulebook_of(uri)
+        if found is None:
+            return None
+        rulebook, path = found
+        analysis = rulebook.analyze()
+        self._report_failure(analysis)
+        name = analysis.name_of(path)
+        if name is None:
+            return None
+        return analysis, Locator(analysis, self.workspace.position_codec), name
+
+    # ------------------------------------------------------------------ diagnostics
+    def schedule(self, rulebook: Rulebook | None, delay: float | None = None) -> None:
+        """Check ``rulebook`` again after ``delay`` seconds without another edit."""
+        if rulebook is None:
+            return
+        pending = self._pending.pop(rulebook.root, None)
+        if pending is not None:
+            pending.cancel()
+        self._pending[rulebook.root] = asyncio.get_running_loop().create_task(self._publish_later(rulebook, self.debounce if delay is None else delay))
+
+    async def _publish_later(self, rulebook: Rulebook, delay: float) -> None:
+        await asyncio.sleep(delay)
+        self._pending.pop(rulebook.root, None)
+        try:
+            self.publish(rulebook)
+        except Exception:  # a bug must not end the server: tell the client's log
+            self.log(types.MessageType.Error, "rulebook: checking failed\n" + traceback.format_exc())
+
+    def publish(self, rulebook: Rulebook) -> None:
+        """Publish the diagnostics of every file of the rulebook that changed since last time."""
+        analysis = rulebook.analyze()
+        self._report_failure(analysis)
+        locator = Locator(analysis, self.workspace.position_codec)
+        for uri, diags in features.diagnostics(analysis, locator).items():
+            if self._published.get(uri) != diags:
+                self._published[uri] = diags
+                self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diags))
+
+    def _report_failure(self, analysis: Analysis) -> None:
+        if analysis.failure and analysis.failure not in self._failures:
+            self._failures.add(analysis.failure)
+            self.log(types.MessageType.Error, f"rulebook: the checker failed on this text ({analysis.failure}); please report it with the file")
+
+    def log(self, kind: types.MessageType, message: str) -> None:
+        logging.getLogger(__name__).error(message)
+        self.window_log_message(types.LogMessageParams(type=kind, message=message))
+
+
+def make_server() -> RulesLanguageServer:
+    """A server with every feature registered."""
+    server = RulesLanguageServer()
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    async def did_open(ls: RulesLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
+        ls.schedule(ls.sync(params.text_document.uri), delay=0)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    async def did_change(ls: RulesLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
+        ls.schedule(ls.sync(params.text_document.uri))
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    async def did_close(ls: RulesLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
+        ls.schedule(ls.sync(params.text_document.uri, closed=True), delay=0)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    async def did_change_files(ls: RulesLanguageServer, params: types.DidChangeWatchedFilesParams) -> None:
+        for change in params.changes:
+            found = ls.rulebook_of(change.uri)
+            if found is not None:
+                ls.schedule(found[0], delay=0)
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    def hover(ls: RulesLanguageServer, params: types.HoverParams) -> types.Hover | None:
+        return _at(ls, params, features.hover)
+
+    @server.feature(types.TEXT_DOCUMENT_DEFINITION)
+    def definition(ls: RulesLanguageServer, params: types.DefinitionParams) -> list[types.Location] | None:
+        return _at(ls, params, features.definition)
+
+    @server.feature(types.TEXT_DOCUMENT_REFERENCES)
+    def references(ls: RulesLanguageServer, params: types.ReferenceParams) -> list[types.Location] | None:
+        return _at(ls, params, features.references, params.context.include_declaration)
+
+    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT)
+    def highlight(ls: RulesLanguageServer, params: types.DocumentHighlightParams) -> list[types.DocumentHighlight] | None:
+        return _at(ls, params, features.highlights)
+
+    @server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=[".", "@", "|", "["]))
+    def completion(ls: RulesLanguageServer, params: types.CompletionParams) -> types.CompletionList | None:
+        located = ls.locate(params.text_document.uri)
+        if located is None:
+            return None
+        analysis, locator, name = located
+        line, col = locator.span_position(name, params.position)
+        items = features.completion(analysis, analysis.sources.get(name, ""), line, col)
+        return types.CompletionList(is_incomplete=False, items=items)
+
+    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    def document_symbol(ls: RulesLanguageServer, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol] | None:
+        located = ls.locate(params.text_document.uri)
+        return features.document_symbols(located[0], located[1], located[2]) if located else None
+
+    @server.feature(types.WORKSPACE_SYMBOL)
+    def workspace_symbol(ls: RulesLanguageServer, params: types.WorkspaceSymbolParams) -> list[types.WorkspaceSymbol]:
+        analyses = [rb.analyze() for rb in ls.rulebooks.values()]
+        return features.workspace_symbols([(a, Locator(a, ls.workspace.position_codec)) for a in analyses], params.query)
+
+    return server
+
+
+def _at(ls: RulesLanguageServer, params, feature, *extra):
+    """Run a feature at the position of a request (None outside a rulebook)."""
+    located = ls.locate(params.text_document.uri)
+    if located is None:
+        return None
+    analysis, locator, name = located
+    line, col = locator.span_position(name, params.position)
+    return feature(analysis, locator, name, line, col, *extra)
+
+
+def serve() -> int:
+    """Run the server on stdin/stdout until the client says exit."""
+    logging.basicConfig(level=logging.WARNING, format="rulebook lsp: %(message)s")
+    make_server().start_io()
+    return 0
