@@ -54,9 +54,12 @@ def abbr_text(text: str) -> str:
 
 
 def abbr_term(text: str) -> str | None:
-    """The term of an abbreviation, or None if it cannot be one (``]``, ``\\``)."""
+    """The term of an abbreviation, or None if Python-Markdown cannot read it as one.
+
+    Its ``*[term]: definition`` syntax ends the term at the first ``]`` followed
+    by ``:`` (or a space and ``:``) and takes no backslash; a ``]`` elsewhere is fine."""
     t = " ".join(str(text).split())
-    if not t or "]" in t or "\\" in t or t in ("''", '""'):
+    if not t or re.search(r"\] ?:", t) or "\\" in t or t in ("''", '""'):
         return None
     return t
 
@@ -73,8 +76,20 @@ def anchor(name: str, part: bool = False) -> str:
     return plain if part or plain[0].isalpha() else "id-" + plain
 
 
-def inlines(items: tuple[ir.Inline, ...], link) -> str:
-    """Prose inline runs → Markdown. ``link(target)`` gives (href, title) for [[refs]]."""
+def link(text: str, href: str | None, title: str | None = None) -> str:
+    """An HTML link around already escaped ``text`` (Markdown or HTML); just the text without ``href``.
+
+    Every internal link of the site is written this way, with the final URL of
+    the page (``page.html#anchor``): Markdown never rewrites it, and the same
+    form works in Markdown text and inside raw HTML."""
+    if not href:
+        return text
+    tip = f' title="{attr(title)}"' if title else ""
+    return f'<a href="{attr(href)}"{tip}>{text}</a>'
+
+
+def inlines(items: tuple[ir.Inline, ...], target) -> str:
+    """Prose inline runs → Markdown. ``target(name)`` gives (href, title) for [[refs]]."""
     out = []
     for it in items:
         if isinstance(it, ir.Text):
@@ -86,8 +101,19 @@ def inlines(items: tuple[ir.Inline, ...], link) -> str:
         elif isinstance(it, ir.Code):
             out.append(f"<code>{html.escape(it.text)}</code>")
         elif isinstance(it, ir.Link):
-            href, title = link(it.target)
-            out.append(f"[{esc(title)}]({href})" if href else esc(title))
+            href, title = target(it.target)
+            out.append(link(esc(title), href))
+    return "".join(out)
+
+
+def plain(items: tuple[ir.Inline, ...], target=None) -> str:
+    """Prose inline runs as plain text (search, headings' anchors); [[refs]] as their title."""
+    out = []
+    for it in items:
+        if isinstance(it, ir.Link):
+            out.append(target(it.target)[1] if target else it.target)
+        else:
+            out.append(it.text)
     return "".join(out)
 
 
@@ -121,6 +147,11 @@ def bar_width(p: Fraction) -> str:
     return f"{float(p) * 100:.2f}"
 
 
+def _unwrap_whitespace(html_code: str) -> str:
+    """Whitespace tokens as plain spaces (Pygments wraps each run in a span that styles nothing)."""
+    return re.sub(r'<span class="w">([^<]*)</span>', r"\1", html_code)
+
+
 @lru_cache(maxsize=None)
 def _lexer(lang: str):
     if lang == "rules":
@@ -141,9 +172,20 @@ def highlight(code: str, lang: str = "rules") -> str:
     from pygments import highlight as pyg
     from pygments.formatters import HtmlFormatter
 
-    body = pyg(code, _lexer(lang), HtmlFormatter(nowrap=True)).rstrip()
+    body = _unwrap_whitespace(pyg(code, _lexer(lang), HtmlFormatter(nowrap=True)).rstrip())
     # Every line starts with a tag: no blank line (Markdown would end the raw
     # HTML block there) and no line that a preprocessor could take for its own
     # syntax (``--8<--`` snippets, ``*[abbr]:``).
     body = re.sub(r"^(?!<)", "<span></span>", body, flags=re.M)
     return f'<div class="language-{lang} highlight"><pre><span></span><code>{body}</code></pre></div>'
+
+
+def highlight_lines(code: str, lang: str = "rules") -> list[str]:
+    """Source code → one highlighted HTML fragment per line (tags closed on each line)."""
+    from pygments import highlight as pyg
+    from pygments.formatters import HtmlFormatter
+
+    body = pyg(code, _lexer(lang), HtmlFormatter(nowrap=True, lineseparator="\n"))
+    lines = [_unwrap_whitespace(line) for line in body.split("\n")]
+    wanted = code.count("\n") + (0 if code.endswith("\n") else 1)
+    return (lines + [""] * wanted)[:wanted]

@@ -1,13 +1,27 @@
-"""Checked program (:class:`compiler.ir.Program`) → Markdown pages and mkdocs.yml.
+"""Checked program (:class:`compiler.ir.Program`) → Markdown pages, a search index and mkdocs.yml.
 
 Reads only the IR, the generated resolver package (already imported by the
 driver; it evaluates the worked examples) and the odds tables the resolvers
 computed (the ``"tables"`` of ``json/odds.json``, handed over in memory). Writes
-``docs/`` and ``mkdocs.yml`` under the output folder through the Jinja2
-templates of ``site/``.
+``docs/`` (the pages, ``assets/search-index.js``) and ``mkdocs.yml`` under the
+output folder through the Jinja2 templates of ``site/``.
+
+The pages, for players first: the home page (one tap to the datasheets, the
+special rules A–Z, the glossary and the quick reference), one page per section,
+datasheet pages (one card per catalog entry), an index of every datasheet that
+filters in the browser, the special rules A–Z, a quick-reference sheet, and,
+for designers, the front matter, the data for tools and the rules source of
+every file (``codigo-*``, not in the navigation). What only designers need —
+declaration names, types, the rules source, test-style expectations — sits in
+``.rb-tech`` blocks that the "Detalles técnicos" switch shows.
+
+Every link is made by :meth:`PageBuilder.url`, the one function that knows
+which page holds what: it writes the final ``page.html#anchor`` (Markdown
+never rewrites a link, so raw HTML and Markdown links are the same), and every
+anchor is given by the page builder, unique on its page.
 
 Entry points: :func:`write_docs` (the pages) and :func:`run_mkdocs` (the HTML
-site, ``mkdocs build --strict``).
+site, ``mkdocs build --strict``, then the shipped files pruned).
 
 Templates receive data only: every text from the rules is escaped by
 :mod:`compiler.markdown` before it reaches a template, and no rules text is
@@ -16,7 +30,6 @@ ever used as template source.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 import os
@@ -34,7 +47,11 @@ import jinja2
 
 from . import ir
 from .examples import evaluate
-from .markdown import abbr_term, abbr_text, anchor, attr, bar_width, esc, exact_probability, highlight, inlines, number, percent
+from .markdown import (
+    abbr_term, abbr_text, anchor, attr, bar_width, esc, exact_probability, highlight, highlight_lines, inlines, link,
+    number, percent, plain,
+)
+from .readable import Readable, fold, looks_like_code
 from .types import T
 
 SITE_DIR = Path(__file__).resolve().parent.parent / "site"
@@ -46,18 +63,36 @@ BLOCK_KINDS: dict[type, tuple[str, str]] = {
     ir.Const: ("const", "Constante"),
 }
 STATUS_BADGES = {"deferred": ("Aplazada", "rb-badge--deferred"), "not_playable": ("No jugable", "rb-badge--not-playable")}
-SHOWN_OUTCOMES = 12  # a worked example lists its most likely results, then how many more there are
-INDEX_PAGE = "index.md"
+PAGE_NAME_LIMIT = 80  # characters of a page's file name before ".md" (file systems allow 255 bytes)
+INDEX_PAGE, CARD_INDEX_PAGE, RULES_PAGE, QUICK_PAGE = "index.md", "indice-de-fichas.md", "reglas-a-z.md", "referencia-rapida.md"
+DESIGN_PAGE, DATA_PAGE = "disenadores.md", "datos.md"
+SEARCH_SCRIPT = "assets/search-index.js"
+NAV = {
+    "home": "Inicio", "cards": "Fichas", "card_index": "Índice de fichas", "rules": "Reglas especiales A–Z",
+    "quick": "Referencia rápida", "manual": "Manual", "design": "Para diseñadores", "data": "Datos para herramientas",
+    "source": "Código fuente",
+}
+# search weights: what a player looks for first (a datasheet before a rule or term of the same name)
+WEIGHT_DATASHEET, WEIGHT_ENTITY, WEIGHT_PAGE, WEIGHT_HEADING, WEIGHT_DECL = 3.2, 3, 2.5, 1.5, 1
+GLOSSARY_KIND = "Glosario"
+SNIPPET = 600  # characters of text kept per search entry beyond its title
+ABBREVIATION = re.compile(r"^[A-ZÁÉÍÓÚÑ]{1,4}$")
 
 
 class SiteError(Exception):
     """A declaration cannot be laid out on the site."""
 
 
-def slug(text: str) -> str:
-    """ASCII, lower-case, hyphen-separated (page file names)."""
+def slug(text: str, limit: int = PAGE_NAME_LIMIT) -> str:
+    """ASCII, lower-case, hyphen-separated, at most ``limit`` characters (page file names)."""
     plain_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
-    return re.sub(r"[^a-z0-9]+", "-", plain_text).strip("-") or "x"
+    return re.sub(r"[^a-z0-9]+", "-", plain_text).strip("-")[:limit].rstrip("-") or "x"
+
+
+def heading_id(text: str) -> str:
+    """The anchor of a prose heading, as Python-Markdown's ``toc`` would make it (``4. Distancias`` → ``4-distancias``)."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return re.sub(r"[-\s]+", "-", re.sub(r"[^\w\s-]", "", ascii_text).strip().lower()) or "h"
 
 
 def round_half_up(x: Fraction) -> int:
@@ -94,53 +129,78 @@ def _badge(status: str) -> dict | None:
     return {"text": badge[0], "cls": badge[1]} if badge else None
 
 
+def _sentences(text: str) -> list[str]:
+    """A text cut after each ``.``, ``:``, ``!`` or ``?`` that a space follows."""
+    return [s for s in re.split(r"(?<=[.:!?])\s+", text.strip()) if s]
+
+
+def _header_source(source: str) -> str:
+    """The head of a declaration's source: its lines up to the opening ``{`` (a procedure's signature)."""
+    lines = source.splitlines()
+    for i, line in enumerate(lines[:8]):
+        if line.rstrip().endswith("{"):
+            return "\n".join(lines[:i] + [line.rstrip()[:-1].rstrip()])
+    return lines[0] if lines else ""
+
+
 class PageBuilder:
-    """Turns the program into page view-models (escaped strings and lists)."""
+    """Turns the program into page view-models (escaped strings and lists), the page map and the search index."""
 
     def __init__(self, program: ir.Program, package: ModuleType | None, odds: dict):
         self.p = program
         self.package = package
         self.odds = odds  # json/odds.json "tables", computed by the resolvers
+        self.read = Readable(program)
         self.records = program.records
         self.catalogs = program.catalogs
         self.enums = program.enums
         self.member_titles = {e.name: {m.name: m.title for m in e.members} for e in self.enums.values()}
+        self.taken = {INDEX_PAGE, CARD_INDEX_PAGE, RULES_PAGE, QUICK_PAGE, DESIGN_PAGE, DATA_PAGE}
+        self.section_pages = [self.page_name(sec.slug) for sec in program.sections]
+        self.source_pages = {f: self.page_name(f"codigo-{Path(f).stem}") for f in program.files}
         self.page_of: dict[str, str] = {}
-        for sec in program.sections:
+        for sec, page in zip(program.sections, self.section_pages):
             for item in sec.items:
                 if isinstance(item, ir.Decl):
-                    self.page_of[item.name] = f"{sec.slug}.md"
+                    self.page_of[item.name] = page
         for item in program.front:
             if isinstance(item, ir.Decl):
-                self.page_of[item.name] = INDEX_PAGE
+                self.page_of[item.name] = DESIGN_PAGE
         self.examples_of: dict[str, list[tuple[int, ir.Example]]] = {}
         for index, ex in enumerate(program.examples):
             self.examples_of.setdefault(ex.procedure, []).append((index, ex))
         self.current_page = ""
+        self.page_ids: set[str] = set()
+        self.page_prose: list[str] = []
         self.ordered = [item for items in [program.front] + [sec.items for sec in program.sections] for item in items if isinstance(item, ir.Decl)]
         self.terms: list[ir.Term] = [d for d in self.ordered if isinstance(d, ir.Term)]
+        self.search: list[list] = []
         self._plan_cards()
         self._index_references()
+        self._collect_abbreviations()
 
     # ------------------------------------------------------------------ plan
+    def page_name(self, base: str) -> str:
+        """A new page's file name: a bounded slug of ``base``, made unique among the pages."""
+        stem = slug(base)
+        name, i = f"{stem}.md", 2
+        while name in self.taken:
+            name, i = f"{stem}-{i}.md", i + 1
+        self.taken.add(name)
+        return name
+
     def _plan_cards(self) -> None:
         """Which catalogs get cards, on which pages.
 
         * ``@datasheet "Título"`` catalogs: one page per title (in rulebook order),
           one heading per catalog, one card per entry;
         * catalogs that those entries reference (``ref``): a page of cards each,
-          so that a datasheet's weapon links to a card that links back.
+          so that a datasheet's weapon links to a card that links back;
+        * the options of a datasheet page: a catalog without cards whose entries
+          have the page's cost field and grant a special rule, declared in the same
+          file before the page's first catalog (the nearest such), is listed on
+          each of the page's cards with its costs.
         """
-        taken = {INDEX_PAGE} | {f"{sec.slug}.md" for sec in self.p.sections}
-
-        def page_name(title: str) -> str:
-            base = f"fichas-{slug(title)}"
-            name, i = f"{base}.md", 2
-            while name in taken:
-                name, i = f"{base}-{i}.md", i + 1
-            taken.add(name)
-            return name
-
         groups: dict[str, list[str]] = {}
         for d in self.ordered:
             if isinstance(d, ir.Catalog) and d.datasheet is not None:
@@ -148,8 +208,8 @@ class PageBuilder:
         self.card_page: dict[str, str] = {}
         self.datasheet_pages: list[dict] = []
         for title, cats in groups.items():
-            page = page_name(title)
-            self.datasheet_pages.append({"title": title, "page": page, "catalogs": cats})
+            page = self.page_name(f"fichas-{title}")
+            self.datasheet_pages.append({"title": title, "page": page, "catalogs": cats, "options": self._options_of(cats)})
             for c in cats:
                 self.card_page[c] = page
         self.datasheet_catalogs = set(self.card_page)
@@ -158,9 +218,24 @@ class PageBuilder:
             for c in page["catalogs"]:
                 for target in self._referenced_catalogs(T("record", self.catalogs[c].record)):
                     if target not in self.card_page and target in self.catalogs:
-                        p = page_name(self.title_of(target))
+                        p = self.page_name(f"fichas-{self.title_of(target)}")
                         self.card_page[target] = p
-                        self.reference_pages.append({"title": self.title_of(target), "page": p, "catalogs": [target]})
+                        self.reference_pages.append({"title": self.title_of(target), "page": p, "catalogs": [target], "options": None})
+
+    def _options_of(self, catalogs: list[str]) -> str | None:
+        first = self.catalogs[catalogs[0]]
+        cost = first.cost
+        if cost is None:
+            return None
+        found = None
+        for d in self.ordered:
+            if d is first:
+                return found
+            if isinstance(d, ir.Catalog) and d.datasheet is None and d.file == first.file:
+                fields = {f.name: f.type.inner.kind for f in self.fields(d.record)}
+                if fields.get(cost.field) == "int" and "rule" in fields.values():
+                    found = d.name
+        return found
 
     def fields(self, record: str) -> tuple[ir.RecordField, ...]:
         rec = self.records.get(record)
@@ -229,6 +304,32 @@ class PageBuilder:
         elif k == "rule":
             rules.append(v)
 
+    def _collect_abbreviations(self) -> None:
+        """What each short capitalised label means (``CF``, ``P``), in the rulebook's words.
+
+        Taken from the glossary (a term titled like the label, or a definition
+        that starts ``P: …``) and from prose lists that define labels
+        (``- **CF**: Cobertura frontal;``, with the paragraph above as context)."""
+        self.abbreviations: dict[str, str] = {}
+        for t in self.terms:
+            head, sep, rest = t.definition.partition(":")
+            if ABBREVIATION.match(t.title):
+                self.abbreviations.setdefault(t.title, t.definition)
+            elif sep and ABBREVIATION.match(head.strip()):
+                self.abbreviations.setdefault(head.strip(), f"{t.title}: {rest.strip()}")
+        items = list(self.p.front) + [i for s in self.p.sections for i in s.items]
+        for before, item in zip([None] + items, items):
+            if not isinstance(item, ir.ListBlock):
+                continue
+            lead = plain(before.inlines).rstrip(":. ") if isinstance(before, ir.Paragraph) else ""
+            context = lead.rsplit(", ", 1)[-1] if len(lead) > 60 else lead
+            for runs in item.items:
+                if runs and isinstance(runs[0], ir.Strong) and ABBREVIATION.match(runs[0].text.strip()):
+                    meaning = plain(runs[1:]).strip(" :;.,")
+                    if meaning:
+                        text = meaning[:1].upper() + meaning[1:]
+                        self.abbreviations.setdefault(runs[0].text.strip(), f"{text} ({context[:80]})" if context else text)
+
     def ref_catalog(self, t: T, ident: str) -> str | None:
         """The catalog (of those ``t`` names) that has entry ``ident``."""
         for c in (t.name or "").split("|"):
@@ -237,47 +338,88 @@ class PageBuilder:
         return None
 
     # ------------------------------------------------------------------ links
-    def page_href(self, page: str | None, frag: str) -> str | None:
+    def url(self, page: str | None, frag: str | None = None) -> str | None:
+        """The href of ``page`` (a ``.md`` name of the page map) at anchor ``frag``, from the current page."""
         if page is None:
             return None
-        return f"{'' if page == self.current_page else page}#{frag}"
+        if frag and page == self.current_page:
+            return f"#{frag}"
+        return page.removesuffix(".md") + ".html" + (f"#{frag}" if frag else "")
 
     def href(self, name: str, entry: str | None = None) -> str | None:
         frag = anchor(name) if entry is None else f"{anchor(name)}--{anchor(entry, part=True)}"
-        return self.page_href(self.page_of.get(name), frag)
+        return self.url(self.page_of.get(name), frag)
 
     def entry_href(self, catalog: str, ident: str) -> str | None:
         """A catalog entry: its card if it has one, else its row in the manual's table."""
         if catalog in self.card_page:
-            return self.page_href(self.card_page[catalog], f"{anchor(catalog)}--{anchor(ident, part=True)}")
+            return self.url(self.card_page[catalog], f"{anchor(catalog)}--{anchor(ident, part=True)}")
         return self.href(catalog, ident)
+
+    def source_link(self, span) -> tuple[str, str | None]:
+        """(``file:line`` as HTML, href of that line on the file's source page)."""
+        page = self.source_pages.get(span.file)
+        return attr(f"{span.src}"), self.url(page, f"L{span.line}") if page and span.line > 0 else None
 
     def title_field(self, record: str) -> str | None:
         """The field that names an entry: the record's first ``text`` field."""
         return next((f.name for f in self.fields(record) if f.type.kind == "text"), None)
 
     def entry_title(self, catalog: str, ident: str) -> str:
-        d = self.catalogs.get(catalog)
-        rec = d.entries.get(ident) if d is not None else None
-        f = self.title_field(d.record) if d is not None else None
-        if rec is not None and f is not None and isinstance(rec.get(f), str) and rec.get(f).strip():
-            return rec[f]
-        return ident
+        return self.read.entry_title(catalog, ident)
 
     def title_of(self, name: str) -> str:
         d = self.p.decls.get(name)
         return d.title if d is not None else name
 
-    def link(self, target: str) -> tuple[str | None, str]:
-        name, _, entry = target.partition("#")
-        if entry and name in self.catalogs:
-            return self.href(name, entry), entry
-        return self.href(name), self.title_of(name)
+    def target(self, name: str) -> tuple[str | None, str]:
+        """A ``[[name]]`` or ``[[catalog#id]]`` of the prose: (href, title)."""
+        decl, _, entry = name.partition("#")
+        if entry and decl in self.catalogs:
+            return self.entry_href(decl, entry), self.entry_title(decl, entry)
+        return self.href(decl), self.title_of(decl)
 
-    def md_link(self, text: str, href: str | None) -> str:
-        return f"[{esc(text)}]({href})" if href else esc(text)
+    def a(self, text: str, href: str | None, title: str | None = None) -> str:
+        """``text`` (plain) escaped as Markdown, linked to ``href``."""
+        return link(esc(text), href, title)
+
+    def claim_id(self, base: str) -> str:
+        """A new id on the current page, ``base`` or ``base-2``…"""
+        ident, i = base, 2
+        while ident in self.page_ids:
+            ident, i = f"{base}-{i}", i + 1
+        self.page_ids.add(ident)
+        return ident
+
+    def start_page(self, page: str, anchors: list[str] = ()) -> None:
+        """Render into ``page`` from now on; ``anchors`` are taken on it already."""
+        self.current_page = page
+        self.page_ids = set(anchors)
+        self.page_prose = []
+
+    def index(self, title: str, href: str | None, kind: str, weight: float, text: str = "") -> None:
+        """One entry of the search index (``href`` relative to the site's root)."""
+        if href and title.strip():
+            self.search.append([" ".join(title.split()), href, kind, weight, " ".join(text.split())[:SNIPPET]])
+
+    def site_href(self, page: str | None, frag: str | None = None) -> str | None:
+        """An href from the site's root (the search index), whatever the current page."""
+        return None if page is None else page.removesuffix(".md") + ".html" + (f"#{frag}" if frag else "")
 
     # ------------------------------------------------------------------ values
+    def label(self, f: ir.RecordField) -> str:
+        """A field's title for players: an identifier-like title is spelt out (an enum's own title when it has one)."""
+        title = f.title or f.name
+        inner = f.type.inner
+        if looks_like_code(title) and inner.kind == "enum" and inner.name in self.enums and self.enums[inner.name].has_title:
+            return self.enums[inner.name].title
+        return self.read.label(title)
+
+    def label_html(self, text: str) -> str:
+        """A label as HTML, with its meaning as a tooltip when it is an abbreviation the rulebook explains."""
+        meaning = self.abbreviations.get(text.strip())
+        return f'<abbr title="{attr(meaning)}">{attr(text)}</abbr>' if meaning else attr(text)
+
     def cell(self, v: Any, t: T) -> str:
         """A data value as escaped Markdown for a table cell."""
         k = t.kind
@@ -295,9 +437,9 @@ class PageBuilder:
             cat = self.ref_catalog(t, v)
             if cat is None:
                 return esc(v)
-            return self.md_link(self.entry_title(cat, v), self.entry_href(cat, v))
+            return self.a(self.entry_title(cat, v), self.entry_href(cat, v))
         if k == "rule":
-            return self.md_link(self.rule_label(v["rule"], v["args"].values()), self.href(v["rule"]))
+            return self.a(self.rule_label(v["rule"], v["args"].values()), self.href(v["rule"]))
         if k == "list":
             if not v:
                 return "—"
@@ -312,9 +454,29 @@ class PageBuilder:
                 x = v.get(f.name)
                 if x is None or x == []:
                     continue
-                parts.append(f"*{esc(f.title or f.name)}*: {self.cell(x, f.type)}")
+                parts.append(f"*{esc(self.label(f))}*: {self.cell(x, f.type)}")
             return "; ".join(parts) or "—"
         return esc(str(v))
+
+    def plain_value(self, v: Any, t: T) -> str:
+        """A data value as plain words (the search index): titles of values, entries and rules."""
+        k = t.kind
+        if v is None:
+            return ""
+        if k in ("opt", "list"):
+            return " ".join(self.plain_value(x, t.args[0]) for x in (v if k == "list" else [v]))
+        if k == "map":
+            return " ".join(self.plain_value(x, t.args[0]) for x in v.values())
+        if k == "record":
+            return " ".join(self.plain_value(v.get(f.name), f.type) for f in self.fields(t.name))
+        if k in ("ref", "refs"):
+            cat = self.ref_catalog(t, v)
+            return self.entry_title(cat, v) if cat else str(v)
+        if k == "rule":
+            return self.rule_label(v["rule"], v["args"].values())
+        if k in ("int", "decimal", "bool"):
+            return ""
+        return self.read.value(v)
 
     @staticmethod
     def rule_args(values) -> str:
@@ -325,6 +487,14 @@ class PageBuilder:
         """``LMG(2)``: a rule application as the manual writes it (plain text)."""
         args = self.rule_args(values)
         return self.title_of(rule) + (f"({args})" if args else "")
+
+    def rule_summary(self, rule: str) -> str | None:
+        """The first sentence of a special rule's text (a link's tooltip)."""
+        d = self.p.get(rule, ir.Rule)
+        if d is None or not d.texts:
+            return None
+        first = re.split(r"(?<=[.!?])\s", d.texts[0].strip(), maxsplit=1)[0]
+        return first if len(first) <= 200 else first[:199] + "…"
 
     @staticmethod
     def range_text(r: ir.Range) -> str:
@@ -344,52 +514,29 @@ class PageBuilder:
             return f"{hi} o menos" if r.hi_inclusive else f"menos de {hi}"
         return "cualquiera"
 
-    def value_text(self, v: Any) -> str:
-        """A resolver value (results, inputs) as escaped Markdown."""
-        if v is None or isinstance(v, (bool, int, Fraction, str)):
-            return self.value_label(v, link=False)
-        if dataclasses.is_dataclass(v):
-            parts = []
-            for f in dataclasses.fields(v):
-                parts.append(f"{esc(f.metadata.get('name', f.name))}: {self.value_text(getattr(v, f.name))}")
-            return ", ".join(parts)
-        if hasattr(v, "items"):
-            return ", ".join(f"{esc(k)}: {self.value_text(x)}" for k, x in v.items())
-        if isinstance(v, (tuple, list)):
-            return "[" + ", ".join(self.value_text(x) for x in v) + "]"
-        return esc(str(v))
-
-    def value_label(self, v, link: bool = True) -> str:
+    def value_label(self, v) -> str:
         """A scalar value: an enum member's title, a catalog entry (linked), a number, sí/no."""
-        if isinstance(v, bool):
-            return "sí" if v else "no"
-        if isinstance(v, (int, Fraction)):
-            return number(v)
         if isinstance(v, str):
-            for titles in self.member_titles.values():
-                if v in titles:
-                    return esc(titles[v])
-            for cat in self.catalogs.values() if link else ():
+            for cat in self.catalogs.values():
                 if v in cat.entries:
-                    return self.md_link(self.entry_title(cat.name, v), self.entry_href(cat.name, v))
-            return esc(v)
-        return "—" if v is None else esc(str(v))
+                    return self.a(self.entry_title(cat.name, v), self.entry_href(cat.name, v))
+        return esc(self.read.value(v)) if v is not None else "—"
 
     # ------------------------------------------------------------------ blocks
     def common(self, d: ir.Declaration, anchor_suffix: str = "") -> dict:
-        """What every declaration block shows: heading, kind, reference, badge, doc, source."""
+        """What every declaration block shows: heading, reference, badge, doc; and its technical details."""
         kind, kind_title = BLOCK_KINDS[type(d)]
+        where, source_href = self.source_link(d.span)
+        doc = self.unsaid(d.doc) if d.doc and not d.doc_is_prose else None
         return {
             "kind": kind,
             "kind_title": kind_title,
-            "name": d.name,
             "anchor": anchor(d.name) + anchor_suffix,
             "title": esc(d.title),
+            "level": 4,
             "ref": attr(d.ref),
-            "src": attr(d.span.src),
             "badge": _badge(d.status),
-            "doc": esc(d.doc) if d.doc and not d.doc_is_prose else None,
-            "source": highlight(d.source_text),
+            "doc": esc(doc) if doc else None,
             "original": None,
             "cards_href": None,
             "users": None,
@@ -397,27 +544,45 @@ class PageBuilder:
             "also": [],
             "related": [],
             "columns_title": None,
+            "tech": {"kind_title": kind_title, "name": attr(d.name), "where": where, "source_href": source_href,
+                     "head": highlight(_header_source(d.source_text)) if isinstance(d, ir.Procedure) else None,
+                     "code": "\n<span></span>".join(attr(line) for line in _header_source(d.source_text).splitlines())
+                     if not isinstance(d, ir.Procedure) else None},
         }
+
+    def unsaid(self, text: str) -> str | None:
+        """``text`` without the sentences that the page's prose already says (a doc that repeats the paragraph above)."""
+        def key(sentence: str) -> str:
+            return " ".join(sentence.split()).casefold().rstrip(".:!? ")
+
+        said = {key(s) for p in self.page_prose for s in _sentences(p)}
+        kept = [s for s in _sentences(text) if key(s) not in said]
+        self.page_prose.append(text)
+        return " ".join(kept) or None
 
     def block(self, item: ir.Item) -> dict | None:
         if isinstance(item, ir.Heading):
-            return {"kind": "heading", "level": item.level, "md": inlines(item.inlines, self.link)}
+            text = plain(item.inlines, self.target)
+            return {"kind": "heading", "level": item.level, "md": inlines(item.inlines, self.target), "id": self.claim_id(heading_id(text)), "text": text}
         if isinstance(item, ir.Paragraph):
-            return {"kind": "paragraph", "md": inlines(item.inlines, self.link)}
+            return {"kind": "paragraph", "md": inlines(item.inlines, self.target)}
         if isinstance(item, ir.ListBlock):
-            return {"kind": "list", "ordered": item.ordered, "start": item.start, "items": [inlines(i, self.link) for i in item.items]}
+            return {"kind": "list", "ordered": item.ordered, "start": item.start, "items": [inlines(i, self.target) for i in item.items]}
         if isinstance(item, ir.Note):
-            return {"kind": "note", "md": inlines(item.inlines, self.link)}
+            return {"kind": "note", "md": inlines(item.inlines, self.target)}
         if isinstance(item, ir.Separator):
             return {"kind": "separator"}
         if isinstance(item, ir.Show):
             d = self.p.decls.get(item.name)
             if d is None:
                 return None
-            b = self.decl(d, anchor_suffix="--" + anchor(self.current_page.removesuffix(".md")))
+            b = self.decl(d, anchor_suffix=self.show_suffix())
             b["original"] = self.href(item.name)
             return b
         return self.decl(item)
+
+    def show_suffix(self) -> str:
+        return "--" + anchor(self.current_page.removesuffix(".md"))
 
     def decl(self, d: ir.Declaration, anchor_suffix: str = "") -> dict:
         b = self.common(d, anchor_suffix)
@@ -426,16 +591,15 @@ class PageBuilder:
         elif isinstance(d, ir.Catalog):
             self.catalog_block(d, b, anchor_suffix)
         elif isinstance(d, ir.Enum):
-            b["header"] = ["Id", "Nombre"]
-            b["rows"] = [[esc(m.name), esc(m.title)] for m in d.members]
+            b["values"] = [esc(m.title) for m in d.members]
+            b["tech"]["rows"] = [[f"<code>{attr(m.name)}</code>", esc(m.title)] for m in d.members]
         elif isinstance(d, ir.Record):
-            b["header"] = ["Campo", "Tipo", "Descripción"]
-            b["rows"] = [[esc(f.name), esc(str(f.type)), esc(f.title or "")] for f in d.fields]
+            b["tech"]["rows"] = [[f"<code>{attr(f.name)}</code>", f"<code>{attr(str(f.type))}</code>", esc(f.title or "")] for f in d.fields]
         elif isinstance(d, ir.Rule):
             b["signature"] = esc(d.title + (f"({', '.join(p.name for p in d.params)})" if d.params else ""))
             b["texts"] = [esc(t) for t in d.texts]
             b["levels"] = [(lvl, esc(t)) for lvl, t in d.levels]
-            b["grants"] = [self.md_link(self.rule_label(g.rule, [v for _p, v in g.args]), self.href(g.rule)) for g in d.grants]
+            b["grants"] = [self.a(self.rule_label(g.rule, [v for _p, v in g.args]), self.href(g.rule)) for g in d.grants]
             b["stacking"] = esc(d.stacking) if d.stacking else None
             if not anchor_suffix:
                 self.rule_extras(d, b)
@@ -445,7 +609,7 @@ class PageBuilder:
             else:
                 b["faces"] = [number(f) if f <= 0 else f"+{f}" for f in d.faces]
         elif isinstance(d, ir.Bag):
-            b["tokens"] = [(esc(kind), count) for kind, count in d.tokens]
+            b["tokens"] = [(esc(self.token_title(kind)), count) for kind, count in d.tokens]
             b["total"] = sum(count for _kind, count in d.tokens)
         elif isinstance(d, ir.Procedure):
             self.procedure_block(d, b)
@@ -456,6 +620,11 @@ class PageBuilder:
         elif isinstance(d, ir.Const):
             b["value"] = self.cell(d.value, d.type)
         return b
+
+    def token_title(self, kind: str) -> str:
+        """A bag's kind of token: an enum value's title, or its name in the rulebook's words."""
+        title = self.read.value(kind)
+        return self.read.label(kind) if title == kind else title
 
     def table_block(self, d: ir.Table, b: dict) -> None:
         header = [esc(k.title or k.name) for k in d.keys]
@@ -486,18 +655,22 @@ class PageBuilder:
         b["align"] += ["---:" if t.inner.kind in ("int", "decimal") else "---" for t in value_types]
 
     def catalog_block(self, d: ir.Catalog, b: dict, suffix: str) -> None:
+        """The manual's table of a catalog: the entry's title (linked to its card) first, no ids."""
         by = {f.name: f for f in self.fields(d.record)}
         cols = [c for c in (d.columns or list(by)) if c in by]
-        b["header"] = ["Id"] + [esc(by[c].title or c) for c in cols]
+        title_field = self.title_field(d.record)
+        if title_field in cols:
+            cols.remove(title_field)
+        first_title = esc(self.label(by[title_field])) if title_field else "Id"
+        b["header"] = [first_title] + [esc(self.label(by[c])) for c in cols]
         b["align"] = ["---"] + ["---:" if by[c].type.inner.kind in ("int", "decimal") else "---" for c in cols]
         rows = []
         card = d.name in self.card_page
         for ident, rec in d.entries.items():
             aid = f"{anchor(d.name)}--{anchor(ident, part=True)}{suffix}"
-            code = f"<code>{attr(ident)}</code>"
-            if card:
-                code = f'<a href="{attr(self.entry_href(d.name, ident))}" title="Ficha">{code}</a>'
-            rows.append([f'<span id="{attr(aid)}"></span>{code}'] + [self.cell(rec.get(c), by[c].type) for c in cols])
+            name = esc(self.entry_title(d.name, ident)) if title_field else f"<code>{attr(ident)}</code>"
+            first = link(name, self.entry_href(d.name, ident)) if card else name
+            rows.append([f'<span id="{attr(aid)}"></span>{first}'] + [self.cell(rec.get(c), by[c].type) for c in cols])
         b["rows"] = rows
         b["cards_href"] = self.entry_group_href(d.name) if card else None
 
@@ -520,7 +693,7 @@ class PageBuilder:
         return {
             "field_title": esc(cost.field_title),
             "enum_title": esc(self.title_of(cost.enum)),
-            "table": self.md_link(self.title_of(cost.table), self.href(cost.table)),
+            "table": self.a(self.title_of(cost.table), self.href(cost.table)),
             "levels": [(esc(title), self.signed_percent(pct)) for _m, title, pct in cost.levels],
             "example": example,
         }
@@ -530,7 +703,7 @@ class PageBuilder:
         """A percentage added to a cost: ``+30 %``, ``−20 %``."""
         return ("+" if v > 0 else "") + number(v) + "\u00a0%"
 
-    def card_catalog(self, catalog: str) -> dict:
+    def card_catalog(self, catalog: str, level: int, options: str | None) -> dict:
         """A catalog on a card page: heading, badge, link to the manual's table, its cards."""
         d = self.catalogs[catalog]
         procs = sorted(u for u in self.p.uses.get(catalog, ()) if self.p.get(u, ir.Procedure) is not None)
@@ -540,39 +713,52 @@ class PageBuilder:
             "badge": _badge(d.status),
             "ref": attr(d.ref),
             "table_href": self.href(catalog),
-            "procedures": [self.md_link(self.title_of(pr), self.href(pr)) for pr in procs],
-            "cards": [self.card(d, ident, rec) for ident, rec in d.entries.items()],
+            "procedures": [self.a(self.title_of(pr), self.href(pr)) for pr in procs],
+            "cards": [self.card(d, ident, rec, level, options) for ident, rec in d.entries.items()],
         }
 
-    def card(self, d: ir.Catalog, ident: str, rec: dict) -> dict:
-        """One datasheet card: facts, a stats row, lists, the cost at each level, reverse links."""
+    def options_block(self, catalog: str | None) -> dict | None:
+        """The options a page's entries may take, with their cost (the page's box and each card's list)."""
+        if catalog is None:
+            return None
+        d = self.catalogs[catalog]
+        cost_field = next(f.name for f in self.fields(d.record) if f.type.inner.kind == "int")
+        priced = [(ident, number(rec[cost_field])) for ident, rec in d.entries.items() if isinstance(rec.get(cost_field), int)]
+        return {
+            "title": esc(d.title),
+            "href": self.href(catalog),
+            "items": [(self.a(self.entry_title(catalog, ident), self.entry_href(catalog, ident)), cost) for ident, cost in priced],
+            "names": [(esc(self.entry_title(catalog, ident)), cost) for ident, cost in priced],
+        }
+
+    def card(self, d: ir.Catalog, ident: str, rec: dict, level: int, options: str | None) -> dict:
+        """One datasheet card: facts, a line of stats, lists (weapons with their profile), the cost at each level, options, reverse links."""
         cost_display = d.cost
         skip = {self.title_field(d.record), cost_display.field if cost_display else None}
-        facts, stats_h, stats_r, lists = [], [], [], []
+        facts, stats, lists = [], [], []
         for f in self.fields(d.record):
             if f.name in skip:
                 continue
-            label = esc(f.title or f.name)
+            label = self.label(f)
             v = rec.get(f.name)
             inner = f.type.inner
             if inner.kind == "list":
                 item = inner.args[0].inner
                 if item.kind == "record":
-                    lists.append({"label": label, **self.record_list_table(v or [], item.name)})
+                    lists.append({"label": esc(label), **self.record_list(v or [], item.name)})
                 else:
-                    lists.append({"label": label, "inline": ", ".join(self.cell(x, inner.args[0]) for x in v) if v else "—"})
+                    lists.append({"label": esc(label), "inline": ", ".join(self.cell(x, inner.args[0]) for x in v) if v else "—"})
                 continue
             if v is None:
                 continue
             if inner.kind in ("int", "decimal"):
-                stats_h.append(label)
-                stats_r.append(self.cell(v, inner))
+                stats.append((self.label_html(label), attr(number(v))))
             elif inner.kind == "record" and self.numeric_record(inner.name):
-                parts = [(sf.title or sf.name, v.get(sf.name)) for sf in self.fields(inner.name)]
-                stats_h.append(f"{label} ({esc(' / '.join(p for p, _x in parts))})")
-                stats_r.append(" / ".join(number(x) if x is not None else "—" for _p, x in parts))
+                parts = [(self.label(sf), v.get(sf.name)) for sf in self.fields(inner.name)]
+                stats.append((f"{self.label_html(label)} <small>({attr(' / '.join(p for p, _x in parts))})</small>",
+                              attr(" / ".join(number(x) if x is not None else "—" for _p, x in parts))))
             else:
-                facts.append((label, self.cell(v, f.type)))
+                facts.append((esc(label), self.cell(v, f.type)))
         cost = None
         if cost_display is not None and isinstance(rec.get(cost_display.field), int):
             base = rec[cost_display.field]
@@ -582,18 +768,27 @@ class PageBuilder:
                 "row": [number(self.cost_at(base, pct)) for _m, _t, pct in cost_display.levels],
                 "base": number(base),
             }
+        title = self.entry_title(d.name, ident)
+        card_anchor = f"{anchor(d.name)}--{anchor(ident, part=True)}"
+        self.index(title, self.site_href(self.card_page[d.name], card_anchor), d.title,
+                   WEIGHT_DATASHEET if d.name in self.datasheet_catalogs else WEIGHT_PAGE,
+                   " ".join(self.plain_value(rec.get(f.name), f.type) for f in self.fields(d.record) if f.name not in skip))
+        where, source_href = self.source_link(d.entry_spans.get(ident, d.span))
         return {
-            "anchor": f"{anchor(d.name)}--{anchor(ident, part=True)}",
-            "id": attr(ident),
-            "title": esc(self.entry_title(d.name, ident)),
+            "anchor": card_anchor,
+            "level": level,
+            "title": esc(title),
+            "catalog": attr(d.title),
             "badge": _badge(d.status),
             "row_href": self.href(d.name, ident),
             "facts": facts,
-            "stats": {"header": stats_h, "row": stats_r} if stats_h else None,
+            "stats": stats,
             "lists": lists,
             "cost": cost,
+            "options": self.options_block(options),
             "odds": self.card_odds(d.name, ident),
             "users": self.users_of(self.entry_users.get((d.name, ident), [])),
+            "tech": {"kind_title": attr(d.title), "name": attr(ident), "where": where, "source_href": source_href},
         }
 
     def numeric_record(self, record: str) -> bool:
@@ -613,8 +808,36 @@ class PageBuilder:
     def compact_label(self, title: str, t: T) -> str:
         inner = t.inner
         if inner.kind == "record" and self.numeric_record(inner.name):
-            return f"{esc(title)} ({esc(' / '.join(f.title or f.name for f in self.fields(inner.name)))})"
+            return f"{esc(title)} ({esc(' / '.join(self.label(f) for f in self.fields(inner.name)))})"
         return esc(title)
+
+    def record_list(self, items: list, record: str) -> dict:
+        """A list of records on a card: a table, or — when each item references an entry with
+        tables of its own (a weapon and its profile) — one block per item with those tables."""
+        fields = self.fields(record)
+        embedded = next((f for f in fields if f.type.inner.kind in ("ref", "refs") and self._embeddable(f.type.inner)), None)
+        if embedded is None:
+            return self.record_list_table(items, record)
+        blocks = []
+        for it in items:
+            facts = [self.cell(it.get(f.name), f.type) for f in fields if it.get(f.name) not in (None, [])]
+            ident = it.get(embedded.name)
+            cat = self.ref_catalog(embedded.type.inner, ident) if ident is not None else None
+            tables = []
+            if cat is not None:
+                target = self.catalogs[cat]
+                for tf in self.fields(target.record):
+                    sub = target.entries[ident].get(tf.name)
+                    if tf.type.inner.kind == "list" and tf.type.inner.args[0].inner.kind == "record" and sub:
+                        tables.append(self.record_list_table(sub, tf.type.inner.args[0].inner.name))
+            blocks.append({"line": " · ".join(facts), "tables": tables})
+        return {"blocks": blocks}
+
+    def _embeddable(self, t: T) -> bool:
+        return any(
+            c in self.card_page and any(f.type.inner.kind == "list" and f.type.inner.args[0].inner.kind == "record" for f in self.fields(self.catalogs[c].record))
+            for c in (t.name or "").split("|") if c in self.catalogs
+        )
 
     def record_list_table(self, items: list, record: str) -> dict:
         """A list of records as a table: one column per field that any item has.
@@ -631,15 +854,15 @@ class PageBuilder:
                 for f in maps:
                     m = it.get(f.name) or {}
                     vt = f.type.inner.args[0]
-                    rows.append([self.cell(it.get(k.name), k.type) for k in keys] + [self.compact_label(f.title or f.name, vt)]
+                    rows.append([self.cell(it.get(k.name), k.type) for k in keys] + [self.compact_label(self.label(f), vt)]
                                 + [self.compact(m.get(mv.name), vt) for mv in members])
             return {
-                "header": [esc(k.title or k.name) for k in keys] + [""] + [esc(mv.title) for mv in members],
+                "header": [esc(self.label(k)) for k in keys] + ["Valor"] + [esc(mv.title) for mv in members],
                 "rows": rows,
             }
         fields = [f for f in all_fields if any(it.get(f.name) not in (None, []) for it in items)]
         return {
-            "header": [esc(f.title or f.name) for f in fields],
+            "header": [esc(self.label(f)) for f in fields],
             "rows": [[self.cell(it.get(f.name), f.type) for f in fields] for it in items],
         }
 
@@ -649,7 +872,7 @@ class PageBuilder:
         for u in users:
             cat, ident = u[0], u[1]
             g = groups.setdefault(cat, {"title": esc(self.title_of(cat)), "href": self.entry_group_href(cat), "items": [], "card": cat in self.datasheet_catalogs})
-            label = self.md_link(self.entry_title(cat, ident), self.entry_href(cat, ident))
+            label = self.a(self.entry_title(cat, ident), self.entry_href(cat, ident))
             if rule:
                 label += self.rule_app_args(u[2])
             g["items"].append(label)
@@ -670,7 +893,7 @@ class PageBuilder:
 
     def entry_group_href(self, catalog: str) -> str | None:
         if catalog in self.card_page:
-            return self.page_href(self.card_page[catalog], anchor(catalog))
+            return self.url(self.card_page[catalog], anchor(catalog))
         return self.href(catalog)
 
     def rule_extras(self, d: ir.Rule, b: dict) -> None:
@@ -682,17 +905,17 @@ class PageBuilder:
         for u in sorted(self.p.uses.get(name, ())):
             du = self.p.decls.get(u)
             if isinstance(du, ir.Procedure):
-                procs.append(self.md_link(self.title_of(u), self.href(u)))
+                procs.append(self.a(self.title_of(u), self.href(u)))
             elif isinstance(du, (ir.Table, ir.Catalog)) and u not in listed:
-                also.append(self.md_link(self.title_of(u), self.href(u)))
+                also.append(self.a(self.title_of(u), self.href(u)))
         for pd in self.ordered:
             if isinstance(pd, ir.Procedure) and pd.name not in self.p.uses.get(name, ()):
                 if any(p.name == name for p in pd.params):
-                    procs.append(f"{self.md_link(self.title_of(pd.name), self.href(pd.name))} (parámetro <code>{attr(name)}</code>)")
+                    procs.append(self.a(self.title_of(pd.name), self.href(pd.name)))
         b["procedures"] = procs
         b["also"] = also
         b["related"] = [
-            self.md_link(f"{self.title_of(c)}: {self.entry_title(c, i)}", self.entry_href(c, i))
+            self.a(f"{self.title_of(c)}: {self.entry_title(c, i)}", self.entry_href(c, i))
             for c, i in self.same_id.get(name, [])
         ]
 
@@ -700,7 +923,7 @@ class PageBuilder:
     def odds_block(self, d: ir.Odds, b: dict) -> None:
         """A table of exact probabilities computed by the resolvers."""
         t = self.odds.get(d.name)
-        b["procedure"] = self.md_link(self.title_of(d.procedure), self.href(d.procedure))
+        b["procedure"] = self.a(self.title_of(d.procedure), self.href(d.procedure))
         b["grouped"] = None
         if t is None:
             b["header"], b["rows"], b["errors"] = [], [], []
@@ -714,7 +937,7 @@ class PageBuilder:
             b["header"], b["rows"] = [], []
             b["grouped"] = {
                 "title": esc(groups.get("title") or groups.get("variable") or ""),
-                "links": [self.md_link(self.entry_title(catalog, g), self.entry_href(catalog, g)) for g in groups["values"]],
+                "links": [self.a(self.entry_title(catalog, g), self.entry_href(catalog, g)) for g in groups["values"]],
             }
             b["errors"] = []
             return
@@ -753,9 +976,7 @@ class PageBuilder:
             if all(c is None for line in grid for c in line):
                 continue  # the procedure refuses every input for this entry (e.g. no such fire mode)
             header, rows = self.odds_grid(t, grid)
-            cols = t.get("columns") or {}
-            out.append({"title": esc(d.title), "href": self.href(d.name), "header": header, "rows": rows,
-                        "columns_title": esc(cols.get("title") or "")})
+            out.append({"title": esc(d.title), "href": self.href(d.name), "header": header, "rows": rows})
         return out
 
     @staticmethod
@@ -772,50 +993,123 @@ class PageBuilder:
         b["definition"] = esc(d.definition)
         key = " ".join(d.title.split()).casefold()
         b["see"] = [
-            self.md_link(f"{BLOCK_KINDS[type(o)][1]} «{o.title}»", self.href(o.name))
+            self.a(f"{BLOCK_KINDS[type(o)][1]} «{o.title}»", self.href(o.name))
             for o in self.ordered
             if not isinstance(o, ir.Term) and o.has_title and " ".join(o.title.split()).casefold() == key and self.href(o.name)
         ]
 
     def procedure_block(self, d: ir.Procedure, b: dict) -> None:
-        b["params"] = [[f"`{p.name}`", esc(str(p.type)), esc(p.default_text) if p.default_text else "—"] for p in d.params]
-        b["result"] = esc(str(d.result))
+        """Numbered steps in prose with their formulas; worked examples as inputs → results."""
         steps = []
-        loose = []
+        loose: list[str] = []
         for st in d.body:
             if isinstance(st, ir.Step):
-                code = "\n".join(self.p.source_text(s.span, keep_lines=True) for s in st.body)
-                steps.append({"label": esc(st.label), "code": highlight(code) if code.strip() else None})
+                said = set(re.findall(r"\w+", fold(st.label)))
+                formulas = [line for s in st.body for line in self.read.statement(s)
+                            if not set(re.findall(r"\w+", fold(line))) <= said | {"resultado", "si", "no"}]
+                steps.append({"label": esc(st.label), "formulas": [attr(f) for f in formulas]})
             else:
-                loose.append(self.p.source_text(st.span, keep_lines=True))
+                loose += self.read.statement(st)
         if loose:
-            steps.append({"label": esc("Resultado"), "code": highlight("\n".join(loose))})
+            steps.append({"label": esc("Resultado"), "formulas": [attr(f) for f in loose]})
         b["steps"] = steps
+        b["tech"]["result"] = attr(str(d.result))
         b["examples"] = [self.example(index, ex) for index, ex in self.examples_of.get(d.name, [])]
 
     def example(self, index: int, ex: ir.Example) -> dict:
-        """A worked example (``index`` in ``program.examples``), evaluated by the generated resolvers when they are at hand."""
-        out = {"title": esc(ex.title), "given": [(attr(param), esc(text)) for param, _value, text in ex.given],
-               "expects": [], "dist": [], "error": None, "error_expected": False, "more": 0}
+        """A worked example (``index`` in ``program.examples``) as a sentence: its inputs → what results,
+        evaluated by the generated resolvers when they are at hand; the test-style checks are technical."""
+        inputs = ", ".join(f"{self.read.name(param)}: {self.read.expr(value)}" for param, value, _text in ex.given)
+        where, source_href = self.source_link(ex.span)
+        out = {"title": esc(ex.title), "inputs": esc(inputs), "results": [], "error": None, "stops": False,
+               "tech": {"given": [(attr(param), attr(text)) for param, _value, text in ex.given], "where": where,
+                        "source_href": source_href, "expects": [], "failed": []}}
         if self.package is None:
-            out["expects"] = [(esc(x.text if x.expr is not None else "error"), None) for x in ex.expects]
+            out["results"] = [esc(self.expect_text(x, None)) for x in ex.expects if x.expr is not None]
+            out["tech"]["expects"] = [attr(x.text if x.expr is not None else "error") for x in ex.expects]
             return out
-        ev = evaluate(self.package, self.package.examples.EXAMPLES[index])
+        generated = self.package.examples.EXAMPLES[index]
+        ev = evaluate(self.package, generated)
         if ev.error is not None:
-            out["error"] = esc(str(ev.error))
-            out["error_expected"] = ev.expected_error is not None and ev.expected_error in ev.error.message
+            out["error"] = esc(ev.error.message)
+            out["stops"] = ev.expected_error is not None and ev.expected_error in ev.error.message
+            out["tech"]["expects"] = [attr(f"error {ev.expected_error!r}")] if ev.expected_error is not None else []
+            if not out["stops"]:
+                out["tech"]["failed"] = [attr(str(ev.error))]
             return out
-        out["expects"] = [(esc(check.text), check.ok) for check in ev.checks]
-        items = sorted(ev.distribution.items(), key=lambda kv: -kv[1])
-        for outcome, p in items[:SHOWN_OUTCOMES]:
-            out["dist"].append({"outcome": self.value_text(outcome), "p": exact_probability(p), "pct": bar_width(p)})
-        out["more"] = max(0, len(items) - SHOWN_OUTCOMES)
+        out["tech"]["expects"] = [attr(check.text) for check in ev.checks if check.ok]
+        out["tech"]["failed"] = [attr(f"{check.text}: {check.detail}") for check in ev.checks if not check.ok]
+        actuals = []
+        for expectation in generated.expectations:
+            try:
+                actuals.append(expectation.actual(ev.distribution) if expectation.op is not None else None)
+            except Exception:  # noqa: BLE001 - a check that cannot be computed is reported by its verdict
+                actuals.append(None)
+        out["results"] = [esc(self.expect_text(x, a)) for x, a in zip([x for x in ex.expects if x.expr is not None], actuals)]
         return out
 
+    def expect_text(self, x: ir.Expect, actual: Any) -> str:
+        """``probability(result.impacto) == 1/3`` → ``impacto: probabilidad 1/3 (33,3 %)``; other checks as formulas."""
+        e = x.expr
+        if isinstance(e, ir.Binary) and e.op == "==" and isinstance(e.left, ir.BuiltinCall) and e.left.name == "probability":
+            what = self.read.expr(e.left.args[0])
+            if isinstance(actual, Fraction) or _is_number(actual):
+                return f"{what}: probabilidad {exact_probability(Fraction(actual))}"
+            return f"{what}: probabilidad {self.read.expr(e.right)}"
+        text = self.read.expr(e)
+        return text[:1].upper() + text[1:]
+
     # ------------------------------------------------------------------ pages
-    def section_blocks(self, items: list[ir.Item], page: str) -> list[dict]:
-        self.current_page = page
-        return [b for b in (self.block(it) for it in items) if b is not None]
+    def section_blocks(self, items: list[ir.Item], page: str, context: str = "", base_level: int = 2) -> list[dict]:
+        """The blocks of one page, with headings that never skip a level and unique anchors;
+        records the page's entries in the search index."""
+        anchors = []
+        suffix = "--" + anchor(page.removesuffix(".md"))
+        for it in items:
+            if isinstance(it, ir.Decl):
+                anchors.append(anchor(it.name))
+                if isinstance(it, ir.Catalog):
+                    anchors += [f"{anchor(it.name)}--{anchor(i, part=True)}" for i in it.entries]
+            elif isinstance(it, ir.Show) and it.name in self.p.decls:
+                anchors.append(anchor(it.name) + suffix)
+        self.start_page(page, anchors)
+        self.page_prose = [plain(it.inlines) for it in items if isinstance(it, ir.Paragraph)]
+        levels = sorted({it.level for it in items if isinstance(it, ir.Heading)})
+        rank = {lvl: base_level + i for i, lvl in enumerate(levels)}
+        last = base_level - 1
+        blocks = []
+        entry: list | None = None
+        for it in items:
+            b = self.block(it)
+            if b is None:
+                continue
+            if b["kind"] == "heading":
+                b["level"] = min(rank[it.level], last + 1, 6)
+                last = b["level"]
+                entry = [" ".join(b["text"].split()), self.site_href(page, b["id"]), context, WEIGHT_HEADING, ""]
+                self.search.append(entry)
+            elif b["kind"] in ("paragraph", "list", "note"):
+                if entry is not None:
+                    text = " ".join([plain(it.inlines, self.target)] if not isinstance(it, ir.ListBlock) else [plain(i, self.target) for i in it.items])
+                    entry[4] = " ".join((entry[4] + " " + text).split())[:SNIPPET]
+            elif b["kind"] != "separator":
+                b["level"] = min(last + 1, 6)
+                if not isinstance(it, ir.Show):
+                    self.index_decl(it, page)
+            blocks.append(b)
+        return blocks
+
+    def index_decl(self, d: ir.Declaration, page: str) -> None:
+        if isinstance(d, ir.Record):
+            return
+        href = self.site_href(page, anchor(d.name))
+        kind = BLOCK_KINDS[type(d)][1]
+        if isinstance(d, ir.Rule):
+            self.index(d.title, href, kind, WEIGHT_ENTITY, " ".join(d.texts))
+        elif isinstance(d, ir.Term):
+            self.index(d.title, href, GLOSSARY_KIND, WEIGHT_ENTITY, d.definition)
+        else:
+            self.index(d.title, href, kind, WEIGHT_DECL, d.doc or "")
 
 
 def _section_heading(sec: ir.Section) -> str:
@@ -824,7 +1118,7 @@ def _section_heading(sec: ir.Section) -> str:
 
 
 def write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, odds: dict) -> None:
-    """Render docs/ (Markdown) and mkdocs.yml into ``out_dir``.
+    """Render docs/ (Markdown, the search index) and mkdocs.yml into ``out_dir``.
 
     ``package`` is the generated resolver package (it evaluates the worked
     examples; None shows them unevaluated), ``odds`` the ``"tables"`` of
@@ -834,84 +1128,231 @@ def write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, o
     env = environment()
     pb = PageBuilder(program, package, odds)
     docs = out_dir / "docs"
-    (docs / "includes").mkdir(parents=True, exist_ok=True)
-    (docs / "assets").mkdir(parents=True, exist_ok=True)
+    for sub in ("includes", "assets"):
+        (docs / sub).mkdir(parents=True, exist_ok=True)
     rb = program.rulebook
     title = rb.title if rb else "Reglamento"
-    page_tpl = env.get_template("page.md.j2")
+
+    def write(page: str, template: str, **context) -> None:
+        (docs / page).write_text(env.get_template(template).render(**context), encoding="utf-8")
+
+    # the manual, section by section
     sections, manual_nav, appendix_nav = [], [], []
-    for sec in program.sections:
-        page = f"{sec.slug}.md"
-        blocks = pb.section_blocks(sec.items, page)
+    for sec, page in zip(program.sections, pb.section_pages):
         heading = _section_heading(sec)
-        (docs / page).write_text(page_tpl.render(section={"heading": esc(heading), "file": esc(sec.file)}, blocks=blocks), encoding="utf-8")
-        entry = {"title": heading, "path": page}
-        (appendix_nav if sec.name == sec.title else manual_nav).append(entry)
-        sections.append({"heading": esc(heading), "page": page, "appendix": sec.name == sec.title})
+        pb.index(sec.title, pb.site_href(page), "Sección", WEIGHT_PAGE)
+        blocks = pb.section_blocks(sec.items, page, heading)
+        write(page, "page.md.j2", section={"heading": esc(heading)}, blocks=blocks)
+        (appendix_nav if sec.name == sec.title else manual_nav).append({"title": heading, "path": page})
+        sections.append({"heading": esc(heading), "heading_html": attr(heading), "appendix": sec.name == sec.title, "page": page})
 
     # datasheets and the cards of what they reference
-    card_tpl = env.get_template("datasheets.md.j2")
     card_nav = []
     for pg in pb.datasheet_pages + pb.reference_pages:
-        pb.current_page = pg["page"]
-        catalogs = [pb.card_catalog(c) for c in pg["catalogs"]]
+        pb.start_page(pg["page"])
+        single = len(pg["catalogs"]) == 1 and pb.title_of(pg["catalogs"][0]) == pg["title"]
+        pb.index(pg["title"], pb.site_href(pg["page"]), NAV["cards"], WEIGHT_PAGE)
+        catalogs = [pb.card_catalog(c, 2 if single else 3, pg["options"]) for c in pg["catalogs"]]
         notes, seen = [], []
         for c in pg["catalogs"]:
             cost = pb.catalogs[c].cost
             if cost is not None and cost not in seen:
                 seen.append(cost)
                 notes.append(pb.cost_note(cost, [x for x in pg["catalogs"] if pb.catalogs[x].cost == cost]))
-        (docs / pg["page"]).write_text(card_tpl.render(title=esc(pg["title"]), catalogs=catalogs, cost_notes=notes), encoding="utf-8")
-        card_nav.append({"title": pg["title"], "path": pg["page"]})
+        write(pg["page"], "datasheets.md.j2", title=esc(pg["title"]), single=single, catalogs=catalogs, cost_notes=notes,
+              options=pb.options_block(pg["options"]))
+        card_nav.append({"title": pg["title"], "path": pg["page"], "count": sum(len(c["cards"]) for c in catalogs)})
 
     # glossary: abbreviations appended to every page (tooltips), and as data
     terms = []
     for t in pb.terms:
         term, definition = abbr_term(t.title), abbr_text(t.definition)
-        if term is None or not definition:
-            raise SiteError(f"{t.span.src}: term {t.name}: a glossary term needs a one-line title without ']' or '\\' and a definition")
-        terms.append({"term": term, "definition": definition})
+        if term is not None and definition:
+            terms.append({"term": term, "definition": definition})
     (docs / "includes" / "glosario.md").write_text(env.get_template("glosario.md.j2").render(terms=terms), encoding="utf-8")
+    glossary = next((s for s, sec in zip(sections, program.sections) if any(isinstance(i, ir.Term) for i in sec.items)), None)
 
-    # data for tools
+    # pages for the table: every datasheet, the special rules A–Z, the quick reference
+    pb.start_page(CARD_INDEX_PAGE)
+    card_index = _card_index(pb)
+    if card_index["rows"]:
+        write(CARD_INDEX_PAGE, "fichas.md.j2", **card_index)
+        pb.index(NAV["card_index"], pb.site_href(CARD_INDEX_PAGE), NAV["cards"], WEIGHT_PAGE)
+    pb.start_page(RULES_PAGE)
+    rules = _rules_a_to_z(pb)
+    if rules:
+        write(RULES_PAGE, "reglas.md.j2", letters=rules)
+        pb.index(NAV["rules"], pb.site_href(RULES_PAGE), NAV["rules"], WEIGHT_PAGE)
+    pb.start_page(QUICK_PAGE)
+    quick = _quick_reference(pb, sections)
+    if quick["groups"] or quick["odds"]:
+        write(QUICK_PAGE, "referencia.md.j2", **quick)
+        pb.index(NAV["quick"], pb.site_href(QUICK_PAGE), NAV["quick"], WEIGHT_PAGE)
+
+    # for designers: the front matter, the data for tools, the rules source of every file
     data = _publish_data(program, pb, out_dir, docs / "datos", package)
-    pb.current_page = "datos.md"
-    (docs / "datos.md").write_text(env.get_template("datos.md.j2").render(title=esc(title), **data), encoding="utf-8")
+    pb.start_page(DATA_PAGE)
+    data["examples"] = _data_examples(program, pb, package)
+    write(DATA_PAGE, "datos.md.j2", title=esc(title), **data)
+    sources = []
+    for file, page in pb.source_pages.items():
+        write(page, "codigo.md.j2", file=attr(file), lines=_source_lines(program.sources[file]))
+        sources.append({"file": attr(file), "href": None, "page": page})
+    front = pb.section_blocks(program.front, DESIGN_PAGE, NAV["design"])
+    for s in sources:
+        s["href"] = pb.url(s["page"])
+    write(DESIGN_PAGE, "disenadores.md.j2", blocks=front, sources=sources, data_href=pb.url(DATA_PAGE), title=esc(title))
 
-    pb.current_page = INDEX_PAGE
-    front = pb.section_blocks(program.front, INDEX_PAGE)
-    glossary = next((s["page"] for s, sec in zip(sections, program.sections) if pb.terms and any(isinstance(i, ir.Term) for i in sec.items)), None)
-    (docs / INDEX_PAGE).write_text(
-        env.get_template("index.md.j2").render(
-            title=esc(title), version=attr(rb.version) if rb else "", blocks=front, sections=sections,
-            datasheets=[{"title": esc(c["title"]), "page": c["path"]} for c in card_nav], glossary=glossary, term_count=len(terms),
-        ),
+    # the home page: one tap to what players use at the table
+    pb.start_page(INDEX_PAGE)
+    intro = []
+    for item in program.front:
+        if not isinstance(item, ir.Paragraph):
+            break
+        intro.append(inlines(item.inlines, pb.target))
+    write(INDEX_PAGE, "index.md.j2", title=esc(title), version=attr(rb.version) if rb else "", intro=intro,
+          sections=[dict(s, href=pb.url(s["page"])) for s in sections],
+          datasheets=[{"title": attr(c["title"]), "href": pb.url(c["path"]), "count": c["count"]} for c in card_nav],
+          card_index={"href": pb.url(CARD_INDEX_PAGE), "count": len(card_index["rows"])} if card_index["rows"] else None,
+          rules={"href": pb.url(RULES_PAGE), "count": sum(len(g["rules"]) for g in rules)} if rules else None,
+          glossary={"href": pb.url(glossary["page"]), "count": len(pb.terms)} if glossary else None,
+          quick=pb.url(QUICK_PAGE) if quick["groups"] or quick["odds"] else None,
+          design=pb.url(DESIGN_PAGE), data=pb.url(DATA_PAGE))
+    pb.index(title, pb.site_href(INDEX_PAGE), NAV["home"], WEIGHT_PAGE)
+
+    (docs / SEARCH_SCRIPT).write_text(
+        "window.rulebookSearch = " + json.dumps({"entries": pb.search}, ensure_ascii=False, separators=(",", ":")) + ";\n",
         encoding="utf-8",
     )
-    shutil.copy2(SITE_DIR / "assets" / "extra.css", docs / "assets" / "extra.css")
+    for asset in ("extra.css", "rulebook.js"):
+        shutil.copy2(SITE_DIR / "assets" / asset, docs / "assets" / asset)
     if (out_dir / "overrides").exists():
         shutil.rmtree(out_dir / "overrides")
     shutil.copytree(SITE_DIR / "overrides", out_dir / "overrides")
-    nav = [{"title": "Inicio", "path": INDEX_PAGE}, {"title": "Manual", "children": manual_nav}]
-    if card_nav:
-        nav.append({"title": "Fichas", "children": card_nav})
+    nav: list[dict] = [{"title": NAV["home"], "path": INDEX_PAGE}]
+    cards = ([{"title": NAV["card_index"], "path": CARD_INDEX_PAGE}] if card_index["rows"] else []) + card_nav
+    nav += [{"title": NAV["cards"], "children": cards}] if cards else []
+    nav += [{"title": NAV["rules"], "path": RULES_PAGE}] if rules else []
+    nav += [{"title": NAV["quick"], "path": QUICK_PAGE}] if quick["groups"] or quick["odds"] else []
+    nav += [{"title": NAV["manual"], "children": manual_nav}] if manual_nav else []
     nav += appendix_nav
-    nav.append({"title": "Datos para herramientas", "path": "datos.md"})
+    nav.append({"title": NAV["design"], "children": [{"title": NAV["design"], "path": DESIGN_PAGE}, {"title": NAV["data"], "path": DATA_PAGE}]})
     mk = env.get_template("mkdocs.yml.j2").render(
         site_name=title,
         site_description=f"{title}: reglamento generado a partir de las reglas en el lenguaje de reglas.",
         copyright=f"{title} — versión {rb.version}" if rb else title,
         nav=nav,
+        not_in_nav=sorted("/" + page for page in pb.source_pages.values()),
     )
     (out_dir / "mkdocs.yml").write_text(mk, encoding="utf-8")
 
 
+def _card_index(pb: PageBuilder) -> dict:
+    """Every datasheet entry in one filterable table: its page, catalog, base cost and special rules."""
+    rows, groups, types, rules = [], [], [], {}
+    cost_title = None
+    for pg in pb.datasheet_pages:
+        groups.append(attr(pg["title"]))
+        for c in pg["catalogs"]:
+            d = pb.catalogs[c]
+            types.append(attr(d.title)) if attr(d.title) not in types else None
+            cost_field = d.cost.field if d.cost else None
+            cost_title = cost_title or (d.cost.field_title if d.cost else None)
+            rule_fields = [f for f in pb.fields(d.record) if f.type.inner.kind == "list" and f.type.inner.args[0].kind == "rule"]
+            for ident, rec in d.entries.items():
+                apps = [app for f in rule_fields for app in rec.get(f.name) or []]
+                for app in apps:
+                    rules.setdefault(app["rule"], pb.title_of(app["rule"]))
+                cost = rec.get(cost_field) if cost_field else None
+                title = pb.entry_title(c, ident)
+                rows.append({
+                    "title": attr(title), "href": attr(pb.entry_href(c, ident)), "group": attr(pg["title"]), "type": attr(d.title),
+                    "cost": attr(number(cost)) if isinstance(cost, int) else "—", "cost_value": cost if isinstance(cost, int) else "",
+                    "rules": ", ".join(link(attr(pb.rule_label(app["rule"], app["args"].values())), pb.href(app["rule"])) for app in apps),
+                    "rule_ids": attr(" ".join(sorted({app["rule"] for app in apps}))),
+                    "text": attr(fold(" ".join([title, pg["title"], d.title] + [pb.title_of(app["rule"]) for app in apps]))),
+                    "badge": _badge(d.status),
+                })
+    rule_options = sorted(((attr(k), attr(v)) for k, v in rules.items()), key=lambda kv: fold(kv[1]))
+    return {"rows": rows, "groups": groups, "types": types, "rules": rule_options, "cost_title": attr(cost_title or "")}
+
+
+def _rules_a_to_z(pb: PageBuilder) -> list[dict]:
+    """Every special rule, sorted by title without accents or case, grouped by initial."""
+    letters: dict[str, list[dict]] = {}
+    for d in sorted(pb.p.of(ir.Rule), key=lambda r: (fold(r.title), r.name)):
+        users = pb.rule_users.get(d.name, [])
+        initial = (fold(d.title)[:1] or "#").upper()
+        letters.setdefault(initial if initial.isalpha() else "#", []).append({
+            "link": pb.a(d.title + (f"({', '.join(p.name for p in d.params)})" if d.params else ""), pb.href(d.name)),
+            "summary": esc(pb.rule_summary(d.name) or ""),
+            "ref": attr(d.ref),
+            "badge": _badge(d.status),
+            "count": len({(c, i) for c, i, _u in users if c in pb.datasheet_catalogs}),
+        })
+    out = []
+    for letter, items in letters.items():
+        ident = pb.claim_id(f"letra-{letter.lower() if letter.isalpha() else 'otros'}")
+        out.append({"letter": letter, "id": ident, "href": pb.url(RULES_PAGE, ident), "rules": items})
+    return out
+
+
+def _quick_reference(pb: PageBuilder, sections: list[dict]) -> dict:
+    """The rulebook's highlighted formulas (its ``> notes``), each after its heading unless it names
+    itself (``> **Aviación:** …``), and its odds tables."""
+    groups = []
+    for sec, page_info in zip(pb.p.sections, sections):
+        heading, lines = None, []
+        for item in sec.items:
+            if isinstance(item, ir.Heading):
+                heading = plain(item.inlines, pb.target)
+            elif isinstance(item, ir.Note):
+                labelled = bool(item.inlines) and isinstance(item.inlines[0], ir.Strong) and item.inlines[0].text.rstrip().endswith(":")
+                lines.append((esc(heading) if heading and not labelled else None, inlines(item.inlines, pb.target)))
+        if lines:
+            merged: list[dict] = []
+            for h, note in lines:
+                if merged and h is not None and merged[-1]["heading"] == h:
+                    merged[-1]["notes"].append(note)
+                else:
+                    merged.append({"heading": h, "notes": [note]})
+            groups.append({"title": page_info["heading"], "href": pb.url(page_info["page"]), "items": merged})
+    odds = []
+    for d in pb.ordered:
+        if isinstance(d, ir.Odds) and d.each is None and d.name in pb.odds:
+            header, rows = pb.odds_grid(pb.odds[d.name], pb.odds[d.name].get("cells", []))
+            if rows:
+                odds.append({"title": pb.a(d.title, pb.href(d.name)), "header": header, "rows": rows})
+    return {"groups": groups, "odds": odds}
+
+
+def _source_lines(text: str) -> list[str]:
+    """A literate rules file as HTML lines: the ```` ```rules ```` fences highlighted, prose as text."""
+    out: list[str] = []
+    fence: list[str] | None = None
+    for line in text.splitlines():
+        if fence is None:
+            out.append(attr(line))
+            if line.strip().startswith("```"):
+                fence = []
+        elif line.strip() == "```":
+            out += highlight_lines("\n".join(fence)) if fence else []
+            out.append(attr(line))
+            fence = None
+        else:
+            fence.append(line)
+    if fence:
+        out += highlight_lines("\n".join(fence))
+    return out
+
+
 def _publish_data(program: ir.Program, pb: PageBuilder, out_dir: Path, dest: Path, package: ModuleType | None) -> dict:
     """Copy json/ and schemas/ under docs/datos/, write the glossary as JSON, and
-    build the view-model of the data page (file list and usage examples)."""
+    build the view-model of the data page (its file list)."""
     if dest.exists():
         shutil.rmtree(dest)
     dest.mkdir(parents=True)
+    pb.start_page(DATA_PAGE)
     files = []
     for sub in ("json", "schemas"):
         if (out_dir / sub).is_dir():
@@ -934,7 +1375,7 @@ def _publish_data(program: ir.Program, pb: PageBuilder, out_dir: Path, dest: Pat
             "schema": f"datos/schemas/{schema.name}" if schema.exists() else None,
             "schema_name": esc(schema.name),
             "kind": esc(obj.get("kind", "")),
-            "title": pb.md_link(obj.get("title") or name, pb.href(name) if name in program.decls else None),
+            "title": pb.a(obj.get("title") or name, pb.href(name) if name in program.decls else None),
         })
     procedures = sorted((dest / "schemas" / "procedures").glob("*.schema.json")) if (dest / "schemas" / "procedures").is_dir() else []
     proc_schemas: dict[str, dict[str, str]] = {}
@@ -942,13 +1383,12 @@ def _publish_data(program: ir.Program, pb: PageBuilder, out_dir: Path, dest: Pat
         pname, _, role = path.name.removesuffix(".schema.json").rpartition(".")
         proc_schemas.setdefault(pname, {})[role] = f"datos/schemas/procedures/{path.name}"
     proc_rows = [
-        {"title": pb.md_link(pb.title_of(pn), pb.href(pn)), "name": attr(pn), "input": r.get("input"), "result": r.get("result")}
+        {"title": pb.a(pb.title_of(pn), pb.href(pn)), "name": attr(pn), "input": r.get("input"), "result": r.get("result")}
         for pn, r in proc_schemas.items()
     ]
     return {
         "files": files,
         "procedures": proc_rows,
-        "examples": _data_examples(program, pb, package),
         "rulebook_name": attr(program.rulebook.name if program.rulebook else ""),
     }
 
@@ -987,7 +1427,7 @@ def _data_examples(program: ir.Program, pb: PageBuilder, package: ModuleType | N
             "python",
         )
         out["cli"] = highlight(f"rulebook resolve {proc} --exact --input '{inputs}'\n", "bash")
-        out["proc_title"] = pb.md_link(pb.title_of(proc), pb.href(proc))
+        out["proc_title"] = pb.a(pb.title_of(proc), pb.href(proc))
     # a catalog entry: the JSON examples
     with_entries = [c.name for c in pb.catalogs.values() if c.entries]
     cat = ([c for c in with_entries if c in pb.datasheet_catalogs] or with_entries or [None])[0]
@@ -1013,20 +1453,85 @@ def _data_examples(program: ir.Program, pb: PageBuilder, package: ModuleType | N
             "Draft202012Validator(esquema, registry=registro).validate(datos)  # ValidationError si no cumple\n",
             "python",
         )
-        out["catalog"] = pb.md_link(pb.title_of(cat), pb.href(cat))
+        out["catalog"] = pb.a(pb.title_of(cat), pb.href(cat))
     return out
 
 
+# Files of the theme that the site never loads: source maps, and Material's own
+# search (replaced by the rulebook's search index, which also works from disk).
+UNSHIPPED = ("assets/javascripts/lunr", "assets/javascripts/workers", "sitemap.xml", "sitemap.xml.gz")
+SOURCE_MAP_COMMENT = re.compile(rb"\n?(?://# sourceMappingURL=[^\n]*|/\*# sourceMappingURL=[^*]*\*/)\s*$")
+TOOLTIP_OR_HEADING = re.compile(r'<abbr title="[^"]*">([^<]*)</abbr>|<h[1-6][\s>]')
+
+
+def thin_tooltips(page: str) -> str:
+    """Keep a term's tooltip on its first occurrence under each heading; later ones are plain text.
+
+    Python-Markdown's ``abbr`` puts the whole definition on every occurrence
+    (a term used a hundred times on a page weighs a hundred definitions)."""
+    seen: set[str] = set()
+
+    def keep_first(m: re.Match) -> str:
+        if m.group(1) is None:
+            seen.clear()
+            return m.group(0)
+        if m.group(1) in seen:
+            return m.group(1)
+        seen.add(m.group(1))
+        return m.group(0)
+
+    return TOOLTIP_OR_HEADING.sub(keep_first, page)
+
+
+def _dies_with_parent():
+    """For a child process: be killed when this process dies, even by SIGKILL, so no
+    mkdocs outlives a killed build (Linux ``prctl(PR_SET_PDEATHSIG)``; None elsewhere)."""
+    import ctypes
+
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    parent = os.getpid()
+
+    def set_death_signal() -> None:
+        prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
+        if os.getppid() != parent:  # the build died before prctl took effect
+            os._exit(1)
+
+    return set_death_signal
+
+
 def run_mkdocs(out_dir: Path) -> str | None:
-    """``mkdocs build --strict``; returns the error output on failure."""
+    """``mkdocs build --strict``, then drop what the site never loads; returns the error output on failure."""
     env = dict(os.environ)
     env.setdefault("NO_MKDOCS_2_WARNING", "1")
-    env.setdefault("SOURCE_DATE_EPOCH", "0")
+    if not env.get("SOURCE_DATE_EPOCH", "").strip().isdigit():
+        env["SOURCE_DATE_EPOCH"] = "0"
     env["PYTHONHASHSEED"] = "0"
+    site = out_dir / "site"
     proc = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-f", str(out_dir / "mkdocs.yml"), "-d", str(out_dir / "site")],
-        capture_output=True, text=True, env=env, cwd=out_dir,
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-f", str(out_dir / "mkdocs.yml"), "-d", str(site)],
+        capture_output=True, text=True, env=env, cwd=out_dir, preexec_fn=_dies_with_parent(),
     )
     if proc.returncode != 0:
         return (proc.stderr or proc.stdout)[-4000:]
+    for rel in UNSHIPPED:
+        path = site / rel
+        if path.is_dir():
+            shutil.rmtree(path)
+        elif path.exists():
+            path.unlink()
+    for path in sorted(site.rglob("*.map")):
+        path.unlink()
+    for path in sorted(site.rglob("*.html")):
+        page = path.read_text(encoding="utf-8")
+        thinned = thin_tooltips(page)
+        if thinned != page:
+            path.write_text(thinned, encoding="utf-8")
+    for path in sorted([*site.rglob("*.js"), *site.rglob("*.css")]):
+        data = path.read_bytes()
+        stripped = SOURCE_MAP_COMMENT.sub(b"\n", data)
+        if stripped != data:
+            path.write_bytes(stripped)
     return None

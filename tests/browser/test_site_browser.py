@@ -1,27 +1,47 @@
-"""The rulebook site, used as a player would: headless Chromium over HTTP.
+"""The rulebook sites, used as a player would: headless Chromium over HTTP and from disk.
 
 Needs Debian's ``chromium`` and ``chromium-driver`` packages (installed by
-``.ci/run``) and selenium. The bundled rulebook is built once per session
-(``built`` fixture); the site is served from a local port, and every resource
-the pages load must come from that server (the site works offline).
-Screenshots are written to ``tests/artifacts/`` (ignored by git).
+``.ci/run``), selenium and selenium-axe-python (axe-core, injected into the
+page). Every bundled rulebook is built once per session; each site is served
+from a local port, and every resource its pages load must come from there.
+
+For each rulebook: the home page, a section, a datasheet page, the page of a
+special rule and the search results are drawn at 390×844 (a phone) and
+1280×800, in the light and the dark palette (screenshots in
+``tests/artifacts/``, kept by CI), and none may scroll sideways; axe-core finds
+no serious or critical violation on the home page, a section, a datasheet
+page, the special rules and the glossary, in both palettes; the searches of
+``searches.toml`` find the right entity first, served and from ``file://``.
 """
 
 from __future__ import annotations
 
+import base64
 import functools
 import http.server
+import json
+import re
 import shutil
+import sys
 import tempfile
 import threading
+import tomllib
+from importlib import resources
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "site"))
+
+from bundled import BUNDLED, bundled_builds  # noqa: E402,F401 - the fixture
+
 ARTIFACTS = ROOT / "tests" / "artifacts"
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
+SEARCHES = tomllib.loads((Path(__file__).parent / "searches.toml").read_text(encoding="utf-8"))
+SIZES = {"phone": (390, 844), "desktop": (1280, 800)}
+FACTION_PRINT_LIMIT = 15  # A4 pages for one datasheet page (one faction)
 
 if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
     pytest.skip(
@@ -29,15 +49,17 @@ if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
         allow_module_level=True,
     )
 selenium = pytest.importorskip("selenium", reason="selenium is not installed (pip install -e '.[test]')")
+pytest.importorskip("selenium_axe_python", reason="selenium-axe-python is not installed (pip install -e '.[test]')")
 
 from selenium import webdriver  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.print_page_options import PrintOptions  # noqa: E402
 from selenium.webdriver.support import expected_conditions as EC  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
-WAIT = 30  # seconds; the search index is built in a web worker on first use
+WAIT = 30  # seconds
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -45,17 +67,56 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class _SubFolderHandler(_QuietHandler):
+    """The site under /sub/, and its 404.html (status 404) for any missing address, as a static host does."""
+
+    def send_head(self):
+        if not self.path.startswith("/sub/"):
+            self.send_error(404)
+            return None
+        self.path = self.path[len("/sub"):]
+        target = Path(self.translate_path(self.path))
+        if target.is_file() or (target.is_dir() and (target / "index.html").is_file()):
+            return super().send_head()
+        page = (Path(self.directory) / "404.html").read_bytes()
+        self.send_response(404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(page)))
+        self.end_headers()
+        return _Bytes(page)
+
+
+class _Bytes:
+    def __init__(self, data: bytes):
+        self.data = data
+
+    def read(self, *_args) -> bytes:
+        data, self.data = self.data, b""
+        return data
+
+    def close(self) -> None:
+        pass
+
+
+def _serve(site: Path, handler=_QuietHandler):
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
 @pytest.fixture(scope="module")
-def base_url(built):
-    site = built / "site"
-    assert (site / "index.html").exists()
-    handler = functools.partial(_QuietHandler, directory=str(site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
-    server.server_close()
+def servers(bundled_builds):
+    """Rulebook → base URL of its site."""
+    running = {name: _serve(build / "site") for name, build in bundled_builds.items()}
+    yield {name: f"http://127.0.0.1:{s.server_address[1]}/" for name, s in running.items()}
+    for s in running.values():
+        s.shutdown()
+        s.server_close()
+
+
+@pytest.fixture(scope="module")
+def base_url(servers):
+    return servers["1936"]
 
 
 @pytest.fixture(scope="module")
@@ -66,11 +127,12 @@ def browser():
     for arg in (
         "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage", "--window-size=1280,1400",
-        f"--user-data-dir={profile}", "--lang=es",
+        "--hide-scrollbars", f"--user-data-dir={profile}", "--lang=es", "--allow-file-access-from-files",
     ):
         options.add_argument(arg)
     driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
     driver.set_page_load_timeout(WAIT)
+    driver.set_script_timeout(120)
     try:
         yield driver
     finally:
@@ -89,6 +151,19 @@ def _open(browser, url: str):
     WebDriverWait(browser, WAIT).until(EC.presence_of_element_located((By.CSS_SELECTOR, "article.md-content__inner")))
 
 
+def _look(browser, size: str, scheme: str) -> None:
+    """Window size and palette: the system preference, with no palette remembered by the site."""
+    width, height = SIZES[size]
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": size == "phone"})
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "", "features": [{"name": "prefers-color-scheme", "value": scheme}]})
+    browser.execute_script("try { localStorage.clear() } catch (e) {}")
+
+
+def _reset(browser) -> None:
+    browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "", "features": []})
+
+
 def _foreign_resources(browser, base_url: str) -> list[str]:
     names = browser.execute_script("return performance.getEntriesByType('resource').map(e => e.name)")
     return [n for n in names if not n.startswith(base_url) and not n.startswith(("data:", "blob:"))]
@@ -100,53 +175,254 @@ def _in_viewport(browser, element) -> bool:
     )
 
 
+def _entries(build: Path) -> list[list]:
+    """The site's search index: [title, href, kind, weight, text] per entry."""
+    script = (build / "site" / "assets" / "search-index.js").read_text(encoding="utf-8")
+    return json.loads(script[script.index("{"):script.rindex("}") + 1])["entries"]
+
+
+def _views(build: Path) -> dict[str, str]:
+    """The pages drawn for a rulebook: home, a section, a datasheet page, a special rule (page#anchor)."""
+    entries = _entries(build)
+    sections = sorted(p.stem for p in (build / "docs").glob("*.md") if re.match(r"\d\d-", p.name))
+    views = {"home": "index.html", "section": f"{sections[0]}.html"}
+    datasheet = next((e[1] for e in entries if e[3] > 3), None)
+    rule = next((e[1] for e in entries if e[2] == "Regla especial"), None)
+    if datasheet:
+        views["datasheet"] = datasheet
+    if rule:
+        views["rule"] = rule
+    return views
+
+
+def _overflow(browser) -> dict:
+    """Sideways overflow of the page, and the scrolling boxes wider than the screen without a hint."""
+    return browser.execute_script("""
+        const page = document.documentElement.scrollWidth - window.innerWidth;
+        const boxes = [...document.querySelectorAll('.md-typeset__scrollwrap, .rb-scroll')]
+          .filter(b => b.offsetParent !== null && b.scrollWidth > b.clientWidth + 1);
+        const silent = boxes.filter(b => !getComputedStyle(b, '::before').content.includes('Desliza')
+                                          || b.getAttribute('tabindex') !== '0');
+        return {page: page, boxes: boxes.length, silent: silent.map(b => b.textContent.trim().slice(0, 60))};
+    """)
+
+
+def _search(browser, url: str, query: str) -> list[str]:
+    """Type ``query`` into the header's search box; the hrefs of the results, best first."""
+    browser.get(url)
+    WebDriverWait(browser, WAIT).until(EC.presence_of_element_located((By.CSS_SELECTOR, "article")))
+    box = browser.find_element(By.CSS_SELECTOR, "[data-rb-search] input.md-search__input")
+    if not box.is_displayed():  # narrow window: the search opens from the header button
+        browser.find_element(By.CSS_SELECTOR, "label.md-header__button[for='__search']").click()
+    WebDriverWait(browser, WAIT).until(EC.element_to_be_clickable((By.CSS_SELECTOR, "[data-rb-search] input.md-search__input"))).click()
+    box.send_keys(query)
+    WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".md-search-result__item a.md-search-result__link"))
+    return [a.get_attribute("href") for a in browser.find_elements(By.CSS_SELECTOR, ".md-search-result__item a.md-search-result__link")]
+
+
+# ---------------------------------------------------------------- every bundled rulebook
+
+
+@pytest.mark.parametrize("rulebook", BUNDLED)
+def test_views_at_phone_and_desktop_size_in_both_palettes(browser, servers, bundled_builds, artifacts, rulebook):
+    """No page scrolls sideways; a table wider than the screen scrolls in its own box, with a hint."""
+    views = _views(bundled_builds[rulebook])
+    problems = []
+    try:
+        for size in SIZES:
+            for scheme in ("light", "dark"):
+                _look(browser, size, scheme)
+                for name, page in views.items():
+                    _open(browser, servers[rulebook] + page)
+                    found = _overflow(browser)
+                    if found["page"] > 0 or found["silent"]:
+                        problems.append((page, size, scheme, found))
+                    assert browser.execute_script("return document.body.getAttribute('data-md-color-scheme')") == (
+                        "slate" if scheme == "dark" else "default")
+                    browser.save_screenshot(str(artifacts / f"{rulebook}-{name}-{size}-{scheme}.png"))
+                query = SEARCHES.get(rulebook, {}).get("searches", [["a", ""]])[0][0]
+                _search(browser, servers[rulebook] + "index.html", query)
+                browser.save_screenshot(str(artifacts / f"{rulebook}-search-{size}-{scheme}.png"))
+    finally:
+        _reset(browser)
+    assert not problems, problems
+
+
+AXE_VIEWS = ("home", "section", "datasheet", "rules", "glossary")
+
+
+def _axe_pages(build: Path) -> dict[str, str]:
+    views = _views(build)
+    pages = {"home": "index.html", "section": views["section"]}
+    if "datasheet" in views:
+        pages["datasheet"] = views["datasheet"].split("#")[0]
+    if "rule" in views:
+        pages["rules"] = views["rule"].split("#")[0]
+    glossary = [p.name for p in (build / "site").glob("*.html") if "glosario" in p.name]
+    if glossary:
+        pages["glossary"] = glossary[0]
+    return pages
+
+
+@pytest.mark.parametrize("rulebook", BUNDLED)
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_finds_no_serious_violation(browser, servers, bundled_builds, rulebook, scheme):
+    axe = (resources.files("selenium_axe_python") / "axe-core" / "axe.min.js").read_text(encoding="utf-8")
+    serious = {}
+    try:
+        _look(browser, "desktop", scheme)
+        for name, page in _axe_pages(bundled_builds[rulebook]).items():
+            _open(browser, servers[rulebook] + page)
+            browser.execute_script(axe)
+            found = browser.execute_async_script(
+                "const done = arguments[arguments.length - 1];"
+                "axe.run(document, {resultTypes: ['violations']}).then("
+                "  r => done(r.violations.map(v => [v.id, v.impact, v.nodes.length, v.nodes[0].target.join(' ')])),"
+                "  e => done([['axe-error', 'critical', 1, String(e)]]));"
+            )
+            bad = [v for v in found if v[1] in ("serious", "critical")]
+            if bad:
+                serious[page] = bad
+    finally:
+        _reset(browser)
+    assert not serious, serious
+
+
+@pytest.mark.parametrize("rulebook", BUNDLED)
+def test_searches_find_the_right_entity_first(browser, servers, rulebook):
+    searches = SEARCHES.get(rulebook, {}).get("searches")
+    assert searches, f"tests/browser/searches.toml has no searches for the bundled rulebook {rulebook!r}"
+    for query, expected in searches:
+        hrefs = _search(browser, servers[rulebook] + "index.html", query)
+        assert hrefs[0].endswith("/" + expected), (query, [h.rsplit("/", 1)[-1] for h in hrefs[:5]])
+        assert len(hrefs) >= 1
+
+
+@pytest.mark.parametrize("rulebook", BUNDLED)
+def test_search_works_from_disk(browser, bundled_builds, rulebook):
+    query, expected = SEARCHES[rulebook]["searches"][0]
+    site = bundled_builds[rulebook] / "site"
+    hrefs = _search(browser, (site / "index.html").as_uri().rsplit("/", 1)[0] + "/index.html", query)
+    assert hrefs[0].startswith("file://") and hrefs[0].endswith("/" + expected), hrefs[:3]
+
+
+@pytest.mark.parametrize("rulebook", BUNDLED)
+def test_the_404_page_works_in_a_sub_folder(browser, bundled_builds, rulebook):
+    server = _serve(bundled_builds[rulebook] / "site", _SubFolderHandler)
+    base = f"http://127.0.0.1:{server.server_address[1]}/sub/"
+    try:
+        for missing in ("no-existe.html", "a/b/no-existe.html"):
+            browser.get(base + missing)
+            link = WebDriverWait(browser, WAIT).until(EC.presence_of_element_located((By.CSS_SELECTOR, "a[data-rb-root-link]")))
+            WebDriverWait(browser, WAIT).until(lambda d: link.get_attribute("href") == base + "index.html")
+            link.click()
+            WebDriverWait(browser, WAIT).until(EC.presence_of_element_located((By.CSS_SELECTOR, "article.md-content__inner")))
+            assert browser.current_url == base + "index.html"
+            failed = browser.execute_script(
+                "return performance.getEntriesByType('resource').filter(e => e.responseStatus >= 400).map(e => e.name)")
+            assert failed == [], failed
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize("rulebook", BUNDLED)
+def test_print_one_faction_compactly(browser, servers, bundled_builds, artifacts, rulebook):
+    """A datasheet page (one faction) prints on at most 15 A4 pages: compact cards in two columns,
+    without technical blocks, collapsibles or scrollbars."""
+    counts = {}
+    for page in _faction_pages(bundled_builds[rulebook]):
+        _open(browser, servers[rulebook] + page)
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+        try:
+            hidden = browser.execute_script(
+                "return ['.md-header', '.md-sidebar--primary', '.md-footer', '.rb-tech', 'details.rb-users', 'details.rb-options']"
+                ".map(s => document.querySelector(s)).filter(e => e).map(e => getComputedStyle(e).display)"
+            )
+            assert hidden and all(d == "none" for d in hidden), (page, hidden)
+            scrolling = browser.execute_script(
+                "return [...document.querySelectorAll('.md-typeset__scrollwrap, .rb-scroll')]"
+                ".filter(e => getComputedStyle(e).overflowX !== 'visible').length")
+            assert scrolling == 0, page
+        finally:
+            browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
+        options = PrintOptions()
+        options.page_width, options.page_height = 21.0, 29.7
+        pdf = base64.b64decode(browser.print_page(options))
+        counts[page] = len(re.findall(rb"/Type\s*/Page\b", pdf))
+        (artifacts / f"{rulebook}-{page.removesuffix('.html')}-print.pdf").write_bytes(pdf)
+    assert all(n <= FACTION_PRINT_LIMIT for n in counts.values()), counts
+
+
+def _faction_pages(build: Path) -> list[str]:
+    """The datasheet pages (their entries have the datasheets' weight, above 3, in the search index)."""
+    return sorted({e[1].split("#")[0] for e in _entries(build) if e[3] > 3})
+
+
+# ---------------------------------------------------------------- the 1936 rulebook, in detail
+
+
 def test_home_page_loads(browser, base_url, artifacts):
     _open(browser, base_url + "index.html")
     assert "Manual del Juego" in browser.title
     h1 = browser.find_element(By.CSS_SELECTOR, "article h1")
     assert "Manual del Juego" in h1.text
-    # navigation to the sections, the datasheets and the glossary
     links = {a.get_attribute("href").rsplit("/", 1)[-1] for a in browser.find_elements(By.CSS_SELECTOR, "article a[href]")}
-    assert any(h.startswith("03-reglas-especiales") for h in links)
-    assert any(h.startswith("fichas-") for h in links)
-    assert any("glosario" in h for h in links)
+    assert {"indice-de-fichas.html", "fichas-bando-nacional.html", "reglas-a-z.html", "17-glosario.html", "referencia-rapida.html"} <= links
     assert browser.find_element(By.TAG_NAME, "html").get_attribute("lang") == "es"
     assert _foreign_resources(browser, base_url) == []
-    browser.save_screenshot(str(artifacts / "home.png"))
+    assert not [n for n in browser.execute_script("return performance.getEntriesByType('resource').map(e => e.name)") if "search" in n]
 
 
-def _search(browser, base_url: str, query: str) -> list[str]:
-    _open(browser, base_url + "index.html")
-    box = WebDriverWait(browser, WAIT).until(EC.presence_of_element_located((By.CSS_SELECTOR, "input.md-search__input")))
-    if not box.is_displayed():  # narrow window: the search opens from the header button
-        browser.find_element(By.CSS_SELECTOR, "label.md-header__button[for='__search']").click()
-    WebDriverWait(browser, WAIT).until(EC.element_to_be_clickable((By.CSS_SELECTOR, "input.md-search__input"))).click()
-    box.send_keys(query)
-    WebDriverWait(browser, WAIT).until(
-        lambda d: d.find_elements(By.CSS_SELECTOR, ".md-search-result__item a.md-search-result__link")
-    )
-    return [a.get_attribute("href") for a in browser.find_elements(By.CSS_SELECTOR, ".md-search-result__item a.md-search-result__link")]
+def test_everything_a_player_needs_is_one_tap_from_home_on_a_phone(browser, base_url):
+    try:
+        _look(browser, "phone", "light")
+        _open(browser, base_url + "index.html")
+        tiles = browser.find_elements(By.CSS_SELECTOR, "a.rb-tile")
+        assert len(tiles) >= 5
+        assert all(_in_viewport(browser, t) for t in tiles), [t.text for t in tiles if not _in_viewport(browser, t)]
+    finally:
+        _reset(browser)
 
 
-@pytest.mark.parametrize(
-    ("query", "page"),
-    [
-        ("Pinned", "03-reglas-especiales.html"),
-        ("Tiznao", "fichas-bando-"),
-        ("Fricción", "05-turnos-mando-ordenes-y-acciones.html"),
-        ("Troneras", "03-reglas-especiales.html"),
-    ],
-)
-def test_search_finds_the_right_pages(browser, base_url, artifacts, query, page):
-    hrefs = _search(browser, base_url, query)
-    assert hrefs, f"no results for {query!r}"
-    assert any(page in h for h in hrefs), (query, hrefs[:10])
-    if query == "Pinned":
-        browser.save_screenshot(str(artifacts / "search-pinned.png"))
+def test_technical_details_are_off_by_default_and_remembered(browser, base_url):
+    _open(browser, base_url + "06-iniciativa-y-disparos.html#resolucion_impacto")
+    browser.execute_script("localStorage.clear()")
+    _open(browser, base_url + "06-iniciativa-y-disparos.html#resolucion_impacto")
+    tech = browser.find_element(By.CSS_SELECTOR, ".rb-tech")
+    assert not tech.is_displayed()
+    switch = browser.find_element(By.CSS_SELECTOR, "button.rb-tech-switch")
+    assert switch.get_attribute("aria-pressed") == "false"
+    switch.click()
+    assert tech.is_displayed() and switch.get_attribute("aria-pressed") == "true"
+    _open(browser, base_url + "03-reglas-especiales.html")
+    assert browser.find_element(By.CSS_SELECTOR, ".rb-tech").is_displayed()
+    browser.find_element(By.CSS_SELECTOR, "button.rb-tech-switch").click()
+    assert not browser.find_element(By.CSS_SELECTOR, ".rb-tech").is_displayed()
+
+
+def test_datasheet_index_filters(browser, base_url):
+    _open(browser, base_url + "indice-de-fichas.html")
+    form = browser.find_element(By.CSS_SELECTOR, "form.rb-filter")
+    total = len(browser.find_elements(By.CSS_SELECTOR, "#rb-card-index tbody tr"))
+    Select(form.find_element(By.NAME, "group")).select_by_visible_text("Bando Nacional")
+    Select(form.find_element(By.NAME, "rule")).select_by_value("maniobrable")
+    visible = [r for r in browser.find_elements(By.CSS_SELECTOR, "#rb-card-index tbody tr") if r.is_displayed()]
+    assert 0 < len(visible) < total
+    assert all("Bando Nacional" in r.text for r in visible)
+    assert browser.find_element(By.CSS_SELECTOR, "[data-rb-count]").text == str(len(visible))
+    cost = form.find_element(By.NAME, "cost")
+    cost.send_keys("100")
+    shown = [r for r in browser.find_elements(By.CSS_SELECTOR, "#rb-card-index tbody tr") if r.is_displayed()]
+    assert shown and all(int(r.get_attribute("data-cost")) <= 100 for r in shown)
+    search = form.find_element(By.NAME, "q")
+    search.send_keys("panzer")
+    names = [r.find_element(By.TAG_NAME, "a").text for r in browser.find_elements(By.CSS_SELECTOR, "#rb-card-index tbody tr") if r.is_displayed()]
+    assert names == ["Panzer I Ausf A/B"], names
 
 
 def _card(browser, anchor: str):
-    return browser.find_element(By.XPATH, f"//h3[@id='{anchor}']/ancestor::div[contains(@class, 'rb-datasheet')][1]")
+    return browser.find_element(By.XPATH, f"//*[@id='{anchor}']/ancestor::div[contains(@class, 'rb-datasheet')][1]")
 
 
 def test_unit_special_rule_link_lands_on_the_rule(browser, base_url, artifacts):
@@ -155,8 +431,7 @@ def test_unit_special_rule_link_lands_on_the_rule(browser, base_url, artifacts):
     link = card.find_element(By.LINK_TEXT, "LMG(2)")
     browser.execute_script("arguments[0].click();", link)
     WebDriverWait(browser, WAIT).until(lambda d: d.current_url.endswith("03-reglas-especiales.html#lmg"))
-    target = WebDriverWait(browser, WAIT).until(EC.presence_of_element_located((By.ID, "lmg")))
-    heading = target.find_element(By.XPATH, "following::h4[1]")
+    heading = WebDriverWait(browser, WAIT).until(EC.presence_of_element_located((By.ID, "lmg")))
     WebDriverWait(browser, WAIT).until(lambda d: _in_viewport(d, heading))
     assert "LMG" in heading.text
     browser.save_screenshot(str(artifacts / "special-rule.png"))
@@ -171,11 +446,25 @@ def test_datasheet_shows_its_four_quality_costs(browser, base_url, artifacts):
     assert headers == ["Verde", "Regular", "Veterano", "Élite"]
     # base 70: −20 %, 0 %, +30 %, +50 %
     assert values == ["56", "70", "91", "105"]
-    # the weapon links to its profile card, and the card shows stats
+    # the weapon links to its profile card, and its I and D by band are on the card
     assert card.find_element(By.CSS_SELECTOR, "a[href*='fichas-perfiles-de-armas.html#perfiles_armas--fusiles_seccion']")
-    assert card.find_element(By.CSS_SELECTOR, ".rb-stats table")
+    assert "Corta" in card.find_element(By.CSS_SELECTOR, ".rb-weapon table").text
     browser.execute_script("arguments[0].scrollIntoView({block: 'start'});", card)
     card.screenshot(str(artifacts / "datasheet.png"))
+
+
+def test_a_wide_datasheet_fits_a_phone(browser, base_url):
+    """The Panzer I card at 390 px: its numbers wrap, and the page never scrolls sideways."""
+    try:
+        _look(browser, "phone", "light")
+        _open(browser, base_url + "fichas-bando-nacional.html#carros_combate_nacionales--n_panzer_i")
+        card = _card(browser, "carros_combate_nacionales--n_panzer_i")
+        assert browser.execute_script("return arguments[0].getBoundingClientRect().right", card) <= 390
+        for box in card.find_elements(By.CSS_SELECTOR, "dl.rb-statline > div"):
+            assert browser.execute_script("return arguments[0].getBoundingClientRect().right", box) <= 390
+        assert _overflow(browser)["page"] <= 0
+    finally:
+        _reset(browser)
 
 
 def test_deferred_aircraft_have_a_badge(browser, base_url):
@@ -198,40 +487,23 @@ def test_glossary_tooltip_on_a_term(browser, base_url, artifacts):
     browser.save_screenshot(str(artifacts / "tooltip.png"))
 
 
-def test_procedure_page(browser, base_url, artifacts):
+def test_procedure_reads_as_steps_and_examples(browser, base_url, artifacts):
     _open(browser, base_url + "06-iniciativa-y-disparos.html#resolucion_impacto")
-    anchor = browser.find_element(By.ID, "resolucion_impacto")
-    steps = anchor.find_elements(By.XPATH, "following::ol[contains(@class, 'rb-steps')][1]/li")
-    assert len(steps) >= 2
-    # steps are rendered Markdown, not raw source
-    assert "**" not in steps[0].text
-    WebDriverWait(browser, WAIT).until(lambda d: _in_viewport(d, anchor.find_element(By.XPATH, "following::h4[1]")))
+    heading = browser.find_element(By.ID, "resolucion_impacto")
+    steps = heading.find_elements(By.XPATH, "following::ol[contains(@class, 'rb-steps')][1]/li")
+    assert len(steps) >= 2 and steps[0].text.startswith("I efectivo = I base + M")
+    example = heading.find_element(By.XPATH, "following::div[contains(@class, 'rb-example')][1]")
+    assert "→" in example.text and "expect" not in example.text
+    WebDriverWait(browser, WAIT).until(lambda d: _in_viewport(d, heading))
     browser.save_screenshot(str(artifacts / "procedure.png"))
 
 
-def test_print_stylesheet_hides_the_chrome(browser, base_url, artifacts):
-    _open(browser, base_url + "fichas-bando-nacional.html")
-    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
-    try:
-        hidden = browser.execute_script(
-            "return ['.md-header', '.md-sidebar--primary', '.md-footer', 'details.rb-code']"
-            ".map(s => document.querySelector(s)).filter(e => e)"
-            ".map(e => getComputedStyle(e).display)"
-        )
-        assert hidden and all(d == "none" for d in hidden), hidden
-        card = browser.find_element(By.CSS_SELECTOR, ".rb-datasheet")
-        assert browser.execute_script("return getComputedStyle(arguments[0]).breakInside", card) == "avoid"
-    finally:
-        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
-    pdf = browser.print_page()
-    import base64
-
-    (artifacts / "datasheets-print.pdf").write_bytes(base64.b64decode(pdf))
-
-
 def test_every_page_loads_only_local_resources(browser, base_url, built):
-    for page in ("index.html", "03-reglas-especiales.html", "fichas-perfiles-de-armas.html", "17-glosario.html", "datos.html"):
-        if not (built / "site" / page).exists():
-            continue
+    browser.get_log("browser")  # what earlier tests left in the log
+    for page in ("index.html", "03-reglas-especiales.html", "fichas-perfiles-de-armas.html", "17-glosario.html", "datos.html",
+                 "indice-de-fichas.html", "reglas-a-z.html", "referencia-rapida.html"):
+        assert (built / "site" / page).exists(), page
         _open(browser, base_url + page)
         assert _foreign_resources(browser, base_url) == [], page
+        errors = [e for e in browser.get_log("browser") if e.get("level") == "SEVERE"]
+        assert errors == [], (page, errors[:3])

@@ -111,7 +111,7 @@ def _html(out: Path, name: str) -> str:
 
 
 def _card(page: str, anchor: str) -> str:
-    m = re.search(rf'<div class="rb-datasheet">\s*<h3 id="{re.escape(anchor)}">(.*?)(?=<div class="rb-datasheet">|</article>)', page, re.S)
+    m = re.search(rf'<div class="rb-datasheet">\s*<h[23] id="{re.escape(anchor)}">(.*?)(?=<div class="rb-datasheet">|</article>)', page, re.S)
     assert m, f"no card #{anchor}"
     return m.group(1)
 
@@ -146,8 +146,9 @@ def test_card_content(mini):
     assert "<script>alert" not in page
     # text facts are text
     assert "A | b **c**" in html.unescape(re.sub(r"<[^>]+>", "", card))
-    # stats: numbers and the numeric record, with its parts named in the header
-    assert "Tamaño (ancho / alto)" in card and "3 / 4" in card
+    # stats: numbers and the numeric record, with its parts named in its label
+    stats = html.unescape(re.sub(r"<[^>]+>", "", card[card.index('class="rb-statline"'):]))
+    assert "Tamaño (Ancho / Alto)" in stats and "3 / 4" in stats
     # rules with parameters, linked to the rule's anchor
     assert re.search(r'<a href="01-uno.html#pesado">Pesado\(2\)</a>', card)
     assert re.search(r'<a href="01-uno.html#ligero">Ligero</a>', card)

@@ -32,4 +32,4 @@ def test_inlines_escape_text_and_link_targets():
     def link(target: str):
         return ("03-reglas.md#lmg", "LMG") if target == "lmg" else (None, target)
 
-    assert inlines(runs, link) == r"a \*b\* **c***d*<code>&lt;e&gt;</code>[LMG](03-reglas.md#lmg)nada"
+    assert inlines(runs, link) == r'a \*b\* **c***d*<code>&lt;e&gt;</code><a href="03-reglas.md#lmg">LMG</a>nada'

@@ -1,0 +1,296 @@
+"""IR names, values and expressions → plain-language text for players.
+
+Reads a checked :class:`compiler.ir.Program`; produces unescaped plain text (the
+page emitter escapes it): a procedure's ``let``/``return``/``require`` as
+formulas in the manual's notation (``I efectivo = I base + M``, ``×``, ``≥``,
+``mín(…)``), a worked example's inputs and expectations as short phrases,
+and human labels for names that are written like code (``i_efectivo``,
+``BajasMaximas``).
+
+Names are spelt as the rulebook's own prose and titles spell them: the words of
+``i_efectivo`` are looked up, without accents or case, in the text of the
+rulebook, and the most frequent spelling found there is used (``I efectivo``).
+
+Entry point: :class:`Readable` (``Readable(program).expr(e)``, ``.statement(s)``,
+``.label(text)``).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from fractions import Fraction
+from typing import Any
+
+from . import ir
+from .markdown import number
+
+OPERATORS = {
+    "+": "+", "-": "−", "*": "×", "/": "÷", "//": "÷", "%": "mód", "==": "=", "!=": "≠", "<": "<", "<=": "≤",
+    ">": ">", ">=": "≥", "and": "y", "or": "o", "in": "en",
+}
+PRECEDENCE = {"or": 1, "and": 2, "in": 3, "==": 3, "!=": 3, "<": 3, "<=": 3, ">": 3, ">=": 3, "+": 4, "-": 4,
+              "*": 5, "/": 5, "//": 5, "%": 5}
+FUNCTIONS = {
+    "min": "mín", "max": "máx", "clamp": "entre", "abs": "valor absoluto", "floor": "redondeo hacia abajo",
+    "ceil": "redondeo hacia arriba", "round": "redondeo", "trunc": "parte entera", "capped_sum": "suma con tope",
+    "len": "número de", "sum": "suma de", "any": "alguno de", "all": "todos", "ord": "posición de",
+    "shift": "desplaza", "probability": "probabilidad de",
+}
+CODE_LIKE = re.compile(r"^(?:[a-z0-9]+(?:_[a-z0-9]+)+|[A-Z]?[a-z0-9]+(?:[A-Z][a-z0-9]*)+|[a-z][a-z0-9]*_?[A-Z]\w*)$")
+
+
+def fold(text: str) -> str:
+    """Lower case without accents, one character for each character (``Órdenes`` → ``ordenes``)."""
+    return "".join((unicodedata.normalize("NFD", ch)[:1] or ch).lower()[:1] for ch in text)
+
+
+def looks_like_code(title: str) -> bool:
+    """``BajasMaximas``, ``asalto_d_base``, ``TipoArma``: a title written as an identifier."""
+    return bool(CODE_LIKE.match(title))
+
+
+def words_of(name: str) -> list[str]:
+    """The words of an identifier: ``BajasMaximas`` → bajas, maximas; ``asalto_D_vehiculo`` → asalto, D, vehiculo."""
+    parts = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).split("_")
+    return [p.lower() if p[1:].islower() else p for p in parts if p]
+
+
+class Readable:
+    """Plain-language renderings of one program's names, values and expressions."""
+
+    def __init__(self, program: ir.Program):
+        self.p = program
+        self.member_titles = {e.name: {m.name: m.title for m in e.members} for e in program.enums.values()}
+        self._corpus: str | None = None
+        self._folded: str | None = None
+        self._spellings: dict[tuple[str, ...], str | None] = {}
+
+    # ------------------------------------------------------------------ names
+    def _text(self) -> tuple[str, str]:
+        """All the rulebook's prose and titles (and its folded copy, same length)."""
+        if self._corpus is None:
+            chunks: list[str] = []
+            items = list(self.p.front) + [i for s in self.p.sections for i in s.items]
+            for item in items:
+                runs = getattr(item, "inlines", None)
+                if runs is not None:
+                    chunks.append("".join(getattr(r, "text", "") for r in runs))
+                for run_list in getattr(item, "items", ()) if isinstance(item, ir.ListBlock) else ():
+                    chunks.append("".join(getattr(r, "text", "") for r in run_list))
+            for d in self.p.decls.values():
+                chunks.append(d.title)
+                if d.doc:
+                    chunks.append(d.doc)
+                if isinstance(d, ir.Procedure):
+                    chunks += [s.label for s in d.steps]
+                if isinstance(d, ir.Rule):
+                    chunks += list(d.texts)
+                if isinstance(d, ir.Term):
+                    chunks.append(d.definition)
+            self._corpus = "\n".join(chunks)
+            self._folded = fold(self._corpus)
+        return self._corpus, self._folded or ""
+
+    def spelling(self, words: tuple[str, ...]) -> str | None:
+        """The rulebook's most frequent spelling of these words in a row, if it writes them."""
+        if words not in self._spellings:
+            corpus, folded = self._text()
+            pattern = r"(?<!\w)" + r"\s+".join(re.escape(fold(w)) for w in words) + r"(?!\w)"
+            found = Counter(corpus[m.start():m.end()] for m in re.finditer(pattern, folded))
+            self._spellings[words] = max(sorted(found), key=lambda s: (found[s], s[:1].isupper())) if found else None
+        return self._spellings[words]
+
+    def word(self, word: str) -> str:
+        """One word as the rulebook spells it, or with the accents of a word of the same stem
+        (``maximas`` → ``máximas`` when the rulebook only writes ``máxima``)."""
+        found = self.spelling((word,))
+        if found is not None:
+            return found
+        stem = fold(word)[: max(4, len(word) - 2)]
+        if len(stem) < 4:
+            return word
+        corpus, folded = self._text()
+        kin = Counter(corpus[m.start():m.end()] for m in re.finditer(r"(?<!\w)" + re.escape(stem) + r"[^\W_]*", folded))
+        if not kin:
+            return word
+        model = max(sorted(kin), key=lambda s: kin[s]).ljust(len(word))
+        return "".join((m.upper() if c.isupper() else m) if not m.isascii() and fold(m) == fold(c) else c for c, m in zip(word, model))
+
+    def name(self, identifier: str) -> str:
+        """A code name in the rulebook's words: ``i_efectivo`` → ``I efectivo``."""
+        words = words_of(identifier)
+        whole = self.spelling(tuple(words))
+        if whole is not None:
+            return " ".join(whole.split())
+        return " ".join(self.word(w) for w in words)
+
+    def label(self, title: str) -> str:
+        """A title as players read it: one written like code is spelt out (``BajasMaximas`` → ``Bajas máximas``)."""
+        if not looks_like_code(title):
+            return title[:1].upper() + title[1:] if title[:1].islower() and " " not in title else title
+        text = self.name(title)
+        return text[:1].upper() + text[1:]
+
+    # ------------------------------------------------------------------ values
+    def value(self, v: Any) -> str:
+        """A data value: numbers in the site's notation, sí/no, an enum value's title, an entry's title."""
+        if v is None:
+            return "ninguno"
+        if isinstance(v, bool):
+            return "sí" if v else "no"
+        if isinstance(v, (int, Fraction)):
+            return number(v)
+        if isinstance(v, str):
+            for titles in self.member_titles.values():
+                if v in titles:
+                    return titles[v]
+            return v
+        if isinstance(v, (list, tuple)):
+            return "[" + ", ".join(self.value(x) for x in v) + "]"
+        return str(v)
+
+    def entry_title(self, catalog: str, ident: str) -> str:
+        d = self.p.get(catalog, ir.Catalog)
+        if d is None or ident not in d.entries:
+            return ident
+        rec = self.p.records.get(d.record)
+        field = next((f.name for f in rec.fields if f.type.kind == "text"), None) if rec else None
+        title = d.entries[ident].get(field) if field else None
+        return title if isinstance(title, str) and title.strip() else ident
+
+    def field_title(self, owner_type, field: str) -> str:
+        """The display title of ``field`` of the record behind a type (a record, a row, an entry)."""
+        record = None
+        if owner_type is not None:
+            t = owner_type.inner
+            if t.kind == "record":
+                record = self.p.records.get(t.name or "")
+            elif t.kind in ("ref", "refs"):
+                cat = self.p.get((t.name or "").split("|")[0], ir.Catalog)
+                record = self.p.records.get(cat.record) if cat else None
+        f = record.field(field) if record is not None else None
+        if f is not None and f.title:
+            return self.label(f.title)
+        return self.name(field)
+
+    # ------------------------------------------------------------------ expressions
+    def expr(self, e: ir.Expr, outer: int = 0) -> str:
+        """An expression in the manual's notation (``outer``: the precedence around it).
+
+        Dispatches on the node's class: ``_literal``, ``_binary``, ``_roll``…"""
+        return getattr(self, "_" + type(e).__name__.lower(), lambda _e, _o: "…")(e, outer)
+
+    def _literal(self, e: ir.Literal, _outer: int) -> str:
+        return f"«{e.value}»" if isinstance(e.value, str) else self.value(e.value)
+
+    def _local(self, e: ir.Local, _outer: int) -> str:
+        return "resultado" if e.name == "result" else self.name(e.name)
+
+    def _constref(self, e: ir.ConstRef, _outer: int) -> str:
+        return self._title(e.name)
+
+    def _enumvalue(self, e: ir.EnumValue, _outer: int) -> str:
+        return self.member_titles.get(e.enum, {}).get(e.member, e.member)
+
+    def _entryid(self, e: ir.EntryId, _outer: int) -> str:
+        return self.entry_title(e.catalog, e.ident)
+
+    def _fieldaccess(self, e: ir.FieldAccess, _outer: int) -> str:
+        title = self.field_title(getattr(e.obj, "type", None), e.field)
+        if isinstance(e.obj, ir.Local) and e.obj.name == "result":
+            return title
+        return f"{title} de {self.expr(e.obj, 9)}"
+
+    def _countof(self, e: ir.CountOf, _outer: int) -> str:
+        return f"{self.value(e.kind)} en {self.expr(e.obj, 9)}"
+
+    def _tablelookup(self, e: ir.TableLookup, _outer: int) -> str:
+        return f"«{self._title(e.table)}» ({', '.join(self.expr(k) for k in e.keys)})"
+
+    def _cataloglookup(self, e: ir.CatalogLookup, _outer: int) -> str:
+        return f"«{self._title(e.catalog)}» ({self.expr(e.key)})"
+
+    def _mapindex(self, e: ir.MapIndex, _outer: int) -> str:
+        return f"{self.expr(e.obj, 9)} ({self.expr(e.key)})"
+
+    def _listindex(self, e: ir.ListIndex, _outer: int) -> str:
+        return f"{self.expr(e.obj, 9)} [{self.expr(e.index)}]"
+
+    def _procedurecall(self, e: ir.ProcedureCall, _outer: int) -> str:
+        args = ", ".join(f"{self.name(p)} {self.expr(v)}" for p, v in e.args)
+        return f"«{self._title(e.procedure)}» ({args})"
+
+    def _recordnew(self, e: ir.RecordNew, _outer: int) -> str:
+        """The fields given, leaving out those that pass on a value of the same name."""
+        shown = [(f, v) for f, v in e.args if not (isinstance(v, ir.Local) and v.name == f)]
+        return "; ".join(f"{self.field_title(e.type, f)} = {self.expr(v)}" for f, v in shown or e.args)
+
+    def _unary(self, e: ir.Unary, _outer: int) -> str:
+        inner = self.expr(e.operand, 6)
+        return f"no {inner}" if e.op == "not" else f"−{inner}"
+
+    def _binary(self, e: ir.Binary, outer: int) -> str:
+        prec = PRECEDENCE.get(e.op, 3)
+        text = f"{self.expr(e.left, prec)} {OPERATORS.get(e.op, e.op)} {self.expr(e.right, prec + 1)}"
+        return f"({text})" if prec < outer else text
+
+    def _conditional(self, e: ir.Conditional, outer: int) -> str:
+        text = f"si {self.expr(e.cond)}: {self.expr(e.then)}; si no: {self.expr(e.other)}"
+        return f"({text})" if outer else text
+
+    def _listof(self, e: ir.ListOf, _outer: int) -> str:
+        return "[" + ", ".join(self.expr(x) for x in e.items) + "]"
+
+    def _comprehension(self, e: ir.Comprehension, _outer: int) -> str:
+        cond = f" si {self.expr(e.cond)}" if e.cond is not None else ""
+        return f"[{self.expr(e.body)} por cada {self.name(e.var)} de {self.expr(e.iterable)}{cond}]"
+
+    def _draw(self, e: ir.Draw, _outer: int) -> str:
+        return f"extracción de {self.expr(e.count)} de «{self._title(e.bag)}»"
+
+    def _title(self, name: str) -> str:
+        d = self.p.decls.get(name)
+        return d.title if d is not None else name
+
+    def _builtincall(self, e: ir.BuiltinCall, _outer: int) -> str:
+        args = [self.expr(a) for a in e.args]
+        if e.name == "has_rule":
+            return f"{args[0]} incluye «{self._title(e.rule or '')}»"
+        if e.name == "rule_param":
+            return f"{e.param} de «{self._title(e.rule or '')}» en {args[0]}"
+        return f"{FUNCTIONS.get(e.name, e.name)}({', '.join(args)})"
+
+    def _roll(self, e: ir.Roll, _outer: int) -> str:
+        dice = self._title(e.die) if e.die else f"{e.count if e.times is None else ''}d{e.sides}"
+        text = f"tirada de {dice}"
+        if e.times is not None:
+            text += f" × {self.expr(e.times, 9)}"
+        if e.keep is not None:
+            which = "mayores" if e.keep[0] == "highest" else "menores"
+            text += f", conserva los {e.keep[1]} {which}"
+        if e.test is not None:
+            text += f", cuenta los dados {OPERATORS.get(e.test[0], e.test[0])} {self.expr(e.test[1])}"
+        return text
+
+    # ------------------------------------------------------------------ statements
+    def statement(self, s: ir.Stmt) -> list[str]:
+        """A statement as formula lines (nested ``if``s are flattened into conditions)."""
+        if isinstance(s, ir.Let):
+            return [f"{self.name(s.name)} = {self.expr(s.value)}"]
+        if isinstance(s, ir.Return):
+            return [f"resultado: {self.expr(s.value)}"]
+        if isinstance(s, ir.Require):
+            return [f"requisito: {s.message}"]
+        if isinstance(s, ir.If):
+            out = []
+            for i, (cond, body) in enumerate(s.branches):
+                lead = "si" if i == 0 else "si no, si"
+                out += [f"{lead} {self.expr(cond)}: {line}" for b in body for line in self.statement(b)]
+            for b in s.orelse or ():
+                out += [f"si no: {line}" for line in self.statement(b)]
+            return out
+        if isinstance(s, ir.Step):
+            return [line for b in s.body for line in self.statement(b)]
+        return []
