@@ -4,8 +4,8 @@ README
 ------
 Run from the project root::
 
-    python bench/run.py            # full run, about two minutes
-    python bench/run.py --quick    # smoke run, about 20 s (noisy numbers)
+    python bench/run.py            # full run, about three minutes
+    python bench/run.py --quick    # smoke run, about a minute (noisy numbers)
 
 Options: ``--repeat N`` (timings per measurement; default 7, quick 3),
 ``--calls N`` (resolver calls for b; default 20000, quick 2000),
@@ -22,17 +22,19 @@ side, the ratio of the medians and the range of the per-repetition ratios.
         resolution, types) costs on top of raw parsing.
     a2  tracemalloc peak during check ÷ peak of Lark parsing every chunk and
         keeping the trees.
-    b1  generated ``disparo_directo`` with ``runtime.SampleContext(seed,
-        trace=False)`` ÷ the hand-written plain-Python resolver in
-        bench/baseline.py (same rules, ``random.Random`` dice), over the same
-        list of calls.
-    b2  the same with ``trace=True`` (a fresh Trace per call) ÷ the same baseline.
+    b1  generated ``disparo_directo`` (the fast resolver) with
+        ``runtime.SampleContext(seed, trace=False)`` ÷ the hand-written
+        plain-Python resolver in bench/baseline.py (same rules,
+        ``random.Random`` dice), over the same list of calls (target ≤ 1.2×).
+    b2  its traced twin with ``trace=True`` (a fresh Trace per call) ÷ the same baseline.
     b3  ``runtime.sample(fn, seed=i, trace=False)`` per call (a new
         Random(seed) each time) ÷ the baseline with a new Random(i) per call.
     c1  ``runtime.exact(disparo_directo, ...)`` mapped to casualties ÷ icepool
         2.1.3 computing the same dice expression (Quality pool keep
         highest/lowest 2 of the ±1 die, compare with P − I efectivo, map to
         casualties), per scenario.
+    e1–e5, f1  exact distributions and schema validation at scale, each next
+        to the issue's target (see bench/scale.py).
     d1  ``rulebook build --no-site`` ÷ ``rulebook check`` (whole CLI processes).
     d2  ``rulebook build`` (with mkdocs) ÷ ``rulebook build --no-site``.
 
@@ -74,6 +76,7 @@ import lark  # noqa: E402
 
 import baseline  # noqa: E402
 import runtime  # noqa: E402
+import scale  # noqa: E402
 from compiler import driver, pyload  # noqa: E402
 from compiler.loader import rule_files  # noqa: E402
 from rules_dsl import parser as rules_parser  # noqa: E402
@@ -186,10 +189,11 @@ class Row:
     base: str
     ratio: float
     spread: tuple[float, float] | None = None
+    target: str = ""  # the target for this row, marked ✓ (met) or ✗
 
 
 def print_table(rows: list[Row]) -> None:
-    head = ("", "measure (subject ÷ baseline)", "subject", "baseline", "ratio", "per-rep range")
+    head = ("", "measure (subject ÷ baseline)", "subject", "baseline", "ratio", "per-rep range", "target")
     cells = [
         (
             r.key,
@@ -198,6 +202,7 @@ def print_table(rows: list[Row]) -> None:
             r.base,
             f"{r.ratio:.2f}×",
             f"{r.spread[0]:.2f}–{r.spread[1]:.2f}" if r.spread else "",
+            r.target,
         )
         for r in rows
     ]
@@ -398,10 +403,10 @@ def bench_sampling(fn, repeat: int, calls: int, notes: list[str]) -> list[Row]:
 
     def generated_traced():
         ctx = runtime.SampleContext(SEED, trace=True)
-        Trace = runtime.Trace
+        Trace, traced = runtime.Trace, runtime.traced(fn)
         for kw in work:
             ctx.trace = Trace()
-            fn(ctx, **kw)
+            traced(ctx, **kw)
 
     def plain():
         rng = random.Random(SEED)
@@ -431,7 +436,8 @@ def bench_sampling(fn, repeat: int, calls: int, notes: list[str]) -> list[Row]:
         return fmt_time(x / calls) + "/call"
 
     return [
-        Row("b1", "disparo_directo, trace=False ÷ plain Python", per_call(p1.s), per_call(p1.b), p1.ratio, p1.ratio_range),
+        Row("b1", "disparo_directo, trace=False ÷ plain Python", per_call(p1.s), per_call(p1.b), p1.ratio, p1.ratio_range,
+            f"≤ 1.2× {'✓' if p1.ratio <= 1.2 else '✗'}"),
         Row("b2", "disparo_directo, trace=True ÷ plain Python", per_call(p2.s), per_call(p2.b), p2.ratio, p2.ratio_range),
         Row("b3", "runtime.sample(seed=i) ÷ plain, Random(i) per call", per_call(p3.s), per_call(p3.b), p3.ratio, p3.ratio_range),
     ]
@@ -535,7 +541,7 @@ def bench_build(repeat: int, notes: list[str]) -> list[Row]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Benchmarks of the rulebook compiler, as ratios against in-process baselines.")
-    ap.add_argument("--quick", action="store_true", help="CI smoke run: fewer repetitions and calls (under 20 s)")
+    ap.add_argument("--quick", action="store_true", help="CI smoke run: fewer repetitions and calls (about a minute)")
     ap.add_argument("--repeat", type=int, help="timings per measurement (default 7; quick 3)")
     ap.add_argument("--calls", type=int, help="resolver calls per timing in b (default 20000; quick 2000)")
     ap.add_argument("--build-repeat", type=int, help="runs of each CLI command in d (default 3; quick 1)")
@@ -567,8 +573,10 @@ def main(argv: list[str] | None = None) -> int:
         fn = pkg.PROCEDURES["disparo_directo"].function
         rows += bench_sampling(fn, repeat, calls, notes)
         rows += bench_exact(fn, repeat, loops, notes)
+        rows += scale.bench_exact_at_scale(side_by_side, Row, fmt_time, repeat, args.quick, notes)
+        rows += scale.bench_validation_at_scale(checked.program, Row, fmt_time, repeat, args.quick, notes)
         rows += bench_build(build_repeat, notes)
-    except BenchFailure as exc:
+    except (BenchFailure, scale.BenchFailure) as exc:
         if rows:
             print_table(rows)
             print()

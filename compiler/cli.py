@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import runtime
 from rules_dsl.diagnostics import render_all
 
 from . import driver
@@ -56,6 +57,10 @@ def make_parser() -> argparse.ArgumentParser:
     g.add_argument("--seed", type=int, help="semilla para una resolución muestreada")
     g.add_argument("--exact", action="store_true", help="calcula la distribución exacta de resultados")
     p.add_argument("--explain", action="store_true", help="incluye la traza paso a paso")
+    p.add_argument(
+        "--max-work", type=int, default=runtime.DEFAULT_MAX_WORK, metavar="N",
+        help=f"límite de trabajo de una resolución: dados, estados, elementos recorridos (por defecto {runtime.DEFAULT_MAX_WORK})",
+    )
     p.add_argument("--list", action="store_true", help="lista los procedimientos con sus tipos")
     _format_arg(p, "json")
 
@@ -145,6 +150,10 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # the system refused (a full or read-only temporary folder…): say what and where
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 1
     except Exception as exc:  # a bug in the compiler: say so, without a traceback
         print(f"internal error: {type(exc).__name__}: {exc}\nplease report this with the input that caused it", file=sys.stderr)
         return 70

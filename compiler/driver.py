@@ -5,13 +5,30 @@ Entry points:
     :func:`build(path, out_dir, site=True) -> Checked` — every output, written to a
     fresh folder and swapped in only when everything succeeded, so a failed or
     interrupted build leaves the previous output intact.
+
+The output folder is never missing: the swap exchanges the two folders in one
+step (``renameat2(RENAME_EXCHANGE)`` on Linux); where that is not available it
+falls back to two renames, and a build killed between them is undone by the
+next build. Each staging folder is locked (``flock``) by the process writing
+it, so the next build removes the folders of killed builds and leaves those of
+builds still running. SIGTERM during a build stops it like Ctrl-C: the staging
+folder is removed and mkdocs is stopped. ``out_dir`` must be a folder that is
+empty or holds a previous build; anything else there is refused rather than
+replaced. Errors of the file system (read-only, full, file too large) are
+diagnostics naming the path.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import glob
 import os
 import shutil
+import signal
 import tempfile
+import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,6 +40,9 @@ from .loader import load
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_RULEBOOK = ROOT / "content" / "1936"
+
+OPTIONAL_OUTPUTS = frozenset({"site"})
+"""Entries of a previous build that this build may not write (``--no-site``)."""
 
 
 @dataclass
@@ -60,32 +80,45 @@ def build(path: Path, out_dir: Path, site: bool = True) -> Checked:
 
     Nothing in ``out_dir`` changes unless the whole build succeeds.
     """
-    import time
-
     t0 = time.perf_counter()
+    try:
+        out_dir = out_dir.resolve()
+    except (OSError, RuntimeError) as exc:  # a loop of links
+        return Checked(None, [_error(f"the output path cannot be used: {exc}", out_dir, "choose a folder with -o")], {})
+    if out_dir.exists() and not out_dir.is_dir():
+        return Checked(None, [_error("the output path is a file, not a folder; it was left untouched", out_dir, "choose a folder with -o")], {})
     result = check(path)
     result.timings["check"] = time.perf_counter() - t0
     if not result.ok or result.program is None:
         return result
-    out_dir = out_dir.resolve()
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.building-", dir=out_dir.parent))
-    try:
-        _emit_all(result, staging, site)
-        if not result.ok:
-            shutil.rmtree(staging, ignore_errors=True)
-            return result
-        _swap(staging, out_dir)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+    staging: Path | None = None
+    with _stop_on_sigterm() as stopped, contextlib.ExitStack() as locks:
+        try:
+            out_dir.parent.mkdir(parents=True, exist_ok=True)
+            _clean_after_killed_builds(out_dir)
+            staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.building-", dir=out_dir.parent))
+            locks.enter_context(_locked(staging))
+            _emit_all(result, staging, site)
+            if result.ok:
+                foreign = _foreign_entries(out_dir, staging)
+                if foreign:
+                    result.diagnostics.append(_error(
+                        f"this folder holds {', '.join(foreign[:3])}{', …' if len(foreign) > 3 else ''}, which a build does not write; it was left untouched",
+                        out_dir, "choose an empty folder or a previous build's folder with -o",
+                    ))
+                elif not stopped:  # a SIGTERM whose exception a finalizer swallowed
+                    _swap(staging, out_dir, locks)
+                    staging = None
+        except OSError as exc:
+            result.diagnostics.append(_os_error(exc, staging, out_dir))
+        finally:
+            if staging is not None:
+                shutil.rmtree(staging, ignore_errors=True)
     return result
 
 
 def _emit_all(result: Checked, staging: Path, site: bool) -> None:
     """Python package → odds (computed by that package) → JSON → pages → site."""
-    import time
-
     from . import odds, pyload, to_json, to_pages, to_python
 
     program = result.program
@@ -112,17 +145,172 @@ def _emit_all(result: Checked, staging: Path, site: bool) -> None:
         err = to_pages.run_mkdocs(staging)
         result.timings["mkdocs"] = time.perf_counter() - t
         if err:
-            result.diagnostics.append(Diagnostic("error", "mkdocs build --strict failed:\n" + err, Span("<build>", 0, 0, 0, 0), None, "site"))
+            result.diagnostics.append(Diagnostic("error", "mkdocs build --strict failed:\n" + _without_traceback(err), Span("<build>", 0, 0, 0, 0), None, "site"))
 
 
-def _swap(staging: Path, out_dir: Path) -> None:
-    """Replace ``out_dir`` by ``staging`` with two renames."""
-    old = None
-    if out_dir.exists():
-        old = out_dir.with_name(f".{out_dir.name}.old-{os.getpid()}")
-        if old.exists():
-            shutil.rmtree(old)
-        os.replace(out_dir, old)
-    os.replace(staging, out_dir)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+def _error(message: str, where: Path, hint: str | None = None) -> Diagnostic:
+    return Diagnostic("error", message, Span(str(where), 0, 0, 0, 0), hint, "io")
+
+
+def _os_error(exc: OSError, staging: Path | None, out_dir: Path) -> Diagnostic:
+    """A file-system failure as a plain message with the cause, at the path (as it
+    would be in ``out_dir``): ``build/json/x.json: error: cannot write the build
+    output: No space left on device``."""
+    where = exc.filename or exc.filename2
+    shown = str(out_dir)
+    if where is not None:
+        path = Path(os.fsdecode(where))
+        if staging is not None and path.is_relative_to(staging):
+            shown = str(out_dir / path.relative_to(staging))
+        elif not path.name.startswith(f".{out_dir.name}."):  # not a folder of the swap
+            shown = str(path)
+    cause = exc.strerror or str(exc)
+    return Diagnostic("error", f"cannot write the build output: {cause}", Span(shown, 0, 0, 0, 0), _OS_HINTS.get(exc.errno), "io")
+
+
+_OS_HINTS = {
+    errno.ENOSPC: "free some disk space and build again",
+    errno.EROFS: "the output folder is on a read-only file system; choose another with -o",
+    errno.EACCES: "you may not write there; choose another folder with -o",
+    errno.EFBIG: "a file of the build is over the file size limit (ulimit -f)",
+    errno.EDQUOT: "the disk quota is exhausted",
+}
+
+
+def _without_traceback(err: str) -> str:
+    """mkdocs' error output with a Python traceback reduced to its last line (the error itself)."""
+    marker = "Traceback (most recent call last):"
+    if marker not in err:
+        return err
+    head, _, tail = err.partition(marker)
+    last = [line for line in tail.strip().splitlines() if line and not line.startswith((" ", "\t"))]
+    return (head.rstrip() + "\n" + (last[-1] if last else "")).strip()
+
+
+def _foreign_entries(out_dir: Path, staging: Path) -> list[str]:
+    """What ``out_dir`` holds that a build does not write (sorted); [] when it is absent."""
+    if not out_dir.exists():
+        return []
+    ours = {p.name for p in staging.iterdir()} | OPTIONAL_OUTPUTS
+    return sorted(p.name for p in out_dir.iterdir() if p.name not in ours)
+
+
+# ---------------------------------------------------------------------------- the swap
+
+
+@contextlib.contextmanager
+def _locked(folder: Path):
+    """Hold an exclusive ``flock`` on ``folder`` (a no-op where flock does not exist).
+
+    The lock lives as long as this process keeps the folder open, so another
+    build can tell a folder being written from one left by a killed build."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _orphaned(folder: Path) -> bool:
+    """Whether no running build holds ``folder`` (its lock can be taken)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: no folder is known to be left over
+        return False
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def _clean_after_killed_builds(out_dir: Path) -> None:
+    """Remove the staging folders of killed builds next to ``out_dir``; put back the
+    previous output when a build died between the two renames of the fallback swap."""
+    name = glob.escape(out_dir.name)
+    for old in sorted(out_dir.parent.glob(f".{name}.old-*")):
+        if old.is_dir() and _orphaned(old):
+            if not out_dir.exists():
+                os.rename(old, out_dir)
+            else:
+                shutil.rmtree(old, ignore_errors=True)
+    for stale in sorted(out_dir.parent.glob(f".{name}.building-*")):
+        if stale.is_dir() and _orphaned(stale):
+            shutil.rmtree(stale, ignore_errors=True)
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two folders in one step (Linux ``renameat2(RENAME_EXCHANGE)``); False when
+    the system or the file system cannot."""
+    import ctypes
+
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return False
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    at_fdcwd, rename_exchange = -100, 2
+    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
+        return False
+    raise OSError(code, os.strerror(code), str(b))
+
+
+def _swap(staging: Path, out_dir: Path, locks: contextlib.ExitStack) -> None:
+    """Put ``staging`` in place of ``out_dir``; ``out_dir`` exists at every moment
+    once it has existed. The previous output is removed afterwards."""
+    if not out_dir.exists():
+        os.rename(staging, out_dir)
+        return
+    if _exchange(staging, out_dir):
+        shutil.rmtree(staging, ignore_errors=True)  # the previous output, now at the staging path
+        return
+    old = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.old-", dir=out_dir.parent))
+    locks.enter_context(_locked(out_dir))  # the lock moves with the folder: no other build restores it
+    os.rename(out_dir, old)  # replaces the empty folder just made
+    try:
+        os.rename(staging, out_dir)
+    except BaseException:
+        os.rename(old, out_dir)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def _stop_on_sigterm():
+    """Turn SIGTERM into SystemExit while building (main thread only), so that the
+    staging folder is removed and subprocesses (mkdocs) are killed on the way out.
+
+    The exception can be lost when the signal lands in a finalizer ("Exception
+    ignored in …"), so the signals received are also kept in the list this yields:
+    the build does not swap after one, and leaves with SystemExit."""
+    requested: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield requested
+        return
+
+    def stop(signum, frame):
+        requested.append(signum)
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield requested
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    if requested:
+        raise SystemExit(128 + requested[0])

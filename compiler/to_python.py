@@ -7,7 +7,13 @@ The package (named after the rulebook id) holds:
 
 * ``types.py`` — enum values and orders, one frozen dataclass per record;
 * ``data.py`` — constants, catalogs, tables, dice and bags as Python literals;
-* ``procedures.py`` — one function per procedure, ``fn(ctx, **params)``;
+* ``procedures.py`` — one function per procedure, ``fn(ctx, **params)``: the fast
+  resolvers, which only roll dice (steps are comments; a table is indexed
+  directly where the types guarantee the row);
+* ``traced.py`` — the same functions, traced (``fn.traced``): they report steps,
+  bindings and rolls to the context, look every table up with the rule's
+  position, and give each roll the state exact enumeration may merge on (from
+  :mod:`compiler.liveness`);
 * ``examples.py`` — the worked examples, as :class:`runtime.Example` objects;
 * ``odds.py`` — the odds tables, as :class:`runtime.Odds` objects;
 * ``__init__.py`` — the public API: a :class:`runtime.Procedure` per procedure.
@@ -32,7 +38,7 @@ from typing import Any, Union
 
 from rules_dsl.diagnostics import Span
 
-from . import ir
+from . import ir, liveness
 from .builtins import BUILTINS
 from .names import module_name, py_name
 from .types import DEC, T
@@ -297,12 +303,17 @@ class Writer:
 
     def condition(self, keyword: str, cond: Doc) -> None:
         """``if cond:``: a chain without its parentheses when the line fits."""
-        if isinstance(cond, Chain):
-            bare = f"{keyword} {flat(dataclasses.replace(cond, parens=False))}:"
+        self.statement(keyword + " ", cond, ":")
+
+    def statement(self, head: str, value: Doc, tail: str = "") -> None:
+        """``head value tail`` (``x = value``, ``return value``, ``if value:``): a chain
+        without its parentheses when the line fits."""
+        if isinstance(value, Chain):
+            bare = f"{head}{flat(dataclasses.replace(value, parens=False))}{tail}"
             if len(INDENT) * self.level + len(bare) <= WIDTH:
                 self.line(bare)
                 return
-        self.code(Seq((keyword + " ", cond, ":")))
+        self.code(Seq((head, value, tail)))
 
     def indent(self) -> None:
         self.level += 1
@@ -393,6 +404,7 @@ _SAME_LEVEL = {"+": ("+", "-"), "-": ("+", "-"), "*": ("*",), "and": ("and",), "
 _COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
 _MIRRORED = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 _HELPERS = "_min, _max, _abs, _len, _sum, _any, _all = min, max, abs, len, sum, any, all"
+_ALIASES = {"data": "_d", "types": "_t", "traced": "_traced"}
 
 
 class PythonEmitter:
@@ -403,6 +415,9 @@ class PythonEmitter:
         self.sources = sorted({d.file for d in program.decls.values()})
         self.src = SourceTable()
         self.random_variables: list[Doc] = []
+        self.liveness = liveness.analyse(program)
+        self.traced = False  # writing traced.py (the twins) rather than procedures.py
+        self.in_procedure = False  # writing a procedure body, where ``ctx`` counts loops
 
     # ------------------------------------------------------------------ modules
     def header(self, w: Writer, doc: str) -> None:
@@ -412,14 +427,14 @@ class PythonEmitter:
         w.line('"""' + doc + '"""')
 
     def module(self, doc: str, body: Writer, imports: tuple[str, ...] = ("data", "types"), helpers: bool = False) -> str:
-        """A module: header, imports, the source table and random variables its body
-        cites (collected while the body was written), then the body."""
+        """A module: header, imports (``from . import data as _d``…), the source table and
+        random variables its body cites (collected while the body was written), then the body."""
         w = Writer()
         self.header(w, doc)
         w.line()
         w.line("import runtime as _rt")
         for mod in imports:
-            w.line(f"from . import {mod} as _{mod[0]}")
+            w.line(f"from . import {mod} as {_ALIASES[mod]}")
         if helpers:
             w.line()
             w.line(_HELPERS)
@@ -549,7 +564,9 @@ class PythonEmitter:
         w.line("}")
 
     # ------------------------------------------------------------------ procedures.py
-    def procedures_module(self) -> str:
+    def procedures_module(self, traced: bool) -> str:
+        """``procedures.py`` (the fast resolvers) or, with ``traced``, ``traced.py`` (their twins)."""
+        self.traced = traced
         w = Writer()
         procedures = self.p.of(ir.Procedure)
         for d in procedures:
@@ -559,13 +576,9 @@ class PythonEmitter:
         w.line("# internal aliases: calls between procedures never see a local of the same name")
         for d in procedures:
             w.line(f"_proc_{py_name(d.name)} = {py_name(d.name)}")
-        return self.module(
-            "The rulebook's procedures: one resolver function per procedure.\n\n"
-            "Each function takes a context first (``runtime.SampleContext`` for a random\n"
-            "resolution with its trace, or use ``runtime.exact(fn, **params)`` for the exact\n"
-            "distribution of results), then the procedure's parameters by name.",
-            w, helpers=True,
-        )
+        if traced:
+            return self.module(_TRACED_DOC, w, helpers=True)
+        return self.module(_FAST_DOC, w, imports=("data", "types", "traced"), helpers=True)
 
     def procedure(self, w: Writer, d: ir.Procedure) -> None:
         params: list[Doc] = ["ctx"]
@@ -573,6 +586,8 @@ class PythonEmitter:
             params.append(Seq((py_name(prm.name) + "=", self.expr(prm.default))) if prm.default is not None else py_name(prm.name))
         w.line()
         w.line()
+        if not self.traced:
+            w.line(f"@_rt.traced_by(_traced.{py_name(d.name)})")
         w.code(Seq(("def ", Group(py_name(d.name), tuple(params)), ":")))
         w.indent()
         w.docstring([
@@ -583,27 +598,39 @@ class PythonEmitter:
             "",
             f"Generated from {d.span.src}.",
         ])
-        arguments = dict_of([(Text(prm.name), py_name(prm.name)) for prm in d.params])
-        w.code(call("ctx.enter", Text(d.name), Text(d.title), Text(d.ref), self.src.cite(d.span), arguments))
+        if self.traced:
+            arguments = dict_of([(Text(prm.name), py_name(prm.name)) for prm in d.params])
+            w.code(call("ctx.enter", Text(d.name), Text(d.title), Text(d.ref), self.src.cite(d.span), arguments))
+        self.in_procedure = True
         self.block(w, d.body, d, top=True)
+        self.in_procedure = False
         w.outdent()
 
     def block(self, w: Writer, stmts: tuple[ir.Stmt, ...], proc: ir.Procedure, top: bool = False) -> None:
-        """Statements; a step starts after a blank line unless it opens a nested block."""
+        """Statements; a step starts after a blank line unless it opens a nested block
+        (traced: ``ctx.step(…)``; fast: a comment with the step's number and label)."""
         if not stmts:
             w.line("pass")
         for k, st in enumerate(stmts):
             if isinstance(st, ir.Step):
                 if top or k > 0:
                     w.line()
-                w.code(call("ctx.step", str(st.number), Text(st.label), Text(proc.ref), self.src.cite(st.span)))
+                if self.traced:
+                    w.code(call("ctx.step", str(st.number), Text(st.label), Text(proc.ref), self.src.cite(st.span)))
+                else:
+                    w.comment(f"{st.number}. {st.label}")
                 if st.body:
                     self.block(w, st.body, proc)
+                elif not self.traced:
+                    w.line("pass")
             elif isinstance(st, ir.Let):
-                value = call("ctx.let", Text(st.name), self.expr(st.value), self.src.cite(st.span))
-                w.code(Seq((py_name(st.name) + " = ", value)))
+                value = self.expr(st.value)
+                if self.traced:
+                    value = call("ctx.let", Text(st.name), value, self.src.cite(st.span))
+                w.statement(py_name(st.name) + " = ", value)
             elif isinstance(st, ir.Return):
-                w.code(Seq(("return ", call("ctx.leave", self.expr(st.value)))))
+                value = self.expr(st.value)
+                w.statement("return ", call("ctx.leave", value) if self.traced else value)
             elif isinstance(st, ir.Require):
                 w.code(Seq(("if not ", self.expr(st.cond), ":")))
                 w.indent()
@@ -641,12 +668,16 @@ class PythonEmitter:
             case ir.TableLookup():
                 return self.table_lookup(e)
             case ir.CatalogLookup():
-                return call("_rt.lookup", f"_d.CATALOG_{py_name(e.catalog)}", self.expr(e.key), Text(e.catalog), self.src.cite(e.span))
+                present = e.key.type == T("ref", e.catalog)
+                return self.lookup(f"_d.CATALOG_{py_name(e.catalog)}", self.expr(e.key), e.catalog, e.span, present)
             case ir.MapIndex():
-                return call("_rt.lookup", self.expr(e.obj), self.expr(e.key), Text("map"), self.src.cite(e.span))
+                present = e.obj.type.kind == "map" and e.key.type.kind == "enum"  # maps have every key
+                return self.lookup(self.expr(e.obj), self.expr(e.key), "map", e.span, present)
             case ir.ListIndex():
                 return call("_rt.index", self.expr(e.obj), self.expr(e.index), self.src.cite(e.span))
             case ir.ProcedureCall():
+                if self.traced and e.procedure in self.liveness.random:
+                    return self.random_call(e)
                 args = [Seq((py_name(name) + "=", self.expr(value))) for name, value in e.args]
                 return call(f"_proc_{py_name(e.procedure)}", "ctx", *args)
             case ir.RecordNew():
@@ -667,7 +698,8 @@ class PythonEmitter:
             case ir.ListOf():
                 return tuple_of([self.expr(x) for x in e.items])
             case ir.Comprehension():
-                clauses = [(f"for {py_name(e.var)} in", self.expr(e.iterable))]
+                iterable = self.expr(e.iterable)
+                clauses = [(f"for {py_name(e.var)} in", call("ctx.loop", iterable) if self.in_procedure else iterable)]
                 if e.cond is not None:
                     clauses.append(("if", self.expr(e.cond)))
                 return call("tuple", Chain(self.expr(e.body), tuple(clauses)))
@@ -677,13 +709,19 @@ class PythonEmitter:
                 return self.draw(e)
         raise AssertionError(type(e))
 
+    def lookup(self, mapping: Doc, key: Doc, name: str, span: Span, present: bool) -> Doc:
+        """``mapping[key]``: in fast resolvers a plain subscript when the types guarantee
+        the key is there, else ``_rt.lookup``, whose error names the table and the rule."""
+        if present and not self.traced:
+            return Seq((mapping, Group("", (key,), "[", "]")))
+        return call("_rt.lookup", mapping, key, Text(name), self.src.cite(span))
+
     def field_access(self, e: ir.FieldAccess) -> Doc:
         obj = self.expr(e.obj)
-        if e.via == "catalog":
-            obj = call("_rt.lookup", f"_d.CATALOG_{py_name(e.owner)}", obj, Text(e.owner), self.src.cite(e.span))
-        elif e.via == "table":
-            obj = call("_rt.lookup", f"_d.TABLE_{py_name(e.owner)}", obj, Text(e.owner), self.src.cite(e.span))
-            if len(self.p.tables[e.owner].columns) == 1:
+        if e.via in ("catalog", "table"):
+            mapping = f"_d.{'CATALOG' if e.via == 'catalog' else 'TABLE'}_{py_name(e.owner)}"
+            obj = self.lookup(mapping, obj, e.owner, e.span, e.obj.type == T("ref", e.owner))
+            if e.via == "table" and len(self.p.tables[e.owner].columns) == 1:
                 return obj
         if e.nullable:
             return call("_rt.field", obj, Text(py_name(e.field)), self.src.cite(e.span))
@@ -693,16 +731,32 @@ class PythonEmitter:
         t = self.p.tables[e.table]
         table = f"_d.TABLE_{py_name(e.table)}"
         keys = [self.expr(k) for k in e.keys]
-        src = self.src.cite(e.span)
         if t.ranged:
-            found = call("_rt.lookup_range", table, keys[0], Text(e.table), src)
-        elif len(t.keys) == 1:
-            found = call("_rt.lookup", table, keys[0], Text(e.table), src)
+            found = call("_rt.lookup_range", table, keys[0], Text(e.table), self.src.cite(e.span))
         else:
-            found = call("_rt.lookup", table, tuple_of(keys[: len(t.keys)]), Text(e.table), src)
+            key = keys[0] if len(t.keys) == 1 else tuple_of(keys[: len(t.keys)])
+            found = self.lookup(table, key, e.table, e.span, self.every_row(t, e.keys))
         if t.across is not None:
-            found = call("_rt.lookup", found, keys[-1], Text(e.table), src)
+            present = self.every_member(e.keys[-1], t.across_values)
+            found = self.lookup(found, keys[-1], e.table, e.span, present)
         return found
+
+    def every_row(self, t: ir.Table, keys: tuple[ir.Expr, ...]) -> bool:
+        """Does the table have a row for every value the key expressions can take (enum keys)?"""
+        rows = {tuple(r.keys) for r in t.rows}
+        members = []
+        for key in keys[: len(t.keys)]:
+            if key.type.kind != "enum":
+                return False
+            members.append(self.p.enums[key.type.name].values)
+        combinations = [()]
+        for values in members:
+            combinations = [c + (v,) for c in combinations for v in values]
+        return all(c in rows for c in combinations)
+
+    def every_member(self, key: ir.Expr, values: tuple) -> bool:
+        """Is ``key`` an enum value found among ``values`` whatever it is?"""
+        return key.type.kind == "enum" and set(self.p.enums[key.type.name].values) <= set(values)
 
     def builtin(self, e: ir.BuiltinCall) -> Doc:
         """A built-in call written from its template in :mod:`compiler.builtins`."""
@@ -762,9 +816,10 @@ class PythonEmitter:
         else:
             rv = call("_rt.pool_sum", die, count, src)
         if constant:
-            self.random_variables.append(rv)
-            rv = f"_RV_{len(self.random_variables)}"
-        return call("ctx.roll", rv, Text(e.text), self.src.cite(e.span))
+            if rv not in self.random_variables:
+                self.random_variables.append(rv)
+            rv = f"_RV_{self.random_variables.index(rv) + 1}"
+        return self.choice(e, rv)
 
     def draw(self, e: ir.Draw) -> Doc:
         src = self.src.cite(e.span)
@@ -772,7 +827,46 @@ class PythonEmitter:
         if e.removed:
             removed = dict_of([(Text(kind), self.expr(n)) for kind, n in e.removed])
             bag = call("_rt.bag_without" if e.mode == "except" else "_rt.bag_with", bag, removed, src)
-        return call("ctx.roll", call("_rt.bag_draw", bag, self.expr(e.count), Seq(("src=", src))), Text(e.text), src)
+        return self.choice(e, call("_rt.bag_draw", bag, self.expr(e.count), Seq(("src=", src))))
+
+    def choice(self, e: ir.Roll | ir.Draw, rv: Doc) -> Doc:
+        """``ctx.roll(rv)``; traced, with the roll's text and position, its state and the
+        counts read (see :mod:`compiler.liveness`)."""
+        if not self.traced:
+            return call("ctx.roll", rv)
+        items: list[Doc] = [rv, Text(e.text), self.src.cite(e.span)]
+        found = self.liveness.choice(e)
+        if found.state is not None:
+            items.append(Seq(("state=", self.state(found.state))))
+        if found.reads is not None:
+            items.append(Seq(("reads=", tuple_of([Text(kind) for kind in found.reads]))))
+        return call("ctx.roll", *items)
+
+    def random_call(self, e: ir.ProcedureCall) -> Doc:
+        """A call of a procedure that rolls dice, in a traced resolver: ``ctx.call(…)``,
+        so that exact enumeration takes the callee's results as one choice."""
+        args = dict_of([(Text(py_name(name)), self.expr(value)) for name, value in e.args])
+        items: list[Doc] = [f"_proc_{py_name(e.procedure)}", args, self.src.cite(e.span)]
+        found = self.liveness.choice(e)
+        if found.state is not None:
+            items.append(Seq(("state=", self.state(found.state))))
+        return call("ctx.call", *items)
+
+    def state(self, parts: tuple) -> Doc:
+        """``lambda _v: (…)``: the values the rest of the procedure reads after a choice of ``_v``."""
+        docs: list[Doc] = []
+        for part in parts:
+            if isinstance(part, liveness.Sum):
+                (sign, first), rest = part.terms[0], part.terms[1:]
+                head = _state_name(first) if sign > 0 else Seq(("-", _state_name(first)))
+                docs.append(Chain(head, tuple(("+" if s > 0 else "-", _state_name(n)) for s, n in rest)) if rest else head)
+            elif part.counts:
+                docs.extend(Seq((_state_name(part.name), Group("", (Text(kind),), "[", "]"))) for kind in part.fields)
+            elif part.fields:
+                docs.extend(f"{_state_name(part.name)}.{py_name(f)}" for f in part.fields)
+            else:
+                docs.append(_state_name(part.name))
+        return Seq(("lambda _v: ", tuple_of(docs)))
 
     # ------------------------------------------------------------------ examples.py
     def examples_module(self) -> str:
@@ -886,7 +980,7 @@ class PythonEmitter:
         ]))
         w.line()
         w.line("import runtime as _rt")
-        w.line("from . import data, examples, odds, procedures, types")
+        w.line("from . import data, examples, odds, procedures, traced, types")
         w.line()
         w.code(Seq(("RULEBOOK = ", Text(rb.name if rb else package))))
         w.code(Seq(("TITLE = ", Text(title))))
@@ -904,7 +998,8 @@ class PythonEmitter:
         procedures = [(Text(d.name), self.procedure_object(d)) for d in self.p.of(ir.Procedure)]
         w.code(Seq(("PROCEDURES = ", dict_of(procedures, always_break=True))))
         w.line()
-        w.line('__all__ = ["PROCEDURES", "SCHEMA", "RULEBOOK", "TITLE", "VERSION", "data", "examples", "odds", "procedures", "types"]')
+        names = ["PROCEDURES", "SCHEMA", "RULEBOOK", "TITLE", "VERSION", "data", "examples", "odds", "procedures", "traced", "types"]
+        w.code(Seq(("__all__ = ", Group("", tuple(f'"{name}"' for name in names), "[", "]"))))
         return "\n".join(w.lines).rstrip() + "\n"
 
     def schema_record(self, r: ir.Record) -> Doc:
@@ -932,6 +1027,11 @@ class PythonEmitter:
 
 
 # ---------------------------------------------------------------------------- helpers
+
+
+def _state_name(name: str) -> str:
+    """A local in a state lambda: the chosen value is its argument ``_v``."""
+    return "_v" if name == liveness.VALUE else py_name(name)
 
 
 def _is_none(e: ir.Expr) -> bool:
@@ -1006,6 +1106,29 @@ def _joined(parts: list[Doc]) -> Doc:
     return parts[0] if len(parts) == 1 else Seq(tuple(parts))
 
 
+_FAST_DOC = (
+    "The rulebook's procedures: one resolver function per procedure.\n\n"
+    "Each function takes a context first (``runtime.SampleContext(seed, trace=False)``\n"
+    "for a random resolution), then the procedure's parameters by name. These are\n"
+    "the fast resolvers: they only roll dice. Each one's twin in ``traced.py``\n"
+    "(``fn.traced``) also reports its steps, bindings and rolls:\n"
+    "``runtime.sample(fn, trace=True, …)`` records them, and\n"
+    "``runtime.exact(fn, **params)`` enumerates the twin's rolls for the exact\n"
+    "distribution of results."
+)
+
+_TRACED_DOC = (
+    "The rulebook's procedures, traced: the twins of ``procedures.py``.\n\n"
+    "Each function reports to its context where it is (``ctx.enter``, ``ctx.step``,\n"
+    "``ctx.let``, ``ctx.leave``) and rolls dice with the rules text and position of\n"
+    "each roll. ``state=lambda _v: (…)`` lists what the rest of the procedure reads\n"
+    "once the roll gives ``_v``, and ``reads`` the only counts read: exact\n"
+    "enumeration (``runtime.exact``) explores each distinct state once. A call of a\n"
+    "procedure that rolls dice goes through ``ctx.call``, so that its results are\n"
+    "computed once per distinct arguments."
+)
+
+
 def package_name(program: ir.Program) -> str:
     return module_name(program.rulebook.name if program.rulebook else "rulebook")
 
@@ -1017,7 +1140,8 @@ def generate(program: ir.Program) -> dict[str, str]:
     return {
         f"{pkg}/types.py": em.types_module(),
         f"{pkg}/data.py": em.data_module(),
-        f"{pkg}/procedures.py": em.procedures_module(),
+        f"{pkg}/procedures.py": em.procedures_module(traced=False),
+        f"{pkg}/traced.py": em.procedures_module(traced=True),
         f"{pkg}/examples.py": em.examples_module(),
         f"{pkg}/odds.py": em.odds_module(),
         f"{pkg}/__init__.py": em.init_module(pkg),

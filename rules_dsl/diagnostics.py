@@ -4,13 +4,20 @@ Every error or warning the toolchain reports is a :class:`Diagnostic` carrying a
 :class:`Span`. Rendering adds ``file:line:col``, the source line and a caret,
 what was expected and an optional hint (did-you-mean). Stages collect
 diagnostics in a :class:`Reporter` and the driver reports them all together.
+
+Rendering is safe for a terminal and bounded: control characters from a rules
+file are shown as visible symbols, a long source line is cut to a window
+around the caret, and each source is split into lines once for all its
+diagnostics.
 """
 
 from __future__ import annotations
 
 import difflib
 import json
+import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Iterable
 
 
@@ -25,6 +32,8 @@ class Span:
     end_col: int
 
     def __str__(self) -> str:
+        if self.line <= 0:  # a whole file or folder, or no place in any file
+            return self.file
         return f"{self.file}:{self.line}:{self.col}"
 
     @property
@@ -34,6 +43,60 @@ class Span:
 
 
 NO_SPAN = Span("<builtin>", 0, 0, 0, 0)
+
+SHOWN_COLUMNS = 120
+"""The widest part of a source line a diagnostic shows."""
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_CONTROL_OR_NEWLINE = re.compile(_CONTROL.pattern[:-1] + r"\n\t]")
+
+
+def has_control(text: str) -> bool:
+    """Whether ``text`` holds a control character, a line or paragraph separator,
+    a bidirectional override or a lone surrogate (an undecodable byte of a file name)."""
+    return _CONTROL_OR_NEWLINE.search(text) is not None
+
+
+def escaped(text: str) -> str:
+    """``text`` with each character :func:`has_control` looks for written as a
+    Python escape (``\\n``, ``\\x1b``, ``\\u202e``): one line, safe to print."""
+    return _CONTROL_OR_NEWLINE.sub(lambda m: repr(m.group())[1:-1], text)
+
+
+def visible(text: str, keep_newlines: bool = False) -> str:
+    """``text`` with control characters (and bidirectional overrides) replaced by
+    visible symbols of the same width, so that what a rules file contains cannot
+    move the cursor, recolour or rewrite a terminal: NUL becomes ␀, ESC ␛, …"""
+    pattern = _CONTROL if keep_newlines else _CONTROL_OR_NEWLINE
+    return pattern.sub(_symbol, text)
+
+
+def _symbol(m: re.Match) -> str:
+    code = ord(m.group())
+    if code < 0x20:
+        return chr(0x2400 + code)  # the Control Pictures block
+    return "\u2421" if code == 0x7F else "\ufffd"
+
+
+@lru_cache(maxsize=4)
+def _lines(text: str) -> list[str]:
+    """The lines of a source, split once however many diagnostics it has."""
+    return text.splitlines()
+
+
+def _window(line: str, col: int, width: int) -> tuple[str, int, int]:
+    """The part of ``line`` to show for columns ``col`` .. ``col + width``: at most
+    :data:`SHOWN_COLUMNS` wide, with … where it was cut; returns (text, col, width)
+    with the column and caret width moved into the shown part."""
+    width = max(1, min(width, len(line) - col + 2))
+    if len(line) <= SHOWN_COLUMNS:
+        return line, col, width
+    start = max(0, min(col - 1 - SHOWN_COLUMNS // 4, len(line) - SHOWN_COLUMNS))
+    shown = line[start : start + SHOWN_COLUMNS]
+    prefix = "…" if start > 0 else ""
+    suffix = "…" if start + SHOWN_COLUMNS < len(line) else ""
+    width = max(1, min(width, start + SHOWN_COLUMNS - col + 2))
+    return prefix + shown + suffix, col - start + len(prefix), width
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,21 +111,20 @@ class Diagnostic:
 
     def render(self, sources: dict[str, str] | None = None) -> str:
         """Human-readable form: position, message, source line with caret, hint."""
-        out = [f"{self.span}: {self.severity}: {self.message}"]
+        out = [visible(f"{self.span}: {self.severity}: {self.message}", keep_newlines=True)]
         text = (sources or {}).get(self.span.file)
         if text is not None and self.span.line > 0:
-            lines = text.splitlines()
+            lines = _lines(text)
             if self.span.line <= len(lines):
-                src_line = lines[self.span.line - 1].expandtabs(1)
-                gutter = f"{self.span.line:>5} | "
-                out.append(gutter + src_line)
                 width = 1
                 if self.span.end_line == self.span.line and self.span.end_col > self.span.col:
                     width = self.span.end_col - self.span.col
-                width = max(1, min(width, len(src_line) - self.span.col + 2))
-                out.append(" " * (len(gutter) - 2) + "| " + " " * (self.span.col - 1) + "^" * width)
+                src_line, col, width = _window(visible(lines[self.span.line - 1].expandtabs(1)), self.span.col, width)
+                gutter = f"{self.span.line:>5} | "
+                out.append(gutter + src_line)
+                out.append(" " * (len(gutter) - 2) + "| " + " " * (col - 1) + "^" * width)
         if self.hint:
-            out.append(f"hint: {self.hint}")
+            out.append(visible(f"hint: {self.hint}", keep_newlines=True))
         return "\n".join(out)
 
     def to_json(self) -> dict:
@@ -106,9 +168,16 @@ class Reporter:
         return sorted(self.diagnostics, key=lambda d: (d.span.file, d.span.line, d.span.col, d.message))
 
 
-def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
-    """The closest candidate to a misspelt ``name``, if any is close enough."""
-    pool = sorted(set(candidates))
+MAX_SUGGESTED_NAME = 100
+"""Names longer than this get no did-you-mean (comparing them costs their length squared)."""
+
+
+def did_you_mean(name: str, candidates: Iterable) -> str | None:
+    """The closest candidate to a misspelt ``name``, if any is close enough;
+    candidates that are not strings (e.g. numeric table keys) are ignored."""
+    if len(name) > MAX_SUGGESTED_NAME:
+        return None
+    pool = sorted({c for c in candidates if isinstance(c, str) and len(c) <= MAX_SUGGESTED_NAME})
     lowered = {c.lower(): c for c in pool}
     if name.lower() in lowered and lowered[name.lower()] != name:
         return lowered[name.lower()]

@@ -7,6 +7,12 @@ A file is prose (a small Markdown subset, see LANGUAGE.md) with declarations in
 nodes; fenced code is parsed by the Lark LALR grammar in ``grammar.lark``.
 Each top-level declaration of a fence is parsed on its own, so one run reports
 one syntax error per broken declaration instead of stopping at the first.
+
+Work is linear in the size of the file: the prose scanners never rescan a line
+for an opener that has no closer, and numbers, strings and names over their
+limits (:data:`MAX_NUMBER_DIGITS`, :data:`MAX_STRING_CHARS`,
+:data:`MAX_NAME_CHARS`), and lines of prose over :data:`MAX_LINE_CHARS`, are
+refused with a diagnostic before they are used.
 """
 
 from __future__ import annotations
@@ -30,8 +36,53 @@ FENCE_CLOSE = re.compile(r"^```\s*$")
 DECL_START = re.compile(r"^(@|(?:" + "|".join(DECLARATION_KEYWORDS) + r")\b)")
 
 
+MAX_NUMBER_DIGITS = 100
+"""Digits of a number literal (the manual's longest has 13: exact probabilities)."""
+
+MAX_STRING_CHARS = 10_000
+"""Characters of a string literal (the manual's longest has about 1,000)."""
+
+MAX_LINE_CHARS = 10_000
+"""Characters of a line of prose (the manual's longest has about 1,000). Prose and
+strings become Markdown for the site, whose parser is slow on very long lines."""
+
+MAX_NAME_CHARS = 80
+"""Characters of a name: it becomes a Python identifier and part of file names."""
+
+
+class LiteralTooLong(Exception):
+    """A token over its size limit (see :data:`MAX_NUMBER_DIGITS` and its siblings)."""
+
+    def __init__(self, token: Token, message: str, hint: str) -> None:
+        super().__init__(message)
+        self.token = token
+        self.message = message
+        self.hint = hint
+
+
+def _check_size(tok: Token) -> None:
+    """Raise :class:`LiteralTooLong` for a number, dice, string or name over its limit,
+    before it costs memory or time (an ``int()`` of thousands of digits, a name too
+    long to become a file name)."""
+    if tok.type in ("NUMBER", "DICE"):
+        digits = sum(ch.isdigit() for ch in tok)
+        if digits > MAX_NUMBER_DIGITS:
+            raise LiteralTooLong(tok, f"this number has {digits} digits; at most {MAX_NUMBER_DIGITS} are allowed",
+                                 "write a smaller number, or compute it from smaller ones")
+    elif tok.type == "STRING" and len(tok) - 2 > MAX_STRING_CHARS:
+        raise LiteralTooLong(tok, f"this text has {len(tok) - 2} characters; at most {MAX_STRING_CHARS} are allowed",
+                             "long explanations belong in the prose around the ```rules block")
+    elif tok.type == "NAME" and len(tok) > MAX_NAME_CHARS:
+        raise LiteralTooLong(tok, f"this name has {len(tok)} characters; at most {MAX_NAME_CHARS} are allowed",
+                             "choose a shorter name (it becomes a Python name and a file name)")
+
+
+_SIZED_TOKENS = frozenset(("NUMBER", "DICE", "STRING", "NAME"))
+
+
 class _NewlinePostLex:
-    """Drops newlines inside ( ) and [ ], collapses runs of them (LANGUAGE.md §2)."""
+    """Drops newlines inside ( ) and [ ], collapses runs of them (LANGUAGE.md §2),
+    and refuses literals over their size limit."""
 
     always_accept = ("_NL",)
 
@@ -39,6 +90,8 @@ class _NewlinePostLex:
         depth = 0
         last_nl = False
         for tok in stream:
+            if tok.type in _SIZED_TOKENS:
+                _check_size(tok)
             if tok.type in ("LPAR", "LSQB"):
                 depth += 1
             elif tok.type in ("RPAR", "RSQB"):
@@ -85,30 +138,97 @@ def _lark() -> Lark:
 
 # ----------------------------------------------------------------------------- prose
 
-_INLINE = re.compile(r"\*\*(?P<strong>.+?)\*\*|(?<![\w*])\*(?P<em>[^*\s][^*]*?)\*(?![\w*])|`(?P<code>[^`]+)`|\[\[(?P<ref>[^\]\s]+)\]\]")
-_HEADING = re.compile(r"^(#{1,4})\s+(.*?)\s*#*\s*$")
+_INLINE_OPENER = re.compile(r"[*`\[]")
+_REF_STOP = re.compile(r"[\]\s]")
+_HEADING = re.compile(r"^(#{1,4})\s+(.*)$")
 _HEADING_NUMBER = re.compile(r"^(\d+(?:\.\d+)*)\.?\s")
-_ORDERED = re.compile(r"^(\d+)[.)]\s+(.*)$")
+_ORDERED = re.compile(r"^(\d{1,9})[.)]\s+(.*)$")  # at most 9 digits, as in CommonMark
 _BULLET = re.compile(r"^[-*+]\s+(.*)$")
+
+
+class _NextMatch:
+    """The first match of ``pattern`` at or after ``start``, for starts that never
+    decrease: a search is repeated only once the previous match lies behind, so
+    all the calls on one line cost one pass over it."""
+
+    def __init__(self, text: str, pattern: re.Pattern) -> None:
+        self.text = text
+        self.pattern = pattern
+        self.found = -2  # -2: not searched yet; -1: no match after the last start
+
+    def __call__(self, start: int) -> int:
+        if self.found == -1 or self.found >= start:
+            return self.found
+        m = self.pattern.search(self.text, start)
+        self.found = m.start() if m else -1
+        return self.found
+
+
+_DOUBLE_STAR = re.compile(r"\*\*")
+_STAR = re.compile(r"\*")
+_BACKTICK = re.compile(r"`")
+
+
+def _word_or_star(ch: str) -> bool:
+    return ch == "*" or ch == "_" or ch.isalnum()
+
+
+def inline_runs(text: str) -> list[tuple[int, int, str, str]]:
+    r"""``(start, end, kind, content)`` of each ``**bold**``, ``*italic*``, ```code```
+    and ``[[ref]]`` run of a line, left to right; ``kind`` is strong, em, code or ref.
+
+    The runs are those of the regular expression
+    ``\*\*(.+?)\*\*|(?<![\w*])\*([^*\s][^*]*?)\*(?![\w*])|`([^`]+)`|\[\[([^\]\s]+)\]\]``
+    (alternatives tried in that order at each position), found in time linear in
+    the line: an opener without a closer does not rescan the rest of the line.
+    """
+    runs: list[tuple[int, int, str, str]] = []
+    next_double, next_star = _NextMatch(text, _DOUBLE_STAR), _NextMatch(text, _STAR)
+    next_tick, next_ref_stop = _NextMatch(text, _BACKTICK), _NextMatch(text, _REF_STOP)
+    size = len(text)
+    i = 0
+    while (m := _INLINE_OPENER.search(text, i)) is not None:
+        i = m.start()
+        ch = text[i]
+        if ch == "*":
+            if text.startswith("**", i) and (j := next_double(i + 3)) >= 0:
+                runs.append((i, j + 2, "strong", text[i + 2 : j]))
+                i = j + 2
+                continue
+            opens = (i == 0 or not _word_or_star(text[i - 1])) and i + 1 < size and text[i + 1] != "*" and not text[i + 1].isspace()
+            if opens and (j := next_star(i + 2)) >= 0 and (j + 1 == size or not _word_or_star(text[j + 1])):
+                runs.append((i, j + 1, "em", text[i + 1 : j]))
+                i = j + 1
+                continue
+        elif ch == "`":
+            if (j := next_tick(i + 1)) > i + 1:
+                runs.append((i, j + 1, "code", text[i + 1 : j]))
+                i = j + 1
+                continue
+        elif text.startswith("[[", i) and (j := next_ref_stop(i + 2)) > i + 2 and text.startswith("]]", j):
+            runs.append((i, j + 2, "ref", text[i + 2 : j]))
+            i = j + 2
+            continue
+        i += 1
+    return runs
 
 
 def parse_inlines(text: str, filename: str, line: int, col: int) -> tuple[n.Inline, ...]:
     """Split a line of prose into text, bold, italic, code and ``[[ref]]`` runs."""
     out: list[n.Inline] = []
     pos = 0
-    for m in _INLINE.finditer(text):
-        if m.start() > pos:
-            out.append(n.Text(text[pos : m.start()]))
-        if m.group("strong") is not None:
-            out.append(n.Strong(m.group("strong")))
-        elif m.group("em") is not None:
-            out.append(n.Emph(m.group("em")))
-        elif m.group("code") is not None:
-            out.append(n.Code(m.group("code")))
+    for start, end, kind, content in inline_runs(text):
+        if start > pos:
+            out.append(n.Text(text[pos:start]))
+        if kind == "strong":
+            out.append(n.Strong(content))
+        elif kind == "em":
+            out.append(n.Emph(content))
+        elif kind == "code":
+            out.append(n.Code(content))
         else:
-            c = col + m.start()
-            out.append(n.Ref(m.group("ref"), Span(filename, line, c, line, c + len(m.group(0)))))
-        pos = m.end()
+            out.append(n.Ref(content, Span(filename, line, col + start, line, col + end)))
+        pos = end
     if pos < len(text):
         out.append(n.Text(text[pos:]))
     return tuple(out)
@@ -153,7 +273,7 @@ def _prose_blocks(lines: list[tuple[int, str]], filename: str) -> list[n.Prose]:
             continue
         if m := _HEADING.match(stripped):
             flush_list()
-            title = m.group(2)
+            title = m.group(2).rstrip("#").rstrip()  # a closing run of #s is not part of the title
             num = _HEADING_NUMBER.match(title)
             col = indent + m.start(2) + 1
             blocks.append(n.Heading(len(m.group(1)), parse_inlines(title, filename, lineno, col), num.group(1) if num else None, span(lineno, line)))
@@ -191,21 +311,17 @@ def _prose_blocks(lines: list[tuple[int, str]], filename: str) -> list[n.Prose]:
 # ----------------------------------------------------------------------------- declarations
 
 
+_ESCAPE = re.compile(r"\\(.)", re.S)
+_ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\"}
+
+
 def _unquote(tok: str) -> str:
-    """Decode a string literal: only \\" \\\\ \\n \\t escapes (never eval)."""
+    """Decode a string literal: only \\" \\\\ \\n \\t escapes (never eval); any other
+    backslash is kept as written."""
     body = tok[1:-1]
-    out = []
-    i = 0
-    while i < len(body):
-        ch = body[i]
-        if ch == "\\" and i + 1 < len(body):
-            nxt = body[i + 1]
-            out.append({"n": "\n", "t": "\t", '"': '"', "\\": "\\"}.get(nxt, "\\" + nxt))
-            i += 2
-            continue
-        out.append(ch)
-        i += 1
-    return "".join(out)
+    if "\\" not in body:
+        return body
+    return _ESCAPE.sub(lambda m: _ESCAPES.get(m.group(1), m.group(0)), body)
 
 
 def _number(text: str) -> int | Fraction:
@@ -838,7 +954,7 @@ ODDS_BLOCK_HINT = """an odds table is a block:
     cell probability(result.campo)        # or: cells outcomes(result.campo)
   }"""
 
-_COMMENT = re.compile(r'("(?:[^"\\\n]|\\.)*")|#.*$')
+_COMMENT = re.compile(r'("[^"\\\n]*(?:\\.[^"\\\n]*)*")|#.*$')  # a string unrolled: no memory per character
 _ODDS_CLAUSE = re.compile(r"(?<![\w.])(of|each|for|show)(?!\w)")
 
 
@@ -878,7 +994,7 @@ def legacy_odds(chunk: list[str]) -> str | None:
     lines = [_COMMENT.sub(lambda m: m.group(1) or "", l) for l in chunk]
     body = [l for l in lines if not l.lstrip().startswith("@")]
     text = " ".join(l.strip() for l in body if l.strip())
-    m = re.match(r'odds\s+([^\W\d]\w*)\s*("(?:[^"\\\n]|\\.)*")?\s*', text)
+    m = re.match(r'odds\s+([^\W\d]\w*)\s*("[^"\\\n]*(?:\\.[^"\\\n]*)*")?\s*', text)
     if not m or "{" in text:
         return None
     clauses = _top_level_clauses(text[m.end() :])
@@ -1007,14 +1123,16 @@ def _split_chunks(block: list[tuple[int, str]]) -> list[tuple[int, list[str]]]:
     cur: list[str] = []
     start = block[0][0] if block else 0
     pending_annotation = False
+    has_code = False  # cur holds a line that is neither blank nor a comment
     for lineno, line in block:
         starts = bool(DECL_START.match(line))
-        if starts and not pending_annotation and any(l.strip() and not l.lstrip().startswith("#") for l in cur):
+        if starts and not pending_annotation and has_code:
             chunks.append((start, cur))
-            cur, start = [], lineno
+            cur, start, has_code = [], lineno, False
         if not cur:
             start = lineno
         cur.append(line)
+        has_code = has_code or bool(line.strip() and not line.lstrip().startswith("#"))
         if starts:
             pending_annotation = line.startswith("@")
     if cur:
@@ -1053,6 +1171,12 @@ def parse(text: str, filename: str) -> tuple[n.Module, list[Diagnostic]]:
                 items.extend(_parse_chunk(chunk, chunk_start - 1, filename, diags))
             i = j + 1
             continue
+        if len(line) > MAX_LINE_CHARS:
+            diags.append(Diagnostic(
+                "error", f"this line of prose has {len(line)} characters; at most {MAX_LINE_CHARS} are allowed",
+                Span(filename, i + 1, MAX_LINE_CHARS + 1, i + 1, len(line) + 1), "split it into several lines", "limit",
+            ))
+            line = ""
         prose.append((i + 1, line))
         i += 1
     items.extend(_prose_blocks(prose, filename))
@@ -1062,32 +1186,44 @@ def parse(text: str, filename: str) -> tuple[n.Module, list[Diagnostic]]:
 _DECL_NAME = re.compile(r"^(rulebook|enum|record|catalog|table|die|bag|rule|procedure|term|odds|const)\s+([^\W\d]\w*)")
 
 
+def _broken(chunk: list[str], offset: int, filename: str) -> list:
+    """A placeholder for a declaration that could not be read, so that its uses are
+    not also reported as unknown names."""
+    for i, line in enumerate(chunk):
+        m = _DECL_NAME.match(line)
+        if m:
+            span = Span(filename, offset + i + 1, 1, offset + i + 1, len(line) + 1)
+            return [n.BrokenDecl(m.group(2), m.group(1), span)]
+    return []
+
+
 def _parse_chunk(chunk: list[str], offset: int, filename: str, diags: list[Diagnostic]) -> list:
+    too_deep = Diagnostic("error", "this declaration is nested too deeply to read", Span(filename, offset + 1, 1, offset + 1, 2), "split the expression with let", "syntax")
     text = "\n".join(chunk) + "\n"
     try:
         tree = _lark().parse(text)
     except RecursionError:
-        diags.append(Diagnostic("error", "this declaration is nested too deeply to read", Span(filename, offset + 1, 1, offset + 1, 2), "split the expression with let", "syntax"))
+        diags.append(too_deep)
         return []
     except UnexpectedInput as err:
         diags.append(_syntax_diagnostic(err, filename, offset, chunk))
-        for i, line in enumerate(chunk):
-            m = _DECL_NAME.match(line)
-            if m:
-                span = Span(filename, offset + i + 1, 1, offset + i + 1, len(line) + 1)
-                return [n.BrokenDecl(m.group(2), m.group(1), span)]
-        return []
+        return _broken(chunk, offset, filename)
+    except LiteralTooLong as err:
+        tok = err.token
+        span = Span(filename, tok.line + offset, tok.column, tok.end_line + offset, tok.end_column)
+        diags.append(Diagnostic("error", err.message, span, err.hint, "limit"))
+        return _broken(chunk, offset, filename)
     transformer = _ToAst(filename, offset, chunk)
     try:
         items = transformer.transform(tree)
-        diags.extend(transformer.problems)
-        return items
     except RecursionError:
-        diags.append(Diagnostic("error", "this declaration is nested too deeply to read", Span(filename, offset + 1, 1, offset + 1, 2), "split the expression with let", "syntax"))
+        diags.append(too_deep)
         return []
     except VisitError as err:  # pragma: no cover - a bug, reported without a traceback
         if isinstance(err.orig_exc, RecursionError):
-            diags.append(Diagnostic("error", "this declaration is nested too deeply to read", Span(filename, offset + 1, 1, offset + 1, 2), "split the expression with let", "syntax"))
+            diags.append(too_deep)
             return []
         diags.append(Diagnostic("error", f"internal error while reading this declaration: {err.orig_exc}", Span(filename, offset + 1, 1, offset + 1, 2), None, "internal"))
         return []
+    diags.extend(transformer.problems)
+    return items

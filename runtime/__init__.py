@@ -3,16 +3,17 @@
 Generated resolvers import only this package. It takes resolver functions
 ``fn(ctx, ...)`` that obtain randomness through ``ctx.roll(random_variable)``
 and produces one sampled result with its step-by-step :class:`Trace`, or the
-exact :class:`Distribution` of results. It contains no game vocabulary.
+exact :class:`Distribution` of results, within a work limit. It contains no
+game vocabulary.
 
 Modules:
     errors        RuleError / InputError with ``file.rules:LINE`` positions.
     numbers       exact arithmetic (int / Fraction), rounding, capped sums.
     values        Counts, value ordering, JSON conversion, text formatting.
     dice          random variables: dice, pools, bags, constants.
-    context       SampleContext / ExactContext handed to resolvers.
+    context       SampleContext / ExactContext handed to resolvers; the work limit.
     trace         the recorded explanation of a sampled run.
-    distribution  exact(), sample(), sample_many(), Distribution.
+    distribution  exact(), sample(), sample_many(), Distribution; fast and traced twins.
     tables        table lookups and ordered-value helpers.
     protocol      Procedure, Example, Odds: the objects a generated package is made of.
 """
@@ -20,7 +21,7 @@ Modules:
 from dataclasses import dataclass, field as dataclass_field
 from fractions import Fraction
 
-from .context import Context, ExactContext, SampleContext
+from .context import DEFAULT_MAX_PATHS, DEFAULT_MAX_WORK, Context, ExactContext, SampleContext, WorkLimitError
 from .dice import (
     COMPARISONS,
     Bag,
@@ -36,7 +37,7 @@ from .dice import (
     roll_one,
     std_die,
 )
-from .distribution import DEFAULT_MAX_PATHS, Distribution, exact, sample, sample_many
+from .distribution import Distribution, exact, sample, sample_many, traced, traced_by
 from .errors import InputError, RuleError
 from .numbers import (
     Number,
@@ -53,7 +54,7 @@ from .protocol import Example, Expectation, Odds, OddsAxis, Param, Procedure
 from .records import RuleApp, Schema, field, from_input, has_rule, rule_param
 from .tables import index, lookup, lookup_range, ordinal, shift
 from .trace import LetEvent, ProcedureFrame, RollEvent, Step, Trace
-from .values import Counts, format_value, sort_key, to_jsonable
+from .values import Counts, format_value, number_text, sort_key, to_jsonable
 
 __all__ = [
     # re-exported so generated code imports nothing else
@@ -70,6 +71,7 @@ __all__ = [
     # errors
     "RuleError",
     "InputError",
+    "WorkLimitError",
     # numbers
     "Number",
     "normalize",
@@ -85,6 +87,7 @@ __all__ = [
     "to_jsonable",
     "sort_key",
     "format_value",
+    "number_text",
     # dice
     "RandomVariable",
     "Die",
@@ -113,7 +116,10 @@ __all__ = [
     "exact",
     "sample",
     "sample_many",
+    "traced_by",
+    "traced",
     "DEFAULT_MAX_PATHS",
+    "DEFAULT_MAX_WORK",
     # the objects a generated package is made of
     "Param",
     "Procedure",

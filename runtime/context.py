@@ -1,15 +1,20 @@
 """Contexts: what generated resolvers receive as their first argument ``ctx``.
 
-Takes: the calls a resolver makes — ``ctx.roll(rv)`` is its ONLY source of
-randomness; ``ctx.enter``/``ctx.leave`` wrap each procedure body,
-``ctx.step`` marks numbered steps, ``ctx.let`` records local bindings.
+Takes: the calls a resolver makes — ``ctx.roll(rv, …)`` is its ONLY source of
+randomness; ``ctx.call(fn, args, …)`` calls a procedure that rolls dice;
+``ctx.loop(items)`` announces a loop over a list; the traced resolvers also
+report ``ctx.enter``/``ctx.leave`` around each procedure body, ``ctx.step``
+for numbered steps and ``ctx.let`` for local bindings.
 Produces, depending on the implementation:
 
-* :class:`SampleContext` — one random run, with ``random.Random(seed)``; the
+* :class:`SampleContext` — one random run, with ``random.Random(seed)``: the
   values drawn by simulating the dice, and (optionally) a :class:`Trace`;
-* :class:`ExactContext` — used by :func:`runtime.distribution.exact` to
-  enumerate every possible run: each ``roll`` returns the next choice of the
-  path being explored and the tracing calls do nothing.
+* :class:`ExactContext` — the exact distribution of a resolver's results,
+  found by replaying it over the outcomes of its rolls (see below).
+
+Both count their work (dice drawn, runs, outcomes, loop elements) against a
+limit, ``max_work``; past it they stop with a :class:`WorkLimitError` naming
+the procedure, the step, the roll and the inputs, instead of running for hours.
 
 A resolver is written once, as ordinary straight-line Python, and works with
 both contexts::
@@ -19,19 +24,46 @@ both contexts::
         ctx.step(1, "Tirada", "II.4", "03-ejemplo.rules:11")
         tirada = ctx.let("tirada", ctx.roll(std_die(6), "tirada"))
         return ctx.leave(tirada >= p)
+
+Exact enumeration replays the resolver once per explored outcome. A roll may
+say which values the rest of the procedure still reads (``state``, a function
+of the rolled value returning them as a tuple; the compiler writes it from a
+liveness analysis). Two paths reaching the same roll with equal states have the
+same future, so the distribution of results from that point is computed once
+and reused: the cost follows the number of distinct states, not of paths.
+A call of a procedure that rolls dice (``ctx.call``) becomes one choice among
+the callee's results, each computed once per distinct arguments.
 """
 
 from __future__ import annotations
 
 import random
-from fractions import Fraction
+from collections.abc import Callable
+from math import gcd, lcm
 from typing import Any
 
 from .dice import RandomVariable
 from .errors import RuleError
 from .trace import Trace
+from .values import format_value
 
-__all__ = ["Context", "SampleContext", "ExactContext"]
+__all__ = ["Context", "SampleContext", "ExactContext", "WorkLimitError", "DEFAULT_MAX_WORK", "DEFAULT_MAX_PATHS"]
+
+DEFAULT_MAX_WORK = 5_000_000
+"""Default work limit of one resolution (dice drawn, resolver runs, outcomes
+examined, loop elements): a few seconds of work at most."""
+
+DEFAULT_MAX_PATHS = 2_000_000
+"""Default limit on the number of times :func:`runtime.exact` replays a resolver."""
+
+State = Callable[[Any], tuple] | None
+Dist = tuple[dict[Any, int], int]  # {result: numerator}, common denominator
+
+
+class WorkLimitError(RuleError):
+    """A resolution needs more work than its limit (``max_work``): too many dice,
+    states or loop iterations. ``str()`` names the procedure, the step, the roll
+    and the inputs that made it grow."""
 
 
 class Context:
@@ -39,9 +71,20 @@ class Context:
 
     __slots__ = ()
 
-    def roll(self, rv: RandomVariable, label: str = "", src: str | None = None) -> Any:
-        """Obtain a value of the random variable ``rv``."""
+    def roll(self, rv: RandomVariable, label: str = "", src: str | None = None, state: State = None,
+             reads: tuple[str, ...] | None = None) -> Any:
+        """A value of the random variable ``rv``. ``label`` and ``src``: the roll as
+        written and where; ``state``: what the rest of the procedure reads, as a
+        function of the value; ``reads``: the only counts of a ``Counts`` value read."""
         raise NotImplementedError
+
+    def call(self, fn: Callable[..., Any], args: dict, src: str | None = None, state: State = None) -> Any:
+        """The result of ``fn(ctx, **args)``, a procedure that rolls dice."""
+        return fn(self, **args)
+
+    def loop(self, items: Any) -> Any:
+        """``items``, about to be looped over (counted as work)."""
+        return items
 
     def enter(self, proc_name: str, title: str, ref: str, src: str, args: dict) -> None:
         """A procedure body starts (``args``: its arguments by name)."""
@@ -58,6 +101,42 @@ class Context:
         return value
 
 
+def _not_random(rv: Any, src: str | None) -> RuleError:
+    return RuleError(f"no se puede tirar {rv!r}: no es aleatorio", src)
+
+
+def _where(frame: tuple | None, label: str, chain: list[tuple[str, dict]]) -> str:
+    """``En p, paso 2 «…», roll …; datos de p: x = 1`` for a work-limit message."""
+    parts = []
+    if frame is not None:
+        name, args, step = frame
+        text = f"en {name}"
+        if step is not None:
+            text += f", paso {step[0]} «{step[1]}»"
+        parts.append(text)
+        chain = [*chain, (name, args)] if not chain or chain[-1][0] != name else chain
+    if label:
+        parts.append(label)
+    for name, args in reversed(chain):
+        shown = ", ".join(f"{k} = {_short(v)}" for k, v in args.items())
+        parts.append(f"datos de {name}: {shown or '(ninguno)'}")
+    return "; ".join(parts)
+
+
+def _short(value: Any) -> str:
+    text = format_value(value)
+    return text if len(text) <= 60 else text[:57] + "…"
+
+
+def _over_limit(what: str, limit: int, where: str, src: str | None) -> WorkLimitError:
+    return WorkLimitError(
+        f"trabajo excesivo: {what} superan el límite de {limit} unidades de trabajo"
+        + (f" ({where})" if where else "")
+        + ". Reduce los datos o sube el límite (max_work; en la línea de órdenes, --max-work)",
+        src,
+    )
+
+
 class SampleContext(Context):
     """Resolves one random run.
 
@@ -65,21 +144,47 @@ class SampleContext(Context):
         seed: seed of the ``random.Random`` used for every roll (``None``: from the OS).
         trace: record a :class:`Trace` (``self.trace``); when False the tracing
             calls are cheap no-ops and ``self.trace`` is ``None``.
+        max_work: limit on the dice and tokens drawn and the list elements looped
+            over by everything run with this context (``self.work`` counts them).
     """
 
-    __slots__ = ("rng", "trace")
+    __slots__ = ("rng", "trace", "work", "max_work")
 
-    def __init__(self, seed: int | None = None, trace: bool = True) -> None:
+    def __init__(self, seed: int | None = None, trace: bool = True, max_work: int = DEFAULT_MAX_WORK) -> None:
         self.rng = random.Random(seed)
         self.trace: Trace | None = Trace() if trace else None
+        self.work = 0
+        self.max_work = max_work
 
-    def roll(self, rv: RandomVariable, label: str = "", src: str | None = None) -> Any:
-        if not isinstance(rv, RandomVariable):
-            raise RuleError(f"no se puede tirar {rv!r}: no es aleatorio", src)
+    def roll(self, rv: RandomVariable, label: str = "", src: str | None = None, state: State = None,
+             reads: tuple[str, ...] | None = None) -> Any:
+        try:
+            self.work += rv.size
+        except AttributeError:
+            raise _not_random(rv, src) from None
+        if self.work > self.max_work:
+            self.work -= rv.size
+            raise self._over(f"{rv.size} dados o fichas ({rv.describe()})", label, src)
+        if self.trace is None:
+            return rv.sample(self.rng)
         value = rv.sample(self.rng)
-        if self.trace is not None:
-            self.trace.roll(label, rv.describe(), value, src)
+        self.trace.roll(label, rv.describe(), value, src)
         return value
+
+    def loop(self, items: Any) -> Any:
+        work = self.work + len(items)
+        if work > self.max_work:
+            raise self._over(f"{len(items)} elementos recorridos", "", None)
+        self.work = work
+        return items
+
+    def _over(self, what: str, label: str, src: str | None) -> WorkLimitError:
+        frame = None
+        if self.trace is not None and self.trace.current is not None:
+            current = self.trace.current
+            step = (current.steps[-1].number, current.steps[-1].label) if current.steps else None
+            frame = (current.name, current.args, step)
+        return _over_limit(f"{what} en una resolución", self.max_work, _where(frame, label, []), src)
 
     def enter(self, proc_name: str, title: str, ref: str, src: str, args: dict) -> None:
         if self.trace is not None:
@@ -100,125 +205,308 @@ class SampleContext(Context):
         return value
 
 
+# ---------------------------------------------------------------------------- exact enumeration
+
+
+class _Known(BaseException):
+    """Ends a run that reached a state whose distribution of results is already known."""
+
+    def __init__(self, dist: Dist) -> None:
+        self.dist = dist
+
+
+class _Results:
+    """The results of a procedure call as a choice: ``weighted()`` like a random variable's."""
+
+    __slots__ = ("name", "_weighted")
+    size = 0
+
+    def __init__(self, name: str, dist: Dist) -> None:
+        weights, den = dist
+        self.name = name
+        self._weighted = (tuple(weights), tuple(weights.values()), den)
+
+    def weighted(self) -> tuple[tuple, tuple[int, ...], int]:
+        return self._weighted
+
+    def is_computed(self) -> bool:
+        return True
+
+    def describe(self) -> str:
+        return f"resultado de {self.name}"
+
+
+class _Node:
+    """A choice on the path being explored: the outcomes of one roll or call, the one
+    chosen now, and the results found so far below the outcomes already explored
+    (``found``: {denominator: {result: numerator}})."""
+
+    __slots__ = ("rv", "values", "nums", "den", "idx", "site", "state", "key", "found", "where")
+
+    def __init__(self, rv: Any, weighted: tuple, site: tuple | None, state: State, where: tuple) -> None:
+        self.rv = rv
+        self.where = where  # (frame, label, src) of the choice, for messages
+        self.values, self.nums, self.den = weighted
+        self.idx = -1
+        self.site = site
+        self.state = state
+        self.key: tuple | None = None
+        self.found: dict[int, dict[Any, int]] = {}
+
+    def add(self, i: int, dist: Dist) -> None:
+        """The results below outcome ``i``, weighted by its probability."""
+        results, den = dist
+        weight = self.nums[i]
+        bucket = self.found.get(self.den * den)
+        if bucket is None:
+            self.found[self.den * den] = {result: weight * num for result, num in results.items()}
+            return
+        get = bucket.get
+        for result, num in results.items():
+            bucket[result] = get(result, 0) + weight * num
+
+    def total(self) -> Dist:
+        """Every result below this choice, over one denominator, reduced."""
+        if len(self.found) == 1:
+            (den, results), = self.found.items()
+        else:
+            den = lcm(*self.found)
+            results = {}
+            for d, part in self.found.items():
+                scale = den // d
+                for result, num in part.items():
+                    results[result] = results.get(result, 0) + num * scale
+        common = gcd(den, *results.values())
+        if common > 1:
+            results = {r: n // common for r, n in results.items()}
+            den //= common
+        return results, den
+
+
+def _frozen(value: Any) -> Any:
+    """A hashable stand-in for a resolver argument (maps become tuples of items)."""
+    if isinstance(value, dict):
+        return ("map", tuple((k, _frozen(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return tuple(_frozen(v) for v in value)
+    return value
+
+
+class _Session:
+    """What the enumerations of one :func:`runtime.exact` call share: the work
+    budget, the results of procedure calls by arguments, and the chain of
+    procedures being enumerated (for messages)."""
+
+    __slots__ = ("max_work", "max_paths", "work", "runs", "calls", "chain")
+
+    def __init__(self, max_work: int, max_paths: int) -> None:
+        self.max_work = max_work
+        self.max_paths = max_paths
+        self.work = 0
+        self.runs = 0
+        self.calls: dict[tuple, _Results] = {}
+        self.chain: list[tuple[str, dict]] = []
+
+    def charge(self, units: int, what: Callable[[], str], where: tuple) -> None:
+        """Count ``units`` of work; past the limit, the error says ``what`` grew and
+        ``where`` (``(frame, label, src)`` of the choice or loop)."""
+        work = self.work + units
+        if work > self.max_work:
+            frame, label, src = where
+            raise _over_limit(what(), self.max_work, _where(frame, label, self.chain), src)
+        self.work = work
+
+
 class ExactContext(Context):
-    """Replays one path of choices; driven by :func:`runtime.distribution.exact`.
+    """Enumerates the outcomes of a resolver's rolls; driven by :meth:`distribution`.
 
-    The current path is stored as parallel lists, one entry per *branching*
-    roll (rolls with a single outcome never branch and are not recorded):
-    the random variable, its outcome values and integer weights (see
-    :meth:`RandomVariable.weighted`), the index chosen, and the path's
-    probability up to that choice as an integer fraction ``num / den``.
-
-    A run replays the recorded choices in order; the first roll past the end
-    of the path appends a new node choosing outcome 0. After a run,
-    :meth:`advance` moves to the next path in depth-first order (the last
-    node that still has untried outcomes moves to its next outcome; exhausted
-    nodes are popped), without copying the path.
+    The path being explored is a list of :class:`_Node`, one per *branching*
+    choice (rolls with a single outcome never branch). A run replays the chosen
+    outcomes in order; the first roll past the end of the path adds a node.
+    When a run ends, its result is added to the deepest node, which moves to
+    its next outcome (a new run) or, when exhausted, hands its results up.
+    Before exploring an outcome whose state (see the module docstring) was
+    explored before, its known results are added at once.
     """
 
-    __slots__ = ("_rvs", "_values", "_nums", "_dens", "_idx", "_pnum", "_pden", "_pos")
+    __slots__ = ("_session", "_nodes", "_pos", "_memo", "_frames", "_numbers", "_results", "_every_path")
 
-    def __init__(self) -> None:
-        self._rvs: list[RandomVariable] = []
-        self._values: list[tuple] = []
-        self._nums: list[tuple[int, ...]] = []
-        self._dens: list[int] = []
-        self._idx: list[int] = []
-        # prefix products of the path probability; may lag behind _idx
-        self._pnum: list[int] = []
-        self._pden: list[int] = []
+    def __init__(self, session: _Session | None = None, every_path: bool = False) -> None:
+        self._session = session or _Session(DEFAULT_MAX_WORK, DEFAULT_MAX_PATHS)
+        # every_path: ignore states and counts read, run called procedures inline: every path
+        # of every roll, as exact enumeration first worked (an oracle for the compiler's analysis)
+        self._every_path = every_path
+        self._nodes: list[_Node] = []
         self._pos = 0
+        self._memo: dict[tuple, Dist] = {}
+        self._frames: list[list] = []
+        # results are numbered as they are found: sums over nodes then add up small ints,
+        # and a result (often a nested record) is hashed once, not once per level
+        self._numbers: dict[Any, int] = {}
+        self._results: list[Any] = []
 
-    # Hot path: keep these short.
-    def roll(self, rv: RandomVariable, label: str = "", src: str | None = None) -> Any:
+    # The resolver's calls --------------------------------------------------
+    def roll(self, rv: RandomVariable, label: str = "", src: str | None = None, state: State = None,
+             reads: tuple[str, ...] | None = None) -> Any:
+        if self._every_path:
+            state = reads = None
         try:
-            values, nums, den = rv.weighted()
+            if reads is not None:
+                rv = rv.counting(reads)
+            computed = rv.is_computed()
         except AttributeError:
-            if isinstance(rv, RandomVariable):
-                raise
-            raise RuleError(f"no se puede tirar {rv!r}: no es aleatorio", src) from None
-        if len(values) == 1:
-            return values[0]
-        pos = self._pos
-        self._pos = pos + 1
-        if pos < len(self._idx):
-            if rv is not self._rvs[pos] and (values, nums, den) != (
-                self._values[pos], self._nums[pos], self._dens[pos]
-            ):
-                raise RuleError(
-                    "el procedimiento no es determinista: al repetir un camino "
-                    f"tiró {rv.describe()} donde antes tiró {self._rvs[pos].describe()}",
-                    src,
-                )
-            return values[self._idx[pos]]
-        self._rvs.append(rv)
-        self._values.append(values)
-        self._nums.append(nums)
-        self._dens.append(den)
-        self._idx.append(0)
-        return values[0]
+            raise _not_random(rv, src) from None
+        if not computed:
+            self._session.charge(rv.cost(), lambda: f"los resultados de {rv.describe()}", (self.frame(), label, src))
+        return self._choose(rv, rv.weighted(), (src, label), state, label, src)
+
+    def call(self, fn: Callable[..., Any], args: dict, src: str | None = None, state: State = None) -> Any:
+        if self._every_path:
+            return fn(self, **args)
+        session = self._session
+        try:
+            key = (fn, _frozen(args))
+            results = session.calls.get(key)
+        except TypeError:
+            key, results = None, None
+        if results is None:
+            results = _Results(getattr(fn, "__name__", "procedimiento"), ExactContext(session).distribution(fn, (), args))
+            if key is not None:
+                session.calls[key] = results
+        return self._choose(results, results.weighted(), (src, fn), state, "", src)
+
+    def loop(self, items: Any) -> Any:
+        session = self._session
+        work = session.work + len(items)
+        if work > session.max_work:
+            session.charge(len(items), lambda: f"{len(items)} elementos recorridos", (self.frame(), "", None))
+        session.work = work
+        return items
 
     def enter(self, proc_name: str, title: str, ref: str, src: str, args: dict) -> None:
-        pass
+        if not self._frames and self._session.chain:  # the procedure enumerated, named as the rules do
+            self._session.chain[-1] = (proc_name, args)
+        self._frames.append([proc_name, args, None])
 
     def leave(self, result: Any) -> Any:
+        if self._frames:
+            self._frames.pop()
         return result
 
     def step(self, number: int, label: str, ref: str, src: str) -> None:
-        pass
+        if self._frames:
+            self._frames[-1][2] = (number, label)
 
     def let(self, name: str, value: Any, src: str | None = None) -> Any:
         return value
 
-    # Driving the enumeration -----------------------------------------------
-    def start_run(self) -> None:
-        """Prepare to replay the current path from its first choice."""
-        self._pos = 0
+    def frame(self) -> tuple | None:
+        """``(procedure, arguments, (step number, label) or None)`` where the run is now."""
+        return tuple(self._frames[-1]) if self._frames else None
 
-    def finish_run(self) -> tuple[int, int]:
-        """Check the run consumed the whole path; return its probability as ``(num, den)``."""
-        idx = self._idx
-        if self._pos != len(idx):
-            raise RuleError(
-                "el procedimiento no es determinista: al repetir un camino hizo menos tiradas"
-            )
-        pnum, pden = self._pnum, self._pden
-        if pnum:
-            num, den = pnum[-1], pden[-1]
-        else:
-            num, den = 1, 1
-        nums, dens = self._nums, self._dens
-        for i in range(len(pnum), len(idx)):
-            num *= nums[i][idx[i]]
-            den *= dens[i]
-            pnum.append(num)
-            pden.append(den)
-        return num, den
+    # Choices ---------------------------------------------------------------
+    def _choose(self, rv: Any, weighted: tuple, site: tuple, state: State, label: str, src: str | None) -> Any:
+        """The outcome of a roll or call: the only one, the one chosen on the path being
+        replayed, or (a new choice) the first whose results are not known yet."""
+        values = weighted[0]
+        if len(values) == 1:
+            return values[0]
+        nodes = self._nodes
+        pos = self._pos
+        if pos < len(nodes):
+            node = nodes[pos]
+            if rv is not node.rv and weighted != (node.values, node.nums, node.den):
+                raise RuleError(
+                    "el procedimiento no es determinista: al repetir un camino "
+                    f"tiró {rv.describe()} donde antes tiró {node.rv.describe()}",
+                    src,
+                )
+            self._pos = pos + 1
+            return values[node.idx]
+        where = (self.frame(), label, src)
+        self._session.charge(len(values), lambda: f"{len(values)} resultados de {rv.describe()}", where)
+        node = _Node(rv, weighted, site if state is not None else None, state, where)
+        if not self._next_outcome(node):
+            raise _Known(node.total())
+        nodes.append(node)
+        self._pos = pos + 1
+        return values[node.idx]
 
-    def path_probability(self) -> Fraction:
-        """Probability of the path of the last finished run."""
-        num, den = self.finish_run()
-        return Fraction(num, den)
-
-    def advance(self) -> bool:
-        """Move to the next path; False when every path has been explored."""
-        idx, values, pnum, pden = self._idx, self._values, self._pnum, self._pden
-        while idx:
-            last = len(idx) - 1
-            nxt = idx[last] + 1
-            if nxt < len(values[last]):
-                idx[last] = nxt
-                del pnum[last:], pden[last:]
-                return True
-            idx.pop()
-            values.pop()
-            self._nums.pop()
-            self._dens.pop()
-            self._rvs.pop()
-            del pnum[last:], pden[last:]
+    def _next_outcome(self, node: _Node) -> bool:
+        """Move ``node`` to its next outcome whose results are not known yet (adding the
+        known ones on the way); False when every outcome has been explored."""
+        memo = self._memo
+        for i in range(node.idx + 1, len(node.values)):
+            key = None
+            if node.site is not None:
+                key = (node.site, node.state(node.values[i]))
+                try:
+                    known = memo.get(key)
+                except TypeError:  # a state holding an unhashable value: not remembered
+                    key, known = None, None
+                if known is not None:
+                    node.add(i, known)
+                    continue
+            node.idx = i
+            node.key = key
+            return True
         return False
 
-    @property
-    def depth(self) -> int:
-        """Number of branching rolls on the current path."""
-        return len(self._idx)
+    # Driving the enumeration -----------------------------------------------
+    def _number(self, result: Any) -> int:
+        """The number of ``result`` among the results found so far."""
+        try:
+            number = self._numbers.get(result)
+        except TypeError:
+            raise RuleError(f"el resultado {result!r} no se puede agrupar (no es hashable)") from None
+        if number is None:
+            number = self._numbers[result] = len(self._results)
+            self._results.append(result)
+        return number
+
+    def distribution(self, fn: Callable[..., Any], args: tuple = (), kwargs: dict | None = None) -> Dist:
+        """The results of ``fn(self, *args, **kwargs)`` with their probabilities,
+        ``({result: numerator}, denominator)``."""
+        kwargs = kwargs or {}
+        session = self._session
+        name = getattr(fn, "__name__", "procedimiento")
+        session.chain.append((name, kwargs))
+        try:
+            numbered, den = self._explore(fn, args, kwargs, session)
+        finally:
+            session.chain.pop()
+        results = self._results
+        return {results[number]: weight for number, weight in numbered.items()}, den
+
+    def _explore(self, fn: Callable[..., Any], args: tuple, kwargs: dict, session: _Session) -> Dist:
+        nodes, memo = self._nodes, self._memo
+        while True:
+            session.runs += 1
+            if session.runs > session.max_paths:
+                raise RuleError(
+                    f"la distribución exacta de {getattr(fn, '__name__', fn)} necesita más de "
+                    f"{session.max_paths} caminos de tiradas; reduce el número de dados o sube max_paths"
+                )
+            self._pos = 0
+            self._frames.clear()
+            try:
+                result = fn(self, *args, **kwargs)
+                if self._pos != len(nodes):
+                    raise RuleError("el procedimiento no es determinista: al repetir un camino hizo menos tiradas")
+                found: Dist = ({self._number(result): 1}, 1)
+            except _Known as known:
+                found = known.dist
+            where = nodes[-1].where if nodes else (None, "", None)
+            session.charge(self._pos + 1, lambda: "los caminos de tiradas explorados", where)
+            while nodes:
+                node = nodes[-1]
+                if node.key is not None:
+                    memo[node.key] = found
+                    session.charge(len(found[0]), lambda: "los estados recordados", node.where)
+                node.add(node.idx, found)
+                if self._next_outcome(node):
+                    break
+                found = node.total()
+                nodes.pop()
+            else:
+                return found

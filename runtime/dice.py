@@ -4,13 +4,20 @@ Takes: die and bag descriptions (a name and faces / token counts) and the
 parameters of a roll (how many dice, which to keep, what to count...).
 Produces: :class:`RandomVariable` objects. Each one has
 
-* ``outcomes()``: its exact finite distribution, a tuple of
-  ``(value, Fraction)`` pairs sorted by :func:`runtime.values.sort_key`,
-  identical values merged, probabilities summing to exactly 1 (computed once
-  and cached; pools use dynamic programming, never enumerate ``sides ** n``
-  tuples);
+* ``weighted()``: its exact finite distribution as integers over one
+  denominator, ``(values, weights, denominator)``, values sorted by
+  :func:`runtime.values.sort_key` (computed once and cached; pools use
+  generating polynomials and dynamic programming, never ``sides ** n``
+  tuples); ``outcomes()`` gives the same as ``(value, Fraction)`` pairs;
+* ``cost()``: the work of computing that distribution, known before computing
+  it, so that callers can refuse a roll of 10¹⁰⁰ dice instead of hanging;
+* ``size``: how many dice or tokens one ``sample`` draws;
 * ``sample(rng)``: one value drawn by simulating the physical process (each
-  die rolled, each token drawn) with a ``random.Random``;
+  die rolled, each token drawn) with a ``random.Random``; with a plain
+  ``random.Random`` a die is rolled exactly as ``rng.choice(faces)`` would;
+* ``counting(kinds)``: for rolls of named faces and bag draws, the same roll
+  seen only through the counts of ``kinds`` (its marginal distribution, with
+  far fewer outcomes);
 * ``describe()``: a short text for traces (``"3×Dado especial, conserva 2 peores"``).
 
 Constructors (``pool_sum``, ``bag_draw``...) are memoised: calling one twice
@@ -20,12 +27,14 @@ random variables inline without recomputing distributions.
 
 from __future__ import annotations
 
+import heapq
 import operator
 import random
+from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from fractions import Fraction
 from functools import lru_cache
-from math import comb, factorial, lcm
+from math import comb, factorial, gcd
 from typing import Any
 
 from .errors import RuleError
@@ -49,6 +58,7 @@ __all__ = [
 ]
 
 Outcomes = tuple[tuple[Any, Fraction], ...]
+Weighted = tuple[tuple[Any, ...], tuple[int, ...], int]
 
 COMPARISONS: dict[str, Callable[[Any, Any], bool]] = {
     "==": operator.eq,
@@ -61,6 +71,8 @@ COMPARISONS: dict[str, Callable[[Any, Any], bool]] = {
 """The comparison operators accepted by :func:`pool_count`."""
 
 _OP_TEXT = {"==": "=", "!=": "≠", "<": "<", "<=": "≤", ">": ">", ">=": "≥"}
+_PLAIN_RANDOM = random.Random
+_CACHE_PER_DIE = 1024  # pools remembered per die; the cache starts over when full
 
 
 def _is_number(x: Any) -> bool:
@@ -75,22 +87,22 @@ def _check_count(count: Any, what: str, src: str | None) -> int:
     return count
 
 
-def _from_weights(weights: dict[Any, int], total: int) -> Outcomes:
-    """Turn integer weights (out of ``total``) into sorted exact outcomes."""
-    items = [(value, Fraction(w, total)) for value, w in weights.items() if w]
-    items.sort(key=lambda item: sort_key(item[0]))
-    return tuple(items)
+def _big_ints(count: int) -> int:
+    """Work factor of exact arithmetic on numbers of about ``count`` digits (1 for small ones)."""
+    return 1 + count // 16
 
 
 class RandomVariable:
     """Base class of every random primitive: an immutable finite distribution.
 
-    Subclasses implement ``_compute_outcomes()`` (exact distribution, any
-    order, values may repeat), ``sample(rng)`` and ``describe()``, and
-    ``_key()`` (the parameters identifying the variable, for ``==``/``hash``).
+    Subclasses implement ``_weights()`` (``({value: integer weight}, total)``,
+    zeros allowed), ``cost()``, ``sample(rng)``, ``describe()`` and ``_key()``
+    (the parameters identifying the variable, for ``==``/``hash``), and set
+    ``size``.
     """
 
-    __slots__ = ("_outcomes", "_weighted")
+    __slots__ = ("_weighted", "_outcomes", "_counting")
+    size: int = 1
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"{type(self).__name__} is immutable")
@@ -98,41 +110,43 @@ class RandomVariable:
     def _init(self, **fields: Any) -> None:
         for name, value in fields.items():
             object.__setattr__(self, name, value)
-        object.__setattr__(self, "_outcomes", None)
         object.__setattr__(self, "_weighted", None)
+        object.__setattr__(self, "_outcomes", None)
+        object.__setattr__(self, "_counting", None)
+
+    def weighted(self) -> Weighted:
+        """The outcomes as integers over a common denominator (cached).
+
+        Returns ``(values, weights, denominator)`` with
+        ``probability(values[i]) == weights[i] / denominator``, values sorted;
+        exact enumeration multiplies and adds these integers instead of Fractions.
+        """
+        cached = self._weighted
+        if cached is None:
+            weights, total = self._weights()
+            items = sorted(((v, w) for v, w in weights.items() if w), key=lambda item: sort_key(item[0]))
+            nums = tuple(w for _, w in items)
+            if sum(nums) != total:  # pragma: no cover - internal invariant
+                raise AssertionError(f"probabilities of {self.describe()} do not sum to 1")
+            common = gcd(total, *nums)
+            if common > 1:
+                nums, total = tuple(w // common for w in nums), total // common
+            cached = (tuple(v for v, _ in items), nums, total)
+            object.__setattr__(self, "_weighted", cached)
+        return cached
 
     def outcomes(self) -> Outcomes:
         """Exact distribution: ``((value, probability), ...)`` sorted by value."""
         cached = self._outcomes
         if cached is None:
-            merged: dict[Any, Fraction] = {}
-            for value, p in self._compute_outcomes():
-                if p:
-                    merged[value] = merged.get(value, 0) + p
-            cached = tuple(sorted(merged.items(), key=lambda item: sort_key(item[0])))
-            if sum(p for _, p in cached) != 1:  # pragma: no cover - internal invariant
-                raise AssertionError(f"probabilities of {self.describe()} do not sum to 1")
+            values, nums, den = self.weighted()
+            cached = tuple((v, Fraction(w, den)) for v, w in zip(values, nums))
             object.__setattr__(self, "_outcomes", cached)
         return cached
 
-    def weighted(self) -> tuple[tuple[Any, ...], tuple[int, ...], int]:
-        """The outcomes as integers over a common denominator (cached).
-
-        Returns ``(values, numerators, denominator)`` with
-        ``probability(values[i]) == numerators[i] / denominator``; exact
-        enumeration multiplies and adds these integers instead of Fractions.
-        """
-        cached = self._weighted
-        if cached is None:
-            outs = self.outcomes()
-            den = lcm(*(p.denominator for _, p in outs))
-            cached = (
-                tuple(v for v, _ in outs),
-                tuple(p.numerator * (den // p.denominator) for _, p in outs),
-                den,
-            )
-            object.__setattr__(self, "_weighted", cached)
-        return cached
+    def is_computed(self) -> bool:
+        """Whether the distribution has been computed already (it then costs nothing)."""
+        return self._weighted is not None
 
     def probability(self, value: Any) -> Fraction:
         """Probability that the variable takes ``value`` (0 if impossible)."""
@@ -141,7 +155,15 @@ class RandomVariable:
                 return p
         return Fraction(0)
 
-    def _compute_outcomes(self) -> Outcomes:
+    def counting(self, kinds: tuple[str, ...]) -> RandomVariable:
+        """The variable seen only through the counts of ``kinds`` (itself unless it counts kinds)."""
+        return self
+
+    def cost(self) -> int:
+        """Work of computing the distribution (about one unit per small-integer operation)."""
+        raise NotImplementedError
+
+    def _weights(self) -> tuple[dict[Any, int], int]:
         raise NotImplementedError
 
     def sample(self, rng: random.Random) -> Any:
@@ -167,6 +189,22 @@ class RandomVariable:
         return f"<{type(self).__name__} {self.describe()}>"
 
 
+def _roll_faces(rng: random.Random, faces: tuple, count: int) -> Iterator:
+    """``count`` faces rolled one die at a time, as ``rng.choice(faces)`` rolls them,
+    one after the other (an iterator: a roll of a million dice holds no list)."""
+    if type(rng) is not _PLAIN_RANDOM:
+        for _ in range(count):
+            yield rng.choice(faces)
+        return
+    getrandbits, sides = rng.getrandbits, len(faces)
+    bits = sides.bit_length()
+    for _ in range(count):
+        r = getrandbits(bits)
+        while r >= sides:
+            r = getrandbits(bits)
+        yield faces[r]
+
+
 # ---------------------------------------------------------------------------
 # Dice
 # ---------------------------------------------------------------------------
@@ -178,7 +216,7 @@ class Die(RandomVariable):
     face is equally likely. A die is itself the random variable "roll it once".
     """
 
-    __slots__ = ("name", "faces")
+    __slots__ = ("name", "faces", "_bits", "_pools")
     name: str
     faces: tuple
 
@@ -189,7 +227,7 @@ class Die(RandomVariable):
         for face in faces:
             if not (_is_number(face) or isinstance(face, str)):
                 raise RuleError(f"cara no válida {face!r} en el dado {name}")
-        self._init(name=name, faces=faces)
+        self._init(name=name, faces=faces, _bits=len(faces).bit_length(), _pools={})
 
     def _key(self) -> tuple:
         return (self.name, self.faces)
@@ -209,12 +247,20 @@ class Die(RandomVariable):
         """True for ``dN`` dice with faces ``1..N``."""
         return self.name == f"d{len(self.faces)}" and self.faces == tuple(range(1, len(self.faces) + 1))
 
-    def _compute_outcomes(self) -> Outcomes:
-        n = len(self.faces)
-        return tuple((face, Fraction(k, n)) for face, k in self.distinct_faces())
+    def cost(self) -> int:
+        return len(self.faces)
+
+    def _weights(self) -> tuple[dict[Any, int], int]:
+        return dict(self.distinct_faces()), len(self.faces)
 
     def sample(self, rng: random.Random) -> Any:
-        return rng.choice(self.faces)
+        if type(rng) is not _PLAIN_RANDOM:
+            return rng.choice(self.faces)
+        sides, bits = len(self.faces), self._bits  # the draw rng.choice makes, without its call overhead
+        r = rng.getrandbits(bits)
+        while r >= sides:
+            r = rng.getrandbits(bits)
+        return self.faces[r]
 
     def describe(self) -> str:
         return self.name
@@ -244,38 +290,80 @@ def _pool_text(die: Die, count: int) -> str:
     return f"{count}×{die.name}"
 
 
+def _remembered(die: Die, keys: tuple[tuple, ...], make: Callable[[], RandomVariable]) -> RandomVariable:
+    """The pool remembered in the die under ``keys[0]`` (the validated, canonical
+    arguments), else ``make()``; remembered under every key given, so that the
+    arguments as written find it at once next time."""
+    pools = die._pools
+    rv = pools.get(keys[0]) or make()
+    if len(pools) >= _CACHE_PER_DIE:
+        pools.clear()
+    for key in keys:
+        pools[key] = rv
+    return rv
+
+
 class _PoolSum(RandomVariable):
     """Sum of ``count`` dice, optionally keeping only the highest/lowest ``keep_n``."""
 
-    __slots__ = ("die", "count", "keep", "keep_n")
+    __slots__ = ("die", "count", "keep", "keep_n", "size")
     die: Die
     count: int
     keep: str | None
     keep_n: int
 
     def __init__(self, die: Die, count: int, keep: str | None, keep_n: int) -> None:
-        self._init(die=die, count=count, keep=keep, keep_n=keep_n)
+        self._init(die=die, count=count, keep=keep, keep_n=keep_n, size=count)
 
     def _key(self) -> tuple:
         return (self.die, self.count, self.keep, self.keep_n)
 
-    def _compute_outcomes(self) -> Outcomes:
+    def _integer_faces(self) -> bool:
+        return all(isinstance(f, int) for f in self.die.faces)
+
+    def cost(self) -> int:
+        faces = self.die.distinct_faces()
+        values = [f for f, _ in faces]
+        spread = max(values) - min(values)
+        if self.keep is not None:
+            # open states (dice placed, kept sum) per face, each tried with every number of dice
+            states = self.keep_n * (self.keep_n * spread + 1)
+            return len(faces) * states * (self.count + 1) * _big_ints(self.count)
+        if self._integer_faces():
+            return (self.count * spread + 1) * len(faces) * _big_ints(self.count)
+        # fractional faces: at most one sum per multiset of faces, each convolution step
+        outcomes = comb(self.count + len(faces) - 1, len(faces) - 1)
+        return outcomes * len(faces) * self.count * _big_ints(self.count)
+
+    def _weights(self) -> tuple[dict[Any, int], int]:
         total = len(self.die.faces) ** self.count
-        if self.keep is None:
-            weights = _sum_weights(self.die.distinct_faces(), self.count)
-        else:
-            weights = _keep_weights(
-                self.die.distinct_faces(), self.count, self.keep_n, highest=self.keep == "highest"
-            )
-        return _from_weights(weights, total)
+        faces = self.die.distinct_faces()
+        if self.keep is not None:
+            return _keep_weights(faces, self.count, self.keep_n, highest=self.keep == "highest"), total
+        if self._integer_faces():
+            return _power_weights(faces, self.count), total
+        return _sum_weights(faces, self.count), total
 
     def sample(self, rng: random.Random) -> Any:
-        faces = self.die.faces
-        rolls = [rng.choice(faces) for _ in range(self.count)]
+        faces, count = self.die.faces, self.count
+        if count > 64 or type(rng) is not _PLAIN_RANDOM:
+            rolled = _roll_faces(rng, faces, count)
+            if self.keep is None:
+                return sum(rolled, 0)
+            best = heapq.nlargest if self.keep == "highest" else heapq.nsmallest
+            return sum(best(self.keep_n, rolled), 0)
+        # a few dice, the most frequent roll of all: _roll_faces inlined, into a list
+        getrandbits, sides, bits = rng.getrandbits, len(faces), self.die._bits
+        kept = []
+        for _ in range(count):
+            r = getrandbits(bits)
+            while r >= sides:
+                r = getrandbits(bits)
+            kept.append(faces[r])
         if self.keep is not None:
-            rolls.sort(reverse=self.keep == "highest")
-            rolls = rolls[: self.keep_n]
-        return sum(rolls, 0)
+            kept.sort(reverse=self.keep == "highest")
+            del kept[self.keep_n:]
+        return sum(kept, 0)
 
     def describe(self) -> str:
         text = _pool_text(self.die, self.count)
@@ -284,8 +372,36 @@ class _PoolSum(RandomVariable):
         return text
 
 
+def _power_weights(faces: tuple[tuple[int, int], ...], count: int) -> dict[int, int]:
+    """Ways to obtain each sum of ``count`` dice with integer faces: the coefficients of
+    ``P(x) ** count``, where ``P`` has one term ``mult * x ** (face - lowest)`` per face.
+
+    J. C. P. Miller's recurrence gives each coefficient from the previous ones
+    (``k a0 q[k] = Σ ((count + 1) i − k) a[i] q[k − i]``), exactly in integers:
+    one pass over the sums, a few operations each, instead of ``count``
+    successive convolutions.
+    """
+    lowest = min(f for f, _ in faces)
+    terms = sorted((f - lowest, m) for f, m in faces)
+    a0 = terms[0][1]
+    higher = terms[1:]
+    degree = count * terms[-1][0]
+    q = [0] * (degree + 1)
+    q[0] = a0**count
+    n1 = count + 1
+    for k in range(1, degree + 1):
+        acc = 0
+        for i, ai in higher:
+            if i > k:
+                break
+            acc += (n1 * i - k) * ai * q[k - i]
+        q[k] = acc // (k * a0)
+    base = lowest * count
+    return {base + k: w for k, w in enumerate(q) if w}
+
+
 def _sum_weights(faces: tuple[tuple[Any, int], ...], count: int) -> dict[Any, int]:
-    """Ways to obtain each sum of ``count`` dice (convolution, integer weights)."""
+    """Ways to obtain each sum of ``count`` dice (repeated convolution; any numeric faces)."""
     weights: dict[Any, int] = {0: 1}
     for _ in range(count):
         nxt: dict[Any, int] = {}
@@ -354,8 +470,14 @@ def pool_sum(
     Raises:
         RuleError: negative or non-integer counts, unknown ``keep``, named faces.
     """
+    if type(count) is int:
+        try:
+            return die._pools["sum", count, keep, keep_n]
+        except (AttributeError, KeyError, TypeError):
+            pass
     if not isinstance(die, Die):
         raise RuleError(f"se esperaba un dado, no {die!r}", src)
+    key = ("sum", count, keep, keep_n)
     count = _check_count(count, "el número de dados", src)
     if count < 0:
         raise RuleError(f"no se puede tirar un número negativo de dados ({count})", src)
@@ -376,44 +498,39 @@ def pool_sum(
         if keep_n >= count:
             keep, keep_n = None, count
     if count == 0 or keep_n == 0:
-        return constant(0)
-    return _pool_sum_cached(die, count, keep, keep_n)
-
-
-@lru_cache(maxsize=4096)
-def _pool_sum_cached(die: Die, count: int, keep: str | None, keep_n: int) -> _PoolSum:
-    return _PoolSum(die, count, keep, keep_n)
+        return _remembered(die, (("sum", 0, None, 0), key), lambda: constant(0))
+    return _remembered(die, (("sum", count, keep, keep_n), key), lambda: _PoolSum(die, count, keep, keep_n))
 
 
 class _PoolCount(RandomVariable):
     """Number of dice, out of ``count``, whose face satisfies ``face <op> threshold``."""
 
-    __slots__ = ("die", "count", "op", "threshold")
+    __slots__ = ("die", "count", "op", "threshold", "size", "_test")
     die: Die
     count: int
     op: str
     threshold: Any
 
     def __init__(self, die: Die, count: int, op: str, threshold: Any) -> None:
-        self._init(die=die, count=count, op=op, threshold=threshold)
+        test = COMPARISONS[op]
+        self._init(die=die, count=count, op=op, threshold=threshold, size=count, _test=lambda face: test(face, threshold))
 
     def _key(self) -> tuple:
         return (self.die, self.count, self.op, self.threshold)
 
-    def _test(self, face: Any) -> bool:
-        return COMPARISONS[self.op](face, self.threshold)
+    def cost(self) -> int:
+        return (self.count + 1) * _big_ints(self.count)
 
-    def _compute_outcomes(self) -> Outcomes:
+    def _weights(self) -> tuple[dict[Any, int], int]:
         sides = len(self.die.faces)
         good = sum(1 for f in self.die.faces if self._test(f))
         bad = sides - good
         n = self.count
-        weights = {k: comb(n, k) * good**k * bad ** (n - k) for k in range(n + 1)}
-        return _from_weights(weights, sides**n)
+        return {k: comb(n, k) * good**k * bad ** (n - k) for k in range(n + 1)}, sides**n
 
     def sample(self, rng: random.Random) -> int:
-        faces = self.die.faces
-        return sum(1 for _ in range(self.count) if self._test(rng.choice(faces)))
+        test = self._test
+        return sum(1 for face in _roll_faces(rng, self.die.faces, self.count) if test(face))
 
     def describe(self) -> str:
         return f"{_pool_text(self.die, self.count)}, cuenta {_OP_TEXT[self.op]} {format_value(self.threshold)}"
@@ -427,8 +544,14 @@ def pool_count(
     ``op`` is one of ``== != < <= > >=``; ordering operators need numeric faces.
     The result is binomial, computed exactly.
     """
+    if type(count) is int:
+        try:
+            return die._pools["count", count, op, threshold]
+        except (AttributeError, KeyError, TypeError):
+            pass
     if not isinstance(die, Die):
         raise RuleError(f"se esperaba un dado, no {die!r}", src)
+    key = ("count", count, op, threshold)
     count = _check_count(count, "el número de dados", src)
     if count < 0:
         raise RuleError(f"no se puede tirar un número negativo de dados ({count})", src)
@@ -436,12 +559,11 @@ def pool_count(
         raise RuleError(f"comparación desconocida {op!r}", src)
     if op not in ("==", "!=") and not (die.is_numeric() and _is_number(threshold)):
         raise RuleError(f"no se pueden ordenar las caras del dado {die.name} con {op}", src)
-    return _pool_count_cached(die, count, op, threshold)
-
-
-@lru_cache(maxsize=4096)
-def _pool_count_cached(die: Die, count: int, op: str, threshold: Any) -> _PoolCount:
-    return _PoolCount(die, count, op, threshold)
+    try:
+        hash(threshold)
+    except TypeError:
+        raise RuleError(f"no se puede comparar con {format_value(threshold)}", src) from None
+    return _remembered(die, (("count", count, op, threshold), key), lambda: _PoolCount(die, count, op, threshold))
 
 
 def _compositions(total: int, bounds: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
@@ -462,38 +584,67 @@ def _compositions(total: int, bounds: tuple[int, ...]) -> Iterator[tuple[int, ..
             yield (k, *tail)
 
 
-class _PoolFaces(RandomVariable):
-    """How many of ``count`` dice show each distinct face (a :class:`Counts`)."""
+def _kinds_counted(kinds: tuple[str, ...], known: tuple[str, ...]) -> tuple[str, ...]:
+    """``kinds`` in the order of ``known`` (the die's faces or the bag's tokens); unknown ones are an error."""
+    unknown = set(kinds) - set(known)
+    if unknown:
+        raise RuleError(f"no hay {sorted(unknown)[0]!r} entre {', '.join(known)}")
+    return tuple(k for k in known if k in kinds)
 
-    __slots__ = ("die", "count")
+
+class _PoolFaces(RandomVariable):
+    """How many of ``count`` dice show each distinct face (a :class:`Counts`).
+
+    With ``kinds``, only the counts of those faces (the other faces are rolled
+    but not counted): a multinomial over ``kinds`` and "any other face".
+    """
+
+    __slots__ = ("die", "count", "kinds", "size")
     die: Die
     count: int
+    kinds: tuple[str, ...]
 
-    def __init__(self, die: Die, count: int) -> None:
-        self._init(die=die, count=count)
+    def __init__(self, die: Die, count: int, kinds: tuple[str, ...]) -> None:
+        self._init(die=die, count=count, kinds=kinds, size=count)
 
     def _key(self) -> tuple:
-        return (self.die, self.count)
+        return (self.die, self.count, self.kinds)
 
-    def _compute_outcomes(self) -> Outcomes:
-        faces = self.die.distinct_faces()
-        names = tuple(f for f, _ in faces)
-        mults = tuple(k for _, k in faces)
+    def _categories(self) -> tuple[tuple[str, ...], tuple[int, ...]]:
+        """The faces counted and the multiplicity of each, then of the faces not counted."""
+        faces = dict(self.die.distinct_faces())
+        mults = tuple(faces[k] for k in self.kinds)
+        other = len(self.die.faces) - sum(mults)
+        return self.kinds, mults + ((other,) if other else ())
+
+    def cost(self) -> int:
+        _, mults = self._categories()
+        return comb(self.count + len(mults) - 1, len(mults) - 1) * len(mults) * _big_ints(self.count)
+
+    def _weights(self) -> tuple[dict[Any, int], int]:
+        names, mults = self._categories()
         n = self.count
         n_fact = factorial(n)
         weights: dict[Counts, int] = {}
-        for parts in _compositions(n, (n,) * len(faces)):
+        for parts in _compositions(n, (n,) * len(mults)):
             w = n_fact
             for k, mult in zip(parts, mults):
                 w = w * mult**k // factorial(k)
-            weights[Counts(zip(names, parts))] = w
-        return _from_weights(weights, len(self.die.faces) ** n)
+            key = Counts(zip(names, parts))
+            weights[key] = weights.get(key, 0) + w
+        return weights, len(self.die.faces) ** n
+
+    def counting(self, kinds: tuple[str, ...]) -> RandomVariable:
+        kinds = _kinds_counted(kinds, self.kinds)
+        if kinds == self.kinds:
+            return self
+        return _pool_faces_cached(self.die, self.count, kinds)
 
     def sample(self, rng: random.Random) -> Counts:
-        counts = {face: 0 for face, _ in self.die.distinct_faces()}
-        faces = self.die.faces
-        for _ in range(self.count):
-            counts[rng.choice(faces)] += 1
+        counts = dict.fromkeys(self.kinds, 0)
+        for face in _roll_faces(rng, self.die.faces, self.count):
+            if face in counts:
+                counts[face] += 1
         return Counts(counts)
 
     def describe(self) -> str:
@@ -512,12 +663,12 @@ def pool_faces(die: Die, count: int, *, src: str | None = None) -> RandomVariabl
         raise RuleError(f"no se puede tirar un número negativo de dados ({count})", src)
     if not all(isinstance(f, str) for f in die.faces):
         raise RuleError(f"el dado {die.name} no tiene caras con nombre", src)
-    return _pool_faces_cached(die, count)
+    return _pool_faces_cached(die, count, tuple(f for f, _ in die.distinct_faces()))
 
 
 @lru_cache(maxsize=1024)
-def _pool_faces_cached(die: Die, count: int) -> _PoolFaces:
-    return _PoolFaces(die, count)
+def _pool_faces_cached(die: Die, count: int, kinds: tuple[str, ...]) -> _PoolFaces:
+    return _PoolFaces(die, count, kinds)
 
 
 # ---------------------------------------------------------------------------
@@ -571,34 +722,67 @@ class Bag:
 
 
 class _BagDraw(RandomVariable):
-    """Draw ``n`` tokens without replacement: a :class:`Counts` per kind (hypergeometric)."""
+    """Draw ``n`` tokens without replacement: a :class:`Counts` per kind (hypergeometric).
 
-    __slots__ = ("bag", "n")
+    With ``kinds``, only the counts of those kinds (the other tokens are drawn
+    but not counted).
+    """
+
+    __slots__ = ("bag", "n", "kinds", "size")
     bag: Bag
     n: int
+    kinds: tuple[str, ...]
 
-    def __init__(self, bag: Bag, n: int) -> None:
-        self._init(bag=bag, n=n)
+    def __init__(self, bag: Bag, n: int, kinds: tuple[str, ...]) -> None:
+        self._init(bag=bag, n=n, kinds=kinds, size=n)
 
     def _key(self) -> tuple:
-        return (self.bag, self.n)
+        return (self.bag, self.n, self.kinds)
 
-    def _compute_outcomes(self) -> Outcomes:
-        kinds = self.bag.kinds()
-        sizes = tuple(k for _, k in self.bag.tokens)
+    def _categories(self) -> tuple[tuple[str, ...], tuple[int, ...]]:
+        """The kinds counted and how many tokens of each, then of the kinds not counted."""
+        tokens = dict(self.bag.tokens)
+        sizes = tuple(tokens[k] for k in self.kinds)
+        other = self.bag.total() - sum(sizes)
+        return self.kinds, sizes + ((other,) if other else ())
+
+    def cost(self) -> int:
+        _, sizes = self._categories()
+        ways = 1
+        for size in sizes:
+            ways *= min(size, self.n) + 1
+        return min(ways, comb(self.n + len(sizes) - 1, max(len(sizes) - 1, 0))) * len(sizes) * _big_ints(self.n)
+
+    def _weights(self) -> tuple[dict[Any, int], int]:
+        names, sizes = self._categories()
         weights: dict[Counts, int] = {}
         for parts in _compositions(self.n, sizes):
             w = 1
             for k, size in zip(parts, sizes):
                 w *= comb(size, k)
-            weights[Counts(zip(kinds, parts))] = w
-        return _from_weights(weights, comb(self.bag.total(), self.n))
+            key = Counts(zip(names, parts))
+            weights[key] = weights.get(key, 0) + w
+        return weights, comb(self.bag.total(), self.n)
+
+    def counting(self, kinds: tuple[str, ...]) -> RandomVariable:
+        kinds = _kinds_counted(kinds, self.kinds)
+        if kinds == self.kinds:
+            return self
+        return _bag_draw_cached(self.bag, self.n, kinds)
 
     def sample(self, rng: random.Random) -> Counts:
-        tokens = [kind for kind, k in self.bag.tokens for _ in range(k)]
-        counts = {kind: 0 for kind in self.bag.kinds()}
-        for kind in rng.sample(tokens, self.n):
-            counts[kind] += 1
+        # the tokens drawn as rng.sample(tokens, n) draws them, by position in the bag,
+        # without listing the tokens (a bag's make-up may come from the input)
+        kinds, ends, total = [], [], 0
+        for kind, k in self.bag.tokens:
+            total += k
+            kinds.append(kind)
+            ends.append(total)
+        counts = dict.fromkeys(self.kinds, 0)
+        for position in rng.sample(range(total), self.n):
+            kind = kinds[bisect_right(ends, position)]
+            if kind in counts:
+                counts[kind] += 1
         return Counts(counts)
 
     def describe(self) -> str:
@@ -620,12 +804,12 @@ def bag_draw(bag: Bag, n: int, *, src: str | None = None) -> RandomVariable:
         raise RuleError(f"no se pueden sacar {n} fichas de {bag.name}: solo hay {bag.total()}", src)
     if n <= 0:
         return constant(Counts((kind, 0) for kind in bag.kinds()))
-    return _bag_draw_cached(bag, n)
+    return _bag_draw_cached(bag, n, bag.kinds())
 
 
 @lru_cache(maxsize=1024)
-def _bag_draw_cached(bag: Bag, n: int) -> _BagDraw:
-    return _BagDraw(bag, n)
+def _bag_draw_cached(bag: Bag, n: int, kinds: tuple[str, ...]) -> _BagDraw:
+    return _BagDraw(bag, n, kinds)
 
 
 # ---------------------------------------------------------------------------
@@ -636,6 +820,7 @@ class _Constant(RandomVariable):
     """A value that is not random."""
 
     __slots__ = ("value",)
+    size = 0
     value: Any
 
     def __init__(self, value: Any) -> None:
@@ -644,8 +829,16 @@ class _Constant(RandomVariable):
     def _key(self) -> tuple:
         return (type(self.value).__name__, self.value)
 
-    def _compute_outcomes(self) -> Outcomes:
-        return ((self.value, Fraction(1)),)
+    def cost(self) -> int:
+        return 1
+
+    def _weights(self) -> tuple[dict[Any, int], int]:
+        return {self.value: 1}, 1
+
+    def counting(self, kinds: tuple[str, ...]) -> RandomVariable:
+        if isinstance(self.value, Counts):
+            return constant(Counts((k, v) for k, v in self.value.items() if k in kinds))
+        return self
 
     def sample(self, rng: random.Random) -> Any:
         return self.value

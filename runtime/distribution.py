@@ -1,35 +1,42 @@
 """Exact distributions and sampling of resolvers.
 
 Takes: a resolver ``fn(ctx, *args, **kwargs)`` (generated code, or any
-function that gets its randomness only from ``ctx.roll``) and its arguments.
+function that gets its randomness only from ``ctx``) and its arguments.
+Generated packages come in two forms (see :func:`traced_by`): fast resolvers,
+which only roll dice, and their traced twins, which also report every step,
+binding and roll and say what each roll's future depends on.
 Produces:
 
 * :func:`exact` — the exact :class:`Distribution` of ``fn``'s result, found by
-  running ``fn`` once per possible sequence of roll outcomes (depth-first,
-  iterative, with an :class:`~runtime.context.ExactContext`);
-* :func:`sample` — one random result and its :class:`~runtime.trace.Trace`;
+  replaying the traced twin over the outcomes of its rolls, each distinct
+  state explored once (see :class:`~runtime.context.ExactContext`);
+* :func:`sample` — one random result and, with ``trace=True``, its
+  :class:`~runtime.trace.Trace` (recorded by the traced twin);
 * :func:`sample_many` — result frequencies over many random runs.
 
-Results must be hashable values (ints, Fractions, strs, bools, None, tuples,
-Counts, frozen dataclasses) so equal results can be merged.
+All three stop with a :class:`~runtime.context.WorkLimitError` past
+``max_work`` units of work. Results must be hashable values (ints, Fractions,
+strs, bools, None, tuples, Counts, frozen dataclasses) so equal results can be
+merged.
 """
 
 from __future__ import annotations
 
+import gc
+import random
+import sys
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from fractions import Fraction
 from typing import Any
 
-from .context import ExactContext, SampleContext
+from .context import DEFAULT_MAX_PATHS, DEFAULT_MAX_WORK, ExactContext, SampleContext, WorkLimitError, _Session, _where
 from .errors import RuleError
 from .numbers import normalize
 from .trace import Trace
-from .values import sort_key, to_jsonable
+from .values import number_text, sort_key, to_jsonable
 
-__all__ = ["Distribution", "exact", "sample", "sample_many", "DEFAULT_MAX_PATHS"]
-
-DEFAULT_MAX_PATHS = 2_000_000
-"""Default limit on the number of paths :func:`exact` explores."""
+__all__ = ["Distribution", "exact", "sample", "sample_many", "traced_by", "traced"]
 
 
 class Distribution:
@@ -51,6 +58,16 @@ class Distribution:
                 raise ValueError(f"negative probability {p} for {outcome!r}")
             if p:
                 merged[outcome] = merged.get(outcome, 0) + Fraction(p)
+        self._set(merged)
+
+    @classmethod
+    def from_weights(cls, weights: dict[Any, int], denominator: int) -> Distribution:
+        """The distribution ``outcome -> weight / denominator`` (positive integer weights)."""
+        dist = cls.__new__(cls)
+        dist._set({outcome: Fraction(w, denominator) for outcome, w in weights.items()})
+        return dist
+
+    def _set(self, merged: dict[Any, Fraction]) -> None:
         items = tuple(sorted(merged.items(), key=lambda item: sort_key(item[0])))
         object.__setattr__(self, "_items", items)
         object.__setattr__(self, "_map", dict(items))
@@ -105,7 +122,7 @@ class Distribution:
         return [
             {
                 "outcome": to_jsonable(o),
-                "probability": f"{p.numerator}/{p.denominator}",
+                "probability": number_text(p),
                 "p": float(p),
             }
             for o, p in self._items
@@ -125,52 +142,78 @@ class Distribution:
         return f"Distribution({{{inner}}})"
 
 
+def traced_by(twin: Callable[..., Any]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator of a fast generated resolver: ``twin`` is the same procedure,
+    traced (it reports steps, bindings and rolls, and the state of each roll).
+    :func:`sample` with a trace and :func:`exact` run the twin; the decorated
+    function itself is returned unchanged (no wrapper, no cost)."""
+
+    def mark(fn: Callable[..., Any]) -> Callable[..., Any]:
+        fn.traced = twin
+        return fn
+
+    return mark
+
+
+def traced(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """The traced twin of a fast generated resolver, or ``fn`` itself."""
+    return getattr(fn, "traced", fn)
+
+
 def exact(
     fn: Callable[..., Any],
     *args: Any,
     max_paths: int = DEFAULT_MAX_PATHS,
+    max_work: int = DEFAULT_MAX_WORK,
+    every_path: bool = False,
     **kwargs: Any,
 ) -> Distribution:
     """Exact distribution of ``fn(ctx, *args, **kwargs)``.
 
-    ``fn`` is run once per path, i.e. per sequence of outcomes of its
-    branching rolls, in depth-first order; a path's probability is the product
-    of its chosen outcomes' probabilities. Equal results are merged.
+    ``fn`` (its traced twin, for a generated resolver) is replayed over the
+    outcomes of its rolls; a path's probability is the product of its chosen
+    outcomes' probabilities, and paths that reach a roll in equal states are
+    explored once. Equal results are merged. With ``every_path``, states are
+    ignored and every path of every roll is explored (much slower: a check of
+    the states the compiler writes).
 
     Raises:
-        RuleError: more than ``max_paths`` paths, an unhashable result, a
+        RuleError: more than ``max_paths`` replays, an unhashable result, a
             non-deterministic ``fn``, or any RuleError ``fn`` raises on some path.
+        WorkLimitError: more than ``max_work`` units of work.
     """
-    ctx = ExactContext()
-    # result -> {path denominator: sum of numerators}: integer arithmetic only
-    acc: dict[Any, dict[int, int]] = {}
-    paths = 0
-    while True:
-        paths += 1
-        if paths > max_paths:
-            raise RuleError(
-                f"la distribución exacta de {getattr(fn, '__name__', fn)} necesita más de "
-                f"{max_paths} caminos de tiradas; reduce el número de dados o sube max_paths"
-            )
-        ctx.start_run()
-        result = fn(ctx, *args, **kwargs)
-        num, den = ctx.finish_run()
-        try:
-            bucket = acc.get(result)
-        except TypeError:
-            raise RuleError(
-                f"el resultado {result!r} no se puede agrupar (no es hashable)"
-            ) from None
-        if bucket is None:
-            acc[result] = {den: num}
-        else:
-            bucket[den] = bucket.get(den, 0) + num
-        if not ctx.advance():
-            break
-    return Distribution(
-        (result, sum((Fraction(num, den) for den, num in bucket.items()), Fraction(0)))
-        for result, bucket in acc.items()
-    )
+    with _collector_paused(), _nesting_bounded(fn, kwargs):
+        ctx = ExactContext(_Session(max_work, max_paths), every_path)
+        weights, denominator = ctx.distribution(traced(fn), args, kwargs)
+        return Distribution.from_weights(weights, denominator)
+
+
+@contextmanager
+def _nesting_bounded(fn: Callable[..., Any], kwargs: dict) -> Iterator[None]:
+    """Procedures may call themselves: nested too deep, Python's recursion limit
+    becomes a :class:`WorkLimitError` naming the procedure and its inputs."""
+    try:
+        yield
+    except RecursionError:
+        name = getattr(fn, "__name__", "procedimiento")
+        raise WorkLimitError(
+            f"trabajo excesivo: la resolución anida más llamadas de procedimientos de las que caben "
+            f"({sys.getrecursionlimit()} como mucho; {_where(None, '', [(name, kwargs)])}). Reduce los datos"
+        ) from None
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause Python's cycle collector: enumeration builds many small tuples (states,
+    sort keys) that hold no cycles, and each pass of the collector would walk every
+    object of the process (the program, its packages), several times per second."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def sample(
@@ -178,25 +221,71 @@ def sample(
     *args: Any,
     seed: int | None = None,
     trace: bool = True,
+    max_work: int = DEFAULT_MAX_WORK,
     **kwargs: Any,
 ) -> tuple[Any, Trace | None]:
     """Run ``fn(ctx, *args, **kwargs)`` once with ``random.Random(seed)``.
 
-    Returns ``(result, trace)``; ``trace`` is ``None`` when ``trace=False``.
+    With ``trace`` the traced twin runs and records its :class:`Trace`; without,
+    the fast resolver runs. Returns ``(result, trace)``; ``trace`` is ``None``
+    when ``trace=False``. A failure of the fast resolver is replayed, with the
+    same dice, by the traced twin, whose error names the rule and step.
     """
-    ctx = SampleContext(seed, trace=trace)
-    result = fn(ctx, *args, **kwargs)
-    return result, ctx.trace
+    with _nesting_bounded(fn, kwargs):
+        if trace:
+            ctx = SampleContext(seed, trace=True, max_work=max_work)
+            result = traced(fn)(ctx, *args, **kwargs)
+            return result, ctx.trace
+        if seed is None:
+            seed = random.SystemRandom().getrandbits(64)
+        try:
+            return fn(SampleContext(seed, trace=False, max_work=max_work), *args, **kwargs), None
+        except Exception as failure:
+            raise _explained(failure, fn, 0, seed, max_work, args, kwargs) from None
 
 
-def sample_many(fn: Callable[..., Any], n: int, seed: int | None, *args: Any, **kwargs: Any) -> dict[Any, int]:
-    """Run ``fn`` ``n`` times (one ``random.Random(seed)`` for all runs, no trace).
+def sample_many(fn: Callable[..., Any], n: int, seed: int | None, *args: Any, max_work: int = DEFAULT_MAX_WORK,
+                **kwargs: Any) -> dict[Any, int]:
+    """Run the fast ``fn`` ``n`` times (one ``random.Random(seed)`` for all runs, no
+    trace, each run with its own work limit).
 
     Returns ``{result: how_many_times}`` ordered by result.
     """
-    ctx = SampleContext(seed, trace=False)
+    if seed is None:
+        seed = random.SystemRandom().getrandbits(64)
+    ctx = SampleContext(seed, trace=False, max_work=max_work)
     counts: dict[Any, int] = {}
-    for _ in range(n):
-        result = fn(ctx, *args, **kwargs)
-        counts[result] = counts.get(result, 0) + 1
+    run = 0
+    with _nesting_bounded(fn, kwargs):
+        try:
+            for run in range(n):
+                ctx.work = 0
+                result = fn(ctx, *args, **kwargs)
+                counts[result] = counts.get(result, 0) + 1
+        except Exception as failure:
+            raise _explained(failure, fn, run, seed, max_work, args, kwargs) from None
     return dict(sorted(counts.items(), key=lambda item: sort_key(item[0])))
+
+
+def _explained(failure: Exception, fn: Callable[..., Any], run: int, seed: int, max_work: int,
+               args: tuple, kwargs: dict) -> Exception:
+    """The error of a fast resolver's failure, with its position: the traced twin
+    replays the failing run (after ``run`` runs that succeeded) with the same
+    dice; its rule error, if it raises one, replaces ``failure``."""
+    twin = traced(fn)
+    positioned = isinstance(failure, RuleError) and failure.src and not isinstance(failure, WorkLimitError)
+    if twin is fn or positioned:
+        return failure
+    ctx = SampleContext(seed, trace=False, max_work=max_work)
+    for _ in range(run):
+        ctx.work = 0
+        fn(ctx, *args, **kwargs)
+    ctx.work = 0
+    ctx.trace = Trace()
+    try:
+        twin(ctx, *args, **kwargs)
+    except RuleError as located:
+        return located
+    except Exception:  # the twin fails the same way: nothing to add
+        return failure
+    return failure

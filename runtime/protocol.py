@@ -21,7 +21,7 @@ from typing import Any
 from .dice import COMPARISONS
 from .distribution import Distribution
 from .errors import InputError
-from .records import Schema, from_input
+from .records import Schema, from_input, shown
 
 __all__ = ["Param", "Procedure", "Expectation", "Example", "OddsAxis", "Odds"]
 
@@ -65,19 +65,22 @@ class Procedure:
 
     def convert(self, inputs: Any) -> dict[str, Any]:
         """JSON inputs (a dict by parameter name) → keyword arguments for ``function``;
-        :class:`~runtime.errors.InputError` names the bad JSON path."""
+        :class:`~runtime.errors.InputError` names the bad JSON path. A parameter left
+        out takes its default; an optional one (``T?``) without a default is none."""
         if not isinstance(inputs, dict):
             raise InputError("$: se esperaba un objeto JSON con los parámetros")
         known = {p.name for p in self.params}
         for key in inputs:
             if key not in known:
-                raise InputError(f"$.{key}: parámetro desconocido de {self.name}")
+                raise InputError(f"$: {shown(key)} no es un parámetro de {self.name}")
         arguments = {}
         for p in self.params:
             if p.name in inputs:
                 arguments[p.argument] = from_input(inputs[p.name], p.type, self.schema, f"$.{p.name}")
             elif p.required:
                 raise InputError(f"$.{p.name}: falta el parámetro")
+            elif not p.has_default:  # optional without a default: left out means none
+                arguments[p.argument] = None
         return arguments
 
     def in_outcome_order(self, distribution: Distribution) -> list[tuple[Any, Fraction]]:

@@ -5,18 +5,33 @@ the Python values resolvers work with (and back). Type descriptors are nested
 tuples: ``("int",)``, ``("decimal",)``, ``("text",)``, ``("bool",)``, ``("id",)``,
 ``("enum", name)``, ``("record", name)``, ``("ref", catalog)``, ``("rule",)``,
 ``("list", inner)``, ``("map", enum, inner)``, ``("opt", inner)``.
+An input of the wrong type is an :class:`~runtime.errors.InputError` naming its
+JSON path and showing the value cut short (:func:`shown`), however big it is.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
+import reprlib
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Mapping
 
 from .errors import InputError, RuleError
 
-__all__ = ["RuleApp", "field", "has_rule", "rule_param", "Schema", "from_input"]
+__all__ = ["RuleApp", "field", "has_rule", "rule_param", "Schema", "from_input", "shown"]
+
+_SHORT = reprlib.Repr()
+_SHORT.maxlevel, _SHORT.maxstring, _SHORT.maxother = 3, 60, 60
+_SHORT.maxlist = _SHORT.maxtuple = _SHORT.maxdict = _SHORT.maxset = 6
+_DECIMAL_TEXT = re.compile(r"[+-]?\d{1,100}(?:\.\d{1,100})?(?:/\d{1,100})?")
+
+
+def shown(value: Any) -> str:
+    """``repr(value)`` cut short (a few levels, a few items, 60 characters of text), so
+    that an error about a huge or deeply nested input stays one readable line."""
+    return _SHORT.repr(value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,40 +83,40 @@ def from_input(value: Any, desc: tuple, schema: Schema, path: str = "$") -> Any:
         raise InputError(f"{path}: falta un valor")
     if kind == "int":
         if isinstance(value, bool) or not isinstance(value, int):
-            raise InputError(f"{path}: se esperaba un número entero, no {value!r}")
+            raise InputError(f"{path}: se esperaba un número entero, no {shown(value)}")
         return value
     if kind == "decimal":
-        if isinstance(value, bool):
-            raise InputError(f"{path}: se esperaba un número, no {value!r}")
+        if isinstance(value, bool) or (isinstance(value, str) and not _DECIMAL_TEXT.fullmatch(value)):
+            raise InputError(f"{path}: se esperaba un número, no {shown(value)}")
         try:
-            f = Fraction(value) if isinstance(value, (int, str)) else Fraction(str(value))
+            f = Fraction(value) if isinstance(value, (int, str, Fraction)) else Fraction(str(value))
         except (ValueError, ZeroDivisionError, TypeError):
-            raise InputError(f"{path}: se esperaba un número, no {value!r}") from None
+            raise InputError(f"{path}: se esperaba un número, no {shown(value)}") from None
         return f.numerator if f.denominator == 1 else f
     if kind in ("text", "id"):
         if not isinstance(value, str):
-            raise InputError(f"{path}: se esperaba un texto, no {value!r}")
+            raise InputError(f"{path}: se esperaba un texto, no {shown(value)}")
         return value
     if kind == "bool":
         if not isinstance(value, bool):
-            raise InputError(f"{path}: se esperaba true o false, no {value!r}")
+            raise InputError(f"{path}: se esperaba true o false, no {shown(value)}")
         return value
     if kind == "enum":
         values = schema.enums[desc[1]]
-        if value not in values:
-            raise InputError(f"{path}: {value!r} no es un valor de {desc[1]} ({', '.join(values)})")
+        if not isinstance(value, str) or value not in values:
+            raise InputError(f"{path}: {shown(value)} no es un valor de {desc[1]} ({', '.join(values)})")
         return value
     if kind == "ref":
         rows = schema.catalogs[desc[1]]
-        if value not in rows:
-            raise InputError(f"{path}: {value!r} no está en el catálogo {desc[1]}")
+        if not isinstance(value, str) or value not in rows:
+            raise InputError(f"{path}: {shown(value)} no está en el catálogo {desc[1]}")
         return value
     if kind == "rule":
         if isinstance(value, str):
             return RuleApp(value)
-        if isinstance(value, Mapping) and isinstance(value.get("rule"), str):
+        if isinstance(value, Mapping) and isinstance(value.get("rule"), str) and isinstance(value.get("args") or {}, Mapping):
             return RuleApp(value["rule"], tuple(sorted((str(k), v) for k, v in dict(value.get("args") or {}).items())))
-        raise InputError(f"{path}: se esperaba una regla especial")
+        raise InputError(f"{path}: se esperaba una regla especial, no {shown(value)}")
     if kind == "list":
         if not isinstance(value, list):
             raise InputError(f"{path}: se esperaba una lista")
@@ -116,7 +131,7 @@ def from_input(value: Any, desc: tuple, schema: Schema, path: str = "$") -> Any:
             raise InputError(f"{path}: se esperaba un objeto {desc[1]}")
         unknown = set(value) - {f[0] for f in fields}
         if unknown:
-            raise InputError(f"{path}: campo desconocido {sorted(unknown)[0]!r} en {desc[1]}")
+            raise InputError(f"{path}: campo desconocido {shown(sorted(map(str, unknown))[0])} en {desc[1]}")
         kwargs = {}
         for dsl_name, py_name, fdesc in fields:
             v = value.get(dsl_name)

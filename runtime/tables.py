@@ -31,27 +31,23 @@ def lookup(mapping: Mapping, key: Any, table: str, src: str | None) -> Any:
         raise RuleError(f"no hay fila para {key!r} en la tabla {table}", src) from None
 
 
-def _in_row(row: RangeRow, key: Any) -> bool:
-    lo, lo_inclusive, hi, hi_inclusive, _ = row
-    if lo is not None and (key < lo or (key == lo and not lo_inclusive)):
-        return False
-    if hi is not None and (key > hi or (key == hi and not hi_inclusive)):
-        return False
-    return True
-
-
 def lookup_range(rows: Sequence[RangeRow], key: Any, table: str, src: str | None) -> Any:
     """Value of the first row whose range contains ``key``; none raises RuleError."""
-    if not isinstance(key, (int, Fraction)):
+    if type(key) is not int and not isinstance(key, (int, Fraction)):
         raise RuleError(f"la tabla {table} necesita un número, no {key!r}", src)
-    for row in rows:
-        if _in_row(row, key):
-            return row[4]
+    for lo, lo_inclusive, hi, hi_inclusive, value in rows:
+        if lo is not None and (key < lo or (key == lo and not lo_inclusive)):
+            continue
+        if hi is not None and (key > hi or (key == hi and not hi_inclusive)):
+            continue
+        return value
     raise RuleError(f"no hay fila para {key!r} en la tabla {table}", src)
 
 
 def index(seq: Sequence, i: Any, src: str | None) -> Any:
     """``seq[i]`` (0-based); a non-integer or out-of-range index raises RuleError."""
+    if type(i) is int and 0 <= i < len(seq):
+        return seq[i]
     if isinstance(i, Fraction) and i.denominator == 1:
         i = i.numerator
     if not isinstance(i, int) or isinstance(i, bool):

@@ -167,6 +167,11 @@ class Trace:
 
     # Reading ---------------------------------------------------------------
     @property
+    def current(self) -> ProcedureFrame | None:
+        """The innermost procedure frame still running, if any."""
+        return self._stack[-1] if self._stack else None
+
+    @property
     def root(self) -> ProcedureFrame | None:
         """The first top-level procedure frame, if any."""
         for event in self.events:

@@ -10,18 +10,21 @@ Produces:
 * :func:`sort_key`, a total, deterministic order over mixed values (numbers by
   value, then strings, tuples element-wise, dataclasses field by field...);
 * :func:`to_jsonable`, JSON-safe data (``Fraction`` -> ``"n/d"``);
-* :func:`format_value`, a short human-readable text for traces.
+* :func:`format_value`, a short human-readable text for traces;
+* :func:`number_text`, an exact number as text (``"n/d"``), however many digits.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Iterable, Iterator, Mapping
+import sys
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from fractions import Fraction
+from operator import attrgetter
 from typing import Any
 
-__all__ = ["Counts", "to_jsonable", "sort_key", "format_value"]
+__all__ = ["Counts", "to_jsonable", "sort_key", "format_value", "number_text"]
 
 
 class Counts(Mapping):
@@ -142,31 +145,55 @@ def sort_key(value: Any) -> tuple:
     Every key is ``(group, payload)``; payloads are only compared within the
     same group, so values of different kinds never raise ``TypeError``.
     Numbers (``int``, ``Fraction``, ``float``) share one group and sort by value;
-    dataclasses sort by type name, then field by field.
+    dataclasses sort by type name, then field by field. The way to key a type is
+    worked out once per type (results are often thousands of records).
     """
-    if value is None:
-        return ("0:none", 0)
-    if isinstance(value, bool):
-        return ("1:bool", int(value))
-    if isinstance(value, (int, Fraction, float)):
+    cls = type(value)
+    if cls is int:
         return ("2:number", value)
-    if isinstance(value, str):
+    if cls is str:
         return ("3:str", value)
-    if isinstance(value, enum.Enum):
-        members = list(type(value))
-        return ("4:enum:" + type(value).__qualname__, members.index(value))
-    if isinstance(value, Counts):
-        return ("5:counts", value.as_tuple())
-    if isinstance(value, (tuple, list)):
-        return ("6:seq", tuple(sort_key(v) for v in value))
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        name = f"7:dc:{type(value).__module__}.{type(value).__qualname__}"
-        return (name, tuple(sort_key(getattr(value, f.name)) for f in dataclasses.fields(value)))
-    if isinstance(value, (frozenset, set)):
-        return ("8:set", tuple(sorted(sort_key(v) for v in value)))
-    if isinstance(value, Mapping):
-        return ("9:map", tuple((sort_key(k), sort_key(v)) for k, v in value.items()))
-    return ("z:" + type(value).__qualname__, repr(value))
+    try:
+        keyer = _KEYERS[cls]
+    except KeyError:
+        keyer = _KEYERS[cls] = _keyer_for(cls)
+    return keyer(value)
+
+
+_KEYERS: dict[type, Callable[[Any], tuple]] = {}
+
+
+def _keyer_for(cls: type) -> Callable[[Any], tuple]:
+    """How :func:`sort_key` keys the values of type ``cls``."""
+    if cls is type(None):
+        return lambda value: ("0:none", 0)
+    if issubclass(cls, bool):
+        return lambda value: ("1:bool", int(value))
+    if issubclass(cls, (int, Fraction, float)):
+        return lambda value: ("2:number", value)
+    if issubclass(cls, str):
+        return lambda value: ("3:str", value)
+    if issubclass(cls, enum.Enum):
+        group = "4:enum:" + cls.__qualname__
+        position = {member: i for i, member in enumerate(cls)}
+        return lambda value: (group, position[value])
+    if issubclass(cls, Counts):
+        return lambda value: ("5:counts", value.as_tuple())
+    if issubclass(cls, (tuple, list)):
+        return lambda value: ("6:seq", tuple(map(sort_key, value)))
+    if dataclasses.is_dataclass(cls):
+        group = f"7:dc:{cls.__module__}.{cls.__qualname__}"
+        names = tuple(f.name for f in dataclasses.fields(cls))
+        if not names:
+            return lambda value: (group, ())
+        fields = attrgetter(*names) if len(names) > 1 else lambda value: (getattr(value, names[0]),)
+        return lambda value: (group, tuple(map(sort_key, fields(value))))
+    if issubclass(cls, (frozenset, set)):
+        return lambda value: ("8:set", tuple(sorted(map(sort_key, value))))
+    if issubclass(cls, Mapping):
+        return lambda value: ("9:map", tuple((sort_key(k), sort_key(v)) for k, v in value.items()))
+    group = "z:" + cls.__qualname__
+    return lambda value: (group, repr(value))
 
 
 # ---------------------------------------------------------------------------
@@ -186,7 +213,7 @@ def to_jsonable(value: Any) -> Any:
     if isinstance(value, Fraction):
         if value.denominator == 1:
             return value.numerator
-        return f"{value.numerator}/{value.denominator}"
+        return number_text(value)
     if isinstance(value, enum.Enum):
         return to_jsonable(value.value)
     if isinstance(value, Mapping):
@@ -215,11 +242,9 @@ def format_value(value: Any) -> str:
         return "-"
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, Fraction):
-        if value.denominator == 1:
-            return str(value.numerator)
-        return f"{value.numerator}/{value.denominator}"
-    if isinstance(value, (int, str, float)):
+    if isinstance(value, (int, Fraction)):
+        return number_text(value)
+    if isinstance(value, (str, float)):
         return str(value)
     if isinstance(value, enum.Enum):
         return format_value(value.value)
@@ -235,3 +260,26 @@ def format_value(value: Any) -> str:
     if isinstance(value, (set, frozenset)):
         return "{" + ", ".join(format_value(v) for v in sorted(value, key=sort_key)) + "}"
     return repr(value)
+
+
+def number_text(value: int | Fraction) -> str:
+    """An exact number as text: ``"7"``, ``"-1/3"``. Exact probabilities can have
+    thousands of digits, past the length Python's ``str(int)`` accepts; those are
+    written in halves."""
+    if isinstance(value, Fraction):
+        if value.denominator == 1:
+            return _int_text(value.numerator)
+        return f"{_int_text(value.numerator)}/{_int_text(value.denominator)}"
+    return _int_text(int(value))
+
+
+def _int_text(n: int) -> str:
+    limit = sys.get_int_max_str_digits()
+    digits = n.bit_length() * 30103 // 100000 + 1  # at least the number of decimal digits
+    if limit == 0 or digits < limit:
+        return str(n)
+    if n < 0:
+        return "-" + _int_text(-n)
+    half = digits // 2
+    high, low = divmod(n, 10**half)
+    return (_int_text(high) if high else "") + _int_text(low).zfill(half if high else 1)

@@ -1,7 +1,8 @@
 """Generated Python: golden files, compile(), import, and byte-identical rebuilds.
 
 tests/data/python/<case>.rules → <case>.py holds the expected procedures
-module (``pytest --update-goldens`` rewrites it).
+module (the fast resolvers) and <case>.traced.py the expected traced twins
+(``pytest --update-goldens`` rewrites them).
 """
 
 from __future__ import annotations
@@ -23,11 +24,13 @@ def generate(path):
     return result.program, to_python.generate(result.program)
 
 
+@pytest.mark.parametrize("module", ["procedures", "traced"])
 @pytest.mark.parametrize("case", CASES, ids=[c.stem for c in CASES])
-def test_golden_procedures(case, update_goldens):
+def test_golden_procedures(case, module, update_goldens):
     _, files = generate(case)
-    procedures = next(text for name, text in files.items() if name.endswith("/procedures.py"))
-    compare_golden(procedures, case.with_suffix(".py"), update_goldens)
+    text = next(text for name, text in files.items() if name.endswith(f"/{module}.py"))
+    golden = case.with_suffix(".py") if module == "procedures" else case.with_suffix(f".{module}.py")
+    compare_golden(text, golden, update_goldens)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.stem for c in CASES])

@@ -58,7 +58,9 @@ def _axis(st: CheckState, axis: n.OddsAxis, each: bool) -> tuple[T, ir.OddsAxis]
             values = tuple(st.members(axis.enum))
     else:
         source = "range"
-        if axis.lo > axis.hi or axis.hi - axis.lo > MAX_AXIS_VALUES:
+        if not (isinstance(axis.lo, int) and isinstance(axis.hi, int)):
+            st.err("the range of an odds table goes between whole numbers", axis.span, "write whole numbers, e.g. rows x in 0..3", "odds")
+        elif axis.lo > axis.hi or axis.hi - axis.lo > MAX_AXIS_VALUES:
             st.err(f"the range {axis.lo}..{axis.hi} must go upwards and have at most {MAX_AXIS_VALUES + 1} values", axis.span, None, "odds")
         else:
             values = tuple(range(axis.lo, axis.hi + 1))

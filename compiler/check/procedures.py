@@ -98,12 +98,20 @@ def _procedure(st: CheckState, d: n.ProcedureDecl) -> ir.Procedure:
     result = st.result_types[d.name]
     params = []
     seen = set()
+    first_default = None  # the first parameter with a default: the ones after it need one too
     for p, (pname, pt) in zip(d.params, st.param_types[d.name]):
         if pname in KEYWORDS:
             st.err(f"'{pname}' is a reserved word and cannot name a parameter", p.span, "choose another name", "reserved")
         if pname in seen:
             st.err(f"parameter '{pname}' appears twice", p.span, None, "duplicate")
         seen.add(pname)
+        if p.default is not None and first_default is None:
+            first_default = pname
+        elif p.default is None and first_default is not None:
+            st.err(
+                f"parameter '{pname}' has no default but comes after '{first_default}', which has one", p.span,
+                "put the parameters with a default last", "signature",
+            )
         default = None
         if p.default is not None:
             default = check_expr(st, p.default, Scope())

@@ -251,3 +251,56 @@ def test_sampling_is_consistent_with_outcomes(name):
         freq = seen.get(value, 0) / n
         se = math.sqrt(float(p) * (1 - float(p)) / n)
         assert abs(freq - float(p)) <= 4 * se + 1e-12, (value, freq, float(p))
+
+
+@pytest.mark.parametrize("name", ["shooting", "skewed", "d4"])
+def test_large_pool_sums_match_icepool(name):
+    die = DICE[name]
+    rv = pool_sum(die, 150)
+    check_outcomes_invariants(rv)
+    assert dist(rv) == ice_dist(150 @ ice(die))
+
+
+def test_counting_kinds_is_the_marginal():
+    """Reading only some counts of a roll or draw: the projection of the whole distribution."""
+    for rv, kinds in ((pool_faces(NAMED, 4), ("b",)), (pool_faces(NAMED, 4), ("d", "a")),
+                      (bag_draw(BIG_BAG, 5), ("x",)), (bag_draw(BIG_BAG, 5), ("z", "y"))):
+        expected: dict = {}
+        for value, p in rv.outcomes():
+            key = Counts((k, n) for k, n in value.items() if k in kinds)  # in the die's or bag's order
+            expected[key] = expected.get(key, 0) + p
+        marginal = rv.counting(kinds)
+        check_outcomes_invariants(marginal)
+        assert dist(marginal) == expected
+        assert marginal.cost() <= rv.cost()
+    assert pool_faces(NAMED, 3).counting(("a", "b", "c", "d")) is pool_faces(NAMED, 3)
+    with pytest.raises(RuleError):
+        pool_faces(NAMED, 3).counting(("zz",))
+
+
+def test_the_cost_is_known_before_computing():
+    rv = pool_sum(SHOOTING, 10**40)
+    assert not rv.is_computed() and rv.cost() > 10**40
+    small = pool_sum(SHOOTING, 3)
+    small.weighted()
+    assert small.is_computed()
+
+
+@pytest.mark.parametrize("name", RVS)
+def test_dice_are_rolled_as_random_choice_rolls_them(name):
+    """One die after another, the same faces ``rng.choice`` would give for the same seed."""
+    rv = RVS[name]
+    if not hasattr(rv, "die"):
+        return
+    ours, theirs = random.Random(7), random.Random(7)
+    for _ in range(200):
+        value = rv.sample(ours)
+        faces = [theirs.choice(rv.die.faces) for _ in range(getattr(rv, "count", 1))]
+        if getattr(rv, "keep", None) is not None:
+            faces = sorted(faces, reverse=rv.keep == "highest")[: rv.keep_n]
+        if isinstance(value, Counts):
+            assert value == Counts((k, faces.count(k)) for k in value)
+        elif getattr(rv, "op", None) is not None:
+            assert value == sum(1 for f in faces if OPS[rv.op](f, rv.threshold))
+        else:
+            assert value == sum(faces)

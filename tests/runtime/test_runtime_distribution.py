@@ -16,6 +16,7 @@ from runtime import (
     RuleError,
     bag_draw,
     exact,
+    pool_faces,
     pool_sum,
     sample,
     sample_many,
@@ -199,3 +200,91 @@ def test_sample_is_reproducible():
     result, trace = sample(exploding, seed=7, trace=False)
     assert trace is None and 1 <= result <= 12
     assert sample_many(exploding, 500, 3) == sample_many(exploding, 500, 3)
+
+
+# --------------------------------------------------------------------------- states and calls
+
+
+def _counted_exact(fn, *args, **kwargs):
+    """``exact`` of ``fn`` and the number of times it replayed ``fn``."""
+    from runtime.context import ExactContext, _Session
+
+    session = _Session(10**7, 10**7)
+    weights, den = ExactContext(session).distribution(fn, args, kwargs)
+    return Distribution.from_weights(weights, den), session.runs
+
+
+def test_equal_states_are_explored_once():
+    """Eight d6 added one by one: the state after each roll is the running total."""
+
+    def running_total(ctx):
+        total = 0
+        for k in range(8):
+            total += ctx.roll(D6, f"d{k}", "t.rules:1", state=lambda v, total=total, k=k: (k, total + v))
+        return total
+
+    def every_path(ctx):
+        return sum(ctx.roll(D6) for _ in range(3))
+
+    d, runs = _counted_exact(running_total)
+    assert d == Distribution(pool_sum(D6, 8).outcomes())
+    assert runs < 400  # 6^8 = 1,679,616 paths
+    assert _counted_exact(every_path)[1] == 6**3
+
+
+def test_a_state_that_forgets_the_roll_merges_its_outcomes():
+    def parity(ctx):
+        first = ctx.roll(D6, "a", "t.rules:1", state=lambda v: (v % 2,))
+        return (first % 2) + ctx.roll(SHOOTING, "b", "t.rules:2")
+
+    d, runs = _counted_exact(parity)
+    assert d == Distribution({-1: F(1, 6), 0: F(1, 3), 1: F(1, 3), 2: F(1, 6)})
+    assert runs == 2 * 3  # two states, three shooting outcomes each
+
+
+def test_a_called_procedure_is_one_choice_among_its_results():
+    calls = []
+
+    def quality_roll(ctx, dice):
+        calls.append(dice)
+        return ctx.roll(pool_sum(SHOOTING, dice, "lowest", 2), "calidad", "t.rules:5")
+
+    def two_attacks(ctx):
+        a = ctx.call(quality_roll, {"dice": 3}, "t.rules:9", state=lambda v: (v,))
+        b = ctx.call(quality_roll, {"dice": 3}, "t.rules:10", state=lambda v: (a + v,))
+        return a + b
+
+    d = exact(two_attacks)
+    single = dict(pool_sum(SHOOTING, 3, "lowest", 2).outcomes())
+    expected: dict = {}
+    for x, p in single.items():
+        for y, q in single.items():
+            expected[x + y] = expected.get(x + y, 0) + p * q
+    assert dict(d.items()) == expected
+    assert len(calls) == 5  # the callee's own paths, once: its results are then reused
+    result, _ = sample(two_attacks, seed=3)
+    assert -4 <= result <= 4
+
+
+def test_reads_project_a_roll_of_named_faces():
+    faces = Die("órdenes", ("combate", "moral", "friccion", "friccion", "moral", "moral"))
+
+    def frictions(ctx):
+        counts = ctx.roll(pool_faces(faces, 40), "caras", "t.rules:1", reads=("friccion",))
+        return counts.friccion
+
+    d = exact(frictions)
+    assert len(d) == 41 and d[0] == F(2, 3) ** 40
+    assert sample(frictions, seed=1)[0] in d
+
+
+def test_replays_check_the_same_choices_with_states():
+    rng = random.Random(4)
+
+    def cheat(ctx):
+        first = ctx.roll(D6, "a", "t.rules:1", state=lambda v: (v,))
+        return first + ctx.roll(D6 if rng.random() < 0.5 else SHOOTING, "b", "t.rules:2")
+
+    with pytest.raises(RuleError, match="determinista"):
+        for _ in range(20):
+            exact(cheat)

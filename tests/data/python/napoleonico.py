@@ -2,27 +2,30 @@
 # Do not edit: change the .rules files and rebuild.
 """The rulebook's procedures: one resolver function per procedure.
 
-Each function takes a context first (``runtime.SampleContext`` for a random
-resolution with its trace, or use ``runtime.exact(fn, **params)`` for the exact
-distribution of results), then the procedure's parameters by name."""
+Each function takes a context first (``runtime.SampleContext(seed, trace=False)``
+for a random resolution), then the procedure's parameters by name. These are
+the fast resolvers: they only roll dice. Each one's twin in ``traced.py``
+(``fn.traced``) also reports its steps, bindings and rolls:
+``runtime.sample(fn, trace=True, …)`` records them, and
+``runtime.exact(fn, **params)`` enumerates the twin's rolls for the exact
+distribution of results."""
 
 import runtime as _rt
 from . import data as _d
 from . import types as _t
+from . import traced as _traced
 
 _min, _max, _abs, _len, _sum, _any, _all = min, max, abs, len, sum, any, all
 
 # source positions (file.rules:LINE) cited below as _SRC[i]
 _SRC = (
-    'tests/data/python/napoleonico.rules:29',  # 0
-    'tests/data/python/napoleonico.rules:30',  # 1
-    'tests/data/python/napoleonico.rules:31',  # 2
-    'tests/data/python/napoleonico.rules:32',  # 3
-    'tests/data/python/napoleonico.rules:34',  # 4
-    'tests/data/python/napoleonico.rules:35',  # 5
+    'tests/data/python/napoleonico.rules:30',  # 0
+    'tests/data/python/napoleonico.rules:32',  # 1
+    'tests/data/python/napoleonico.rules:35',  # 2
 )
 
 
+@_rt.traced_by(_traced.columna_de_fuego)
 def columna_de_fuego(ctx, fuego, defensa, oportunidad=False, desorden=False):
     """Columna de la Tabla de Fuego (F.1).
 
@@ -33,23 +36,14 @@ def columna_de_fuego(ctx, fuego, defensa, oportunidad=False, desorden=False):
     Result: text
 
     Generated from tests/data/python/napoleonico.rules:29."""
-    ctx.enter(
-        'columna_de_fuego',
-        'Columna de la Tabla de Fuego',
-        'F.1',
-        _SRC[0],
-        {'fuego': fuego, 'defensa': defensa, 'oportunidad': oportunidad, 'desorden': desorden},
-    )
     if not (defensa > 0):
-        raise _rt.RuleError('la defensa frente al fuego debe ser positiva', _SRC[1])
+        raise _rt.RuleError('la defensa frente al fuego debe ser positiva', _SRC[0])
 
-    ctx.step(1, 'El fuego de oportunidad y el de unidades en desorden se hace a mitad de valor', 'F.1', _SRC[2])
-    efectivo = ctx.let('efectivo', (_rt.div(fuego, 2, _SRC[3]) if (oportunidad or desorden) else fuego), _SRC[3])
+    # 1. El fuego de oportunidad y el de unidades en desorden se hace a mitad de valor
+    efectivo = _rt.div(fuego, 2, _SRC[1]) if (oportunidad or desorden) else fuego
 
-    ctx.step(2, 'Proporción = Fuego ÷ Defensa, redondeada a la columna más baja', 'F.1', _SRC[4])
-    return ctx.leave(
-        _rt.lookup_range(_d.TABLE_columna_fuego, _rt.div(efectivo, defensa, _SRC[5]), 'columna_fuego', _SRC[5])
-    )
+    # 2. Proporción = Fuego ÷ Defensa, redondeada a la columna más baja
+    return _rt.lookup_range(_d.TABLE_columna_fuego, _rt.div(efectivo, defensa, _SRC[2]), 'columna_fuego', _SRC[2])
 
 
 # internal aliases: calls between procedures never see a local of the same name

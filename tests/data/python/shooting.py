@@ -2,48 +2,43 @@
 # Do not edit: change the .rules files and rebuild.
 """The rulebook's procedures: one resolver function per procedure.
 
-Each function takes a context first (``runtime.SampleContext`` for a random
-resolution with its trace, or use ``runtime.exact(fn, **params)`` for the exact
-distribution of results), then the procedure's parameters by name."""
+Each function takes a context first (``runtime.SampleContext(seed, trace=False)``
+for a random resolution), then the procedure's parameters by name. These are
+the fast resolvers: they only roll dice. Each one's twin in ``traced.py``
+(``fn.traced``) also reports its steps, bindings and rolls:
+``runtime.sample(fn, trace=True, …)`` records them, and
+``runtime.exact(fn, **params)`` enumerates the twin's rolls for the exact
+distribution of results."""
 
 import runtime as _rt
 from . import data as _d
 from . import types as _t
+from . import traced as _traced
 
 _min, _max, _abs, _len, _sum, _any, _all = min, max, abs, len, sum, any, all
 
 # source positions (file.rules:LINE) cited below as _SRC[i]
 _SRC = (
-    'tests/data/python/shooting.rules:43',  # 0
-    'tests/data/python/shooting.rules:44',  # 1
-    'tests/data/python/shooting.rules:45',  # 2
-    'tests/data/python/shooting.rules:47',  # 3
-    'tests/data/python/shooting.rules:49',  # 4
-    'tests/data/python/shooting.rules:51',  # 5
-    'tests/data/python/shooting.rules:55',  # 6
-    'tests/data/python/shooting.rules:56',  # 7
-    'tests/data/python/shooting.rules:59',  # 8
-    'tests/data/python/shooting.rules:60',  # 9
-    'tests/data/python/shooting.rules:65',  # 10
-    'tests/data/python/shooting.rules:66',  # 11
-    'tests/data/python/shooting.rules:67',  # 12
-    'tests/data/python/shooting.rules:68',  # 13
-    'tests/data/python/shooting.rules:69',  # 14
-    'tests/data/python/shooting.rules:70',  # 15
-    'tests/data/python/shooting.rules:71',  # 16
-    'tests/data/python/shooting.rules:72',  # 17
-    'tests/data/python/shooting.rules:73',  # 18
-    'tests/data/python/shooting.rules:100',  # 19
-    'tests/data/python/shooting.rules:101',  # 20
-    'tests/data/python/shooting.rules:102',  # 21
-    'tests/data/python/shooting.rules:103',  # 22
+    'tests/data/python/shooting.rules:47',  # 0
+    'tests/data/python/shooting.rules:49',  # 1
+    'tests/data/python/shooting.rules:51',  # 2
+    'tests/data/python/shooting.rules:67',  # 3
+    'tests/data/python/shooting.rules:68',  # 4
+    'tests/data/python/shooting.rules:69',  # 5
+    'tests/data/python/shooting.rules:70',  # 6
+    'tests/data/python/shooting.rules:72',  # 7
+    'tests/data/python/shooting.rules:73',  # 8
+    'tests/data/python/shooting.rules:101',  # 9
+    'tests/data/python/shooting.rules:102',  # 10
+    'tests/data/python/shooting.rules:103',  # 11
 )
 
 # random variables with fixed shape, built once
-_RV_1 = _rt.pool_sum(_d.DIE_DadoDisparo, 2, src=_SRC[5])
+_RV_1 = _rt.pool_sum(_d.DIE_DadoDisparo, 2, src=_SRC[2])
 _RV_2 = _rt.roll_one(_rt.std_die(6))
 
 
+@_rt.traced_by(_traced.tirada_calidad)
 def tirada_calidad(ctx, calidad):
     """Tirada de Calidad (VI.11).
 
@@ -51,29 +46,17 @@ def tirada_calidad(ctx, calidad):
     Result: int
 
     Generated from tests/data/python/shooting.rules:43."""
-    ctx.enter('tirada_calidad', 'Tirada de Calidad', 'VI.11', _SRC[0], {'calidad': calidad})
 
-    ctx.step(1, 'Se lanzan los dados según la Calidad', 'VI.11', _SRC[1])
-    fila = ctx.let('fila', _rt.lookup(_d.TABLE_dados_calidad, calidad, 'dados_calidad', _SRC[2]), _SRC[2])
+    # 1. Se lanzan los dados según la Calidad
+    fila = _d.TABLE_dados_calidad[calidad]
     if fila.conserva == 'peores':
-        return ctx.leave(
-            ctx.roll(
-                _rt.pool_sum(_d.DIE_DadoDisparo, fila.dados, 'lowest', 2, src=_SRC[3]),
-                'roll DadoDisparo times fila.dados keep lowest 2',
-                _SRC[3],
-            )
-        )
+        return ctx.roll(_rt.pool_sum(_d.DIE_DadoDisparo, fila.dados, 'lowest', 2, src=_SRC[0]))
     elif fila.conserva == 'mejores':
-        return ctx.leave(
-            ctx.roll(
-                _rt.pool_sum(_d.DIE_DadoDisparo, fila.dados, 'highest', 2, src=_SRC[4]),
-                'roll DadoDisparo times fila.dados keep highest 2',
-                _SRC[4],
-            )
-        )
-    return ctx.leave(ctx.roll(_RV_1, 'roll DadoDisparo times 2', _SRC[5]))
+        return ctx.roll(_rt.pool_sum(_d.DIE_DadoDisparo, fila.dados, 'highest', 2, src=_SRC[1]))
+    return ctx.roll(_RV_1)
 
 
+@_rt.traced_by(_traced.impacto)
 def impacto(ctx, i, p, calidad='regular'):
     """Resolución del impacto (VI.11).
 
@@ -83,17 +66,17 @@ def impacto(ctx, i, p, calidad='regular'):
     Result: Resultado
 
     Generated from tests/data/python/shooting.rules:55."""
-    ctx.enter('impacto', 'Resolución del impacto', 'VI.11', _SRC[6], {'i': i, 'p': p, 'calidad': calidad})
 
-    ctx.step(1, 'I efectivo − 2 ≥ P: éxito automático', 'VI.11', _SRC[7])
+    # 1. I efectivo − 2 ≥ P: éxito automático
     if (i - 2) >= p:
-        return ctx.leave(_t.Resultado(impacto=True, automatico=True))
+        return _t.Resultado(impacto=True, automatico=True)
 
-    ctx.step(2, 'I efectivo + tirada ≥ P', 'VI.11', _SRC[8])
-    t = ctx.let('t', _proc_tirada_calidad(ctx, calidad=calidad), _SRC[9])
-    return ctx.leave(_t.Resultado(impacto=((i + t) >= p), automatico=False))
+    # 2. I efectivo + tirada ≥ P
+    t = _proc_tirada_calidad(ctx, calidad=calidad)
+    return _t.Resultado(impacto=((i + t) >= p), automatico=False)
 
 
+@_rt.traced_by(_traced.varios)
 def varios(ctx, cm, perfil, n):
     """varios (VI.11).
 
@@ -103,25 +86,18 @@ def varios(ctx, cm, perfil, n):
     Result: int
 
     Generated from tests/data/python/shooting.rules:65."""
-    ctx.enter('varios', 'varios', 'VI.11', _SRC[10], {'cm': cm, 'perfil': perfil, 'n': n})
 
-    ctx.step(1, 'Todo junto', 'VI.11', _SRC[11])
-    d = ctx.let('d', _rt.index(_rt.lookup(_d.CATALOG_perfiles, perfil, 'perfiles', _SRC[12]).d, 0, _SRC[12]), _SRC[12])
+    # 1. Todo junto
+    d = _rt.index(_d.CATALOG_perfiles[perfil].d, 0, _SRC[3])
     if not (d is not None):
-        raise _rt.RuleError('sin daño', _SRC[13])
-    fichas = ctx.let(
-        'fichas', ctx.roll(_rt.bag_draw(_d.BAG_Bolsa, n, src=_SRC[14]), 'draw n from Bolsa', _SRC[14]), _SRC[14]
-    )
-    exitos = ctx.let(
-        'exitos',
-        ctx.roll(_rt.pool_count(_rt.std_die(6), n, '>=', 5, src=_SRC[15]), 'roll d6 times n count >= 5', _SRC[15]),
-        _SRC[15],
-    )
-    pares = ctx.let('pares', tuple((x * 2) for x in (1, 2, 3) if (x > 1)), _SRC[16])
-    return ctx.leave(
-        _rt.lookup_range(_d.TABLE_movimiento, cm, 'movimiento', _SRC[17])
+        raise _rt.RuleError('sin daño', _SRC[4])
+    fichas = ctx.roll(_rt.bag_draw(_d.BAG_Bolsa, n, src=_SRC[5]))
+    exitos = ctx.roll(_rt.pool_count(_rt.std_die(6), n, '>=', 5, src=_SRC[6]))
+    pares = tuple((x * 2) for x in ctx.loop((1, 2, 3)) if (x > 1))
+    return (
+        _rt.lookup_range(_d.TABLE_movimiento, cm, 'movimiento', _SRC[7])
         + _rt.capped_sum(4, 3, 3, (-2))
-        + _rt.floor_(_rt.div(7, 2, _SRC[17]))
+        + _rt.floor_(_rt.div(7, 2, _SRC[7]))
         + d.normal
         + fichas['azul']
         + exitos
@@ -130,13 +106,14 @@ def varios(ctx, cm, perfil, n):
             1
             if (
                 (_t.ORD_Calidad['green'] < _t.ORD_Calidad['elite'])
-                and (_rt.shift(_t.VALUES_Calidad, 'elite', 1, _SRC[18]) == 'elite')
+                and (_rt.shift(_t.VALUES_Calidad, 'elite', 1, _SRC[8]) == 'elite')
             )
             else 0
         )
     )
 
 
+@_rt.traced_by(_traced.danio_perfil)
 def danio_perfil(ctx, perfil, extra):
     """danio_perfil (VI.11).
 
@@ -145,11 +122,10 @@ def danio_perfil(ctx, perfil, extra):
     Result: int
 
     Generated from tests/data/python/shooting.rules:100."""
-    ctx.enter('danio_perfil', 'danio_perfil', 'VI.11', _SRC[19], {'perfil': perfil, 'extra': extra})
-    d = ctx.let('d', _rt.index(_rt.lookup(_d.CATALOG_perfiles, perfil, 'perfiles', _SRC[20]).d, 0, _SRC[20]), _SRC[20])
+    d = _rt.index(_d.CATALOG_perfiles[perfil].d, 0, _SRC[9])
     if not (d is not None):
-        raise _rt.RuleError('sin daño', _SRC[21])
-    return ctx.leave(d.normal + extra + ctx.roll(_RV_2, 'roll d6', _SRC[22]))
+        raise _rt.RuleError('sin daño', _SRC[10])
+    return d.normal + extra + ctx.roll(_RV_2)
 
 
 # internal aliases: calls between procedures never see a local of the same name

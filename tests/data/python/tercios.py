@@ -2,41 +2,33 @@
 # Do not edit: change the .rules files and rebuild.
 """The rulebook's procedures: one resolver function per procedure.
 
-Each function takes a context first (``runtime.SampleContext`` for a random
-resolution with its trace, or use ``runtime.exact(fn, **params)`` for the exact
-distribution of results), then the procedure's parameters by name."""
+Each function takes a context first (``runtime.SampleContext(seed, trace=False)``
+for a random resolution), then the procedure's parameters by name. These are
+the fast resolvers: they only roll dice. Each one's twin in ``traced.py``
+(``fn.traced``) also reports its steps, bindings and rolls:
+``runtime.sample(fn, trace=True, …)`` records them, and
+``runtime.exact(fn, **params)`` enumerates the twin's rolls for the exact
+distribution of results."""
 
 import runtime as _rt
 from . import data as _d
 from . import types as _t
+from . import traced as _traced
 
 _min, _max, _abs, _len, _sum, _any, _all = min, max, abs, len, sum, any, all
 
 # source positions (file.rules:LINE) cited below as _SRC[i]
 _SRC = (
-    'tests/data/python/tercios.rules:15',  # 0
-    'tests/data/python/tercios.rules:16',  # 1
-    'tests/data/python/tercios.rules:17',  # 2
-    'tests/data/python/tercios.rules:18',  # 3
-    'tests/data/python/tercios.rules:20',  # 4
-    'tests/data/python/tercios.rules:22',  # 5
-    'tests/data/python/tercios.rules:23',  # 6
-    'tests/data/python/tercios.rules:54',  # 7
-    'tests/data/python/tercios.rules:55',  # 8
-    'tests/data/python/tercios.rules:56',  # 9
-    'tests/data/python/tercios.rules:57',  # 10
-    'tests/data/python/tercios.rules:67',  # 11
-    'tests/data/python/tercios.rules:68',  # 12
-    'tests/data/python/tercios.rules:69',  # 13
-    'tests/data/python/tercios.rules:87',  # 14
-    'tests/data/python/tercios.rules:88',  # 15
-    'tests/data/python/tercios.rules:89',  # 16
-    'tests/data/python/tercios.rules:115',  # 17
-    'tests/data/python/tercios.rules:116',  # 18
-    'tests/data/python/tercios.rules:117',  # 19
+    'tests/data/python/tercios.rules:16',  # 0
+    'tests/data/python/tercios.rules:22',  # 1
+    'tests/data/python/tercios.rules:23',  # 2
+    'tests/data/python/tercios.rules:57',  # 3
+    'tests/data/python/tercios.rules:69',  # 4
+    'tests/data/python/tercios.rules:89',  # 5
 )
 
 
+@_rt.traced_by(_traced.valor_modificado)
 def valor_modificado(ctx, original, aumentos=0, reducciones=0):
     """Valor aumentado o reducido (T.1).
 
@@ -46,31 +38,25 @@ def valor_modificado(ctx, original, aumentos=0, reducciones=0):
     Result: int
 
     Generated from tests/data/python/tercios.rules:15."""
-    ctx.enter(
-        'valor_modificado',
-        'Valor aumentado o reducido',
-        'T.1',
-        _SRC[0],
-        {'original': original, 'aumentos': aumentos, 'reducciones': reducciones},
-    )
     if not ((original >= 1) and (aumentos >= 0) and (reducciones >= 0)):
-        raise _rt.RuleError('los valores y modificadores no pueden ser negativos', _SRC[1])
+        raise _rt.RuleError('los valores y modificadores no pueden ser negativos', _SRC[0])
 
-    ctx.step(1, 'Aumentos y reducciones se anulan entre sí', 'T.1', _SRC[2])
-    neto = ctx.let('neto', (aumentos - reducciones), _SRC[3])
+    # 1. Aumentos y reducciones se anulan entre sí
+    neto = aumentos - reducciones
 
-    ctx.step(2, 'Aplicar la tabla de aumentos y reducciones', 'T.1', _SRC[4])
+    # 2. Aplicar la tabla de aumentos y reducciones
     if neto >= 2:
-        return ctx.leave(original * 2)
+        return original * 2
     if neto == 1:
-        return ctx.leave(original + _rt.floor_(_rt.div(original, 2, _SRC[5])))
+        return original + _rt.floor_(_rt.div(original, 2, _SRC[1]))
     if neto == (-1):
-        return ctx.leave(original - _rt.floor_(_rt.div(original, 2, _SRC[6])))
+        return original - _rt.floor_(_rt.div(original, 2, _SRC[2]))
     if neto <= (-2):
-        return ctx.leave(1)
-    return ctx.leave(original)
+        return 1
+    return original
 
 
+@_rt.traced_by(_traced.chequeo_disciplina)
 def chequeo_disciplina(ctx, disciplina, aumentos=0, reducciones=0):
     """Chequeo de Disciplina (T.2).
 
@@ -80,28 +66,14 @@ def chequeo_disciplina(ctx, disciplina, aumentos=0, reducciones=0):
     Result: Chequeo
 
     Generated from tests/data/python/tercios.rules:54."""
-    ctx.enter(
-        'chequeo_disciplina',
-        'Chequeo de Disciplina',
-        'T.2',
-        _SRC[7],
-        {'disciplina': disciplina, 'aumentos': aumentos, 'reducciones': reducciones},
-    )
 
-    ctx.step(1, 'Disciplina (modificada) × D6, éxito con 5+', 'T.2', _SRC[8])
-    dados = ctx.let(
-        'dados', _proc_valor_modificado(ctx, original=disciplina, aumentos=aumentos, reducciones=reducciones), _SRC[9]
-    )
-    exitos = ctx.let(
-        'exitos',
-        ctx.roll(
-            _rt.pool_count(_rt.std_die(6), dados, '>=', 5, src=_SRC[10]), 'roll d6 times dados count >= 5', _SRC[10]
-        ),
-        _SRC[10],
-    )
-    return ctx.leave(_t.Chequeo(exitos=exitos, superado=(exitos >= 1)))
+    # 1. Disciplina (modificada) × D6, éxito con 5+
+    dados = _proc_valor_modificado(ctx, original=disciplina, aumentos=aumentos, reducciones=reducciones)
+    exitos = ctx.roll(_rt.pool_count(_rt.std_die(6), dados, '>=', 5, src=_SRC[3]))
+    return _t.Chequeo(exitos=exitos, superado=(exitos >= 1))
 
 
+@_rt.traced_by(_traced.chequeo_ruptura)
 def chequeo_ruptura(ctx, disciplina_original, puntos_ruptura):
     """Chequeo de Ruptura (T.2).
 
@@ -110,25 +82,12 @@ def chequeo_ruptura(ctx, disciplina_original, puntos_ruptura):
     Result: bool
 
     Generated from tests/data/python/tercios.rules:67."""
-    ctx.enter(
-        'chequeo_ruptura',
-        'Chequeo de Ruptura',
-        'T.2',
-        _SRC[11],
-        {'disciplina_original': disciplina_original, 'puntos_ruptura': puntos_ruptura},
-    )
 
-    ctx.step(1, 'Tantos resultados de 6 como Puntos de Ruptura, con la Disciplina original', 'T.2', _SRC[12])
-    return ctx.leave(
-        ctx.roll(
-            _rt.pool_count(_rt.std_die(6), disciplina_original, '==', 6, src=_SRC[13]),
-            'roll d6 times disciplina_original count == 6',
-            _SRC[13],
-        )
-        >= puntos_ruptura
-    )
+    # 1. Tantos resultados de 6 como Puntos de Ruptura, con la Disciplina original
+    return ctx.roll(_rt.pool_count(_rt.std_die(6), disciplina_original, '==', 6, src=_SRC[4])) >= puntos_ruptura
 
 
+@_rt.traced_by(_traced.robar_ordenes)
 def robar_ordenes(ctx, n, fuego_fuera=0):
     """Robar órdenes del mazo (T.2).
 
@@ -137,18 +96,14 @@ def robar_ordenes(ctx, n, fuego_fuera=0):
     Result: int
 
     Generated from tests/data/python/tercios.rules:87."""
-    ctx.enter('robar_ordenes', 'Robar órdenes del mazo', 'T.2', _SRC[14], {'n': n, 'fuego_fuera': fuego_fuera})
 
-    ctx.step(1, 'Se roban n cartas del mazo sin las ya jugadas', 'T.2', _SRC[15])
-    return ctx.leave(
-        ctx.roll(
-            _rt.bag_draw(_rt.bag_without(_d.BAG_Mazo, {'fuego': fuego_fuera}, _SRC[16]), n, src=_SRC[16]),
-            'draw n from Mazo except (fuego: fuego_fuera)',
-            _SRC[16],
-        )['fuego']
-    )
+    # 1. Se roban n cartas del mazo sin las ya jugadas
+    return ctx.roll(_rt.bag_draw(_rt.bag_without(_d.BAG_Mazo, {'fuego': fuego_fuera}, _SRC[5]), n, src=_SRC[5]))[
+        'fuego'
+    ]
 
 
+@_rt.traced_by(_traced.defensa_caballeria)
 def defensa_caballeria(ctx, unidad):
     """defensa_caballeria (T.2).
 
@@ -156,15 +111,10 @@ def defensa_caballeria(ctx, unidad):
     Result: int
 
     Generated from tests/data/python/tercios.rules:115."""
-    ctx.enter('defensa_caballeria', 'defensa_caballeria', 'T.2', _SRC[17], {'unidad': unidad})
-    picas_x = ctx.let(
-        'picas_x',
-        _rt.rule_param(_rt.lookup(_d.CATALOG_unidades, unidad, 'unidades', _SRC[18]).reglas, 'picas', 'X'),
-        _SRC[18],
-    )
-    return ctx.leave(
+    picas_x = _rt.rule_param(_d.CATALOG_unidades[unidad].reglas, 'picas', 'X')
+    return (
         (picas_x if (picas_x is not None) else 0)
-        + (1 if _rt.has_rule(_rt.lookup(_d.CATALOG_unidades, unidad, 'unidades', _SRC[19]).reglas, 'veteranos') else 0)
+        + (1 if _rt.has_rule(_d.CATALOG_unidades[unidad].reglas, 'veteranos') else 0)
     )
 
 

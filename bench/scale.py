@@ -1,0 +1,241 @@
+"""Benchmarks at scale for bench/run.py: exact distributions (rows e) and schema validation (row f).
+
+Each function takes the number of repetitions and the notes list of run.py and
+returns its :class:`run.Row` objects; each row names the issue's target for it.
+
+    e1  8 Quality rolls of 2 shooting dice added up in one resolver:
+        ``runtime.exact`` ÷ icepool (target ≤ 2×).
+    e2  the same with 30 rolls (target: polynomial growth up to 30; the notes
+        give the exponent of the time from 10 to 30 rolls).
+    e3  ``friccion_tras_repeticiones`` with 8 Élite officers (40 order dice):
+        ``runtime.exact`` ÷ icepool (target < 1 s).
+    e4  a Tercios combat, 10 dice against 7 (tests/data/exact/combate_tercios.rules):
+        ``runtime.exact`` ÷ the enumeration of every path of every roll, which is
+        how the runtime worked before (target < 50 ms).
+    e5  ``bajas_transporte_destruido`` with 1,000 destroyed Transports (2,000
+        variation dice): ``runtime.exact`` ÷ icepool (target < 1 s).
+    f1  JSON validation of the documents of content/1936 copied 10 times (10×
+        the documents and the schemas; 4 in a quick run) ÷ 10 × the validation
+        of one copy: about 1 when validation is linear.
+
+Every pair is checked to compute the same thing before it is timed.
+"""
+
+from __future__ import annotations
+
+import copy
+import gc
+import math
+import statistics
+import tempfile
+import time
+from fractions import Fraction
+from pathlib import Path
+
+import icepool
+from jsonschema import Draft202012Validator
+
+import runtime
+from compiler import driver, pyload, to_json
+
+HERE = Path(__file__).resolve().parent
+EXACT = HERE.parent / "tests" / "data" / "exact"
+SHOOTING_DIE = [1, 1, 0, 0, -1, -1]
+COMBAT = dict(
+    combate_atacante=10, defensa_atacante=4, coraje_atacante=5, aguante_atacante=5, disciplina_atacante=5,
+    desgaste_previo_atacante=2, combate_defensor=7, defensa_defensor=4, coraje_defensor=4, aguante_defensor=4,
+    disciplina_defensor=4, desgaste_previo_defensor=1,
+)
+
+
+class BenchFailure(Exception):
+    """Two sides of a pair do not compute the same thing."""
+
+
+def summed_rolls_rules(k: int) -> str:
+    """A rulebook with one procedure adding up ``k`` Quality rolls of two shooting dice."""
+    lets = "\n".join(f"    let t{i} = roll DadoDisparo times 2" for i in range(1, k + 1))
+    total = " + ".join(f"t{i}" for i in range(1, k + 1))
+    return (
+        "```rules\n"
+        'rulebook suma "Suma de tiradas" version "1" lang "es"\n'
+        'section S "Suma"\n'
+        'die DadoDisparo "Dado de disparo" = [+1, +1, 0, 0, -1, -1]\n'
+        f'procedure suma "{k} tiradas de Calidad sumadas" () -> int {{\n'
+        f'  step "Tiradas" {{\n{lets}\n    return {total}\n  }}\n}}\n'
+        "```\n"
+    )
+
+
+def compiled(path: Path):
+    """The generated package of a rulebook file or folder."""
+    checked = driver.check(path)
+    if not checked.ok:
+        raise BenchFailure(f"{path} does not check cleanly")
+    return pyload.compile_and_load(checked.program)
+
+
+def compiled_text(text: str):
+    with tempfile.TemporaryDirectory(prefix="rulebook-bench-") as tmp:
+        path = Path(tmp) / "bench.rules"
+        path.write_text(text, encoding="utf-8")
+        return compiled(path)
+
+
+def every_path(fn, kwargs: dict) -> dict:
+    """The distribution of ``fn`` found by running it over every path of every roll,
+    with the callees' rolls inlined: no states, no projections (how exact worked before)."""
+    return dict(runtime.exact(fn, every_path=True, max_work=10**9, max_paths=10**8, **kwargs).items())
+
+
+def icepool_dist(die: icepool.Die) -> dict:
+    den = die.denominator()
+    return {o: Fraction(q, den) for o, q in die.items() if q}
+
+
+def median_time(fn, repeat: int) -> float:
+    """Median seconds of ``fn()`` over ``repeat`` calls, the garbage collector off (as timeit does)."""
+    times = []
+    for _ in range(repeat):
+        gc.collect()
+        gc.disable()
+        try:
+            t0 = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - t0)
+        finally:
+            gc.enable()
+    return statistics.median(times)
+
+
+def _target(met: bool, text: str) -> str:
+    return f"{text} {'✓' if met else '✗'}"
+
+
+def bench_exact_at_scale(side_by_side, Row, fmt_time, repeat: int, quick: bool, notes: list[str]) -> list:
+    rows = []
+
+    # e1, e2: Quality rolls added up
+    packages = {k: compiled_text(summed_rolls_rules(k)) for k in (8, 10, 20, 30)}
+    pairs = {}
+    for k in (8, 30):
+        fn = packages[k].PROCEDURES["suma"].function
+
+        def ours(fn=fn):
+            return runtime.exact(fn)
+
+        def theirs(k=k):
+            return k @ icepool.Die(SHOOTING_DIE).pool(2).sum()
+
+        if dict(ours().items()) != icepool_dist(theirs()):
+            raise BenchFailure(f"(e) {k} summed rolls: runtime.exact and icepool disagree")
+        pairs[k] = side_by_side(ours, theirs, repeat)
+    growth = {k: median_time(lambda k=k: runtime.exact(packages[k].PROCEDURES["suma"].function), repeat) for k in (10, 20, 30)}
+    exponent = math.log(growth[30] / growth[10]) / math.log(3)
+    small = compiled_text(summed_rolls_rules(6)).PROCEDURES["suma"].function
+    paths6 = median_time(lambda: every_path(small, {}), 1)
+    notes.append(
+        f"e1–e2: distributions equal to icepool's (exact Fractions) ✓; exact time for 10 / 20 / 30 rolls "
+        f"{fmt_time(growth[10])} / {fmt_time(growth[20])} / {fmt_time(growth[30])}: time ∝ k^{exponent:.1f} (polynomial); "
+        f"enumerating every path (5^k) takes {fmt_time(paths6)} for 6 rolls"
+    )
+    p8, p30 = pairs[8], pairs[30]
+    rows.append(Row("e1", "8 Quality rolls summed: runtime.exact ÷ icepool", fmt_time(p8.s), fmt_time(p8.b), p8.ratio,
+                    p8.ratio_range, _target(p8.ratio <= 2, "≤ 2×")))
+    rows.append(Row("e2", "30 Quality rolls summed: runtime.exact ÷ icepool", fmt_time(p30.s), fmt_time(p30.b), p30.ratio,
+                    p30.ratio_range, _target(exponent < 4, f"polynomial (k^{exponent:.1f})")))
+
+    # e3: order dice of 8 Élite officers
+    manual = compiled(HERE.parent / "content" / "1936")
+    officers = manual.PROCEDURES["friccion_tras_repeticiones"]
+    officers_input = officers.convert({"oficiales": ["elite"] * 8})
+
+    def friction():
+        return runtime.exact(officers.function, **officers_input)
+
+    def friction_icepool():
+        return icepool.Die([0, 0, 0, 0, 0, 1]).pool(40).sum().map(lambda n: max(0, n - 30))
+
+    if dict(friction().items()) != icepool_dist(friction_icepool()):
+        raise BenchFailure("(e3) friccion_tras_repeticiones: runtime.exact and icepool disagree")
+    p = side_by_side(friction, friction_icepool, repeat)
+    rows.append(Row("e3", "friccion_tras_repeticiones, 8 Élite officers ÷ icepool", fmt_time(p.s), fmt_time(p.b), p.ratio,
+                    p.ratio_range, _target(p.s < 1, "< 1 s")))
+
+    # e4: a Tercios combat
+    combat = compiled(EXACT / "combate_tercios.rules").PROCEDURES["combate"].function
+    if dict(runtime.exact(combat, **COMBAT).items()) != every_path(combat, COMBAT):
+        raise BenchFailure("(e4) the Tercios combat: runtime.exact and every-path enumeration disagree")
+    p = side_by_side(lambda: runtime.exact(combat, **COMBAT), lambda: every_path(combat, COMBAT), min(repeat, 3))
+    rows.append(Row("e4", "Tercios combat, 10 dice against 7 ÷ every path", fmt_time(p.s), fmt_time(p.b), p.ratio,
+                    p.ratio_range, _target(p.s < 0.05, "< 50 ms")))
+
+    # e5: destroyed Transports
+    transports = 200 if quick else 1000
+    losses = manual.PROCEDURES["bajas_transporte_destruido"]
+    losses_input = losses.convert({"puntos_baja_restantes": 12, "transportes_destruidos": transports})
+
+    def casualties():
+        return runtime.exact(losses.function, **losses_input).map(lambda r: r.bajas)
+
+    def casualties_icepool():
+        return 3 * transports + (2 * transports) @ icepool.Die([1, -1, 0, 0, 0, 0])
+
+    if dict(casualties().items()) != icepool_dist(casualties_icepool()):
+        raise BenchFailure("(e5) bajas_transporte_destruido: runtime.exact and icepool disagree")
+    p = side_by_side(casualties, casualties_icepool, 1 if not quick else repeat, warmup=False)
+    rows.append(Row("e5", f"bajas_transporte_destruido, {transports:,} transports ÷ icepool", fmt_time(p.s), fmt_time(p.b),
+                    p.ratio, p.ratio_range, _target(p.s < 1, "< 1 s at 1,000") if not quick else "(quick: 200)"))
+    notes.append(
+        "e3–e5: distributions equal to icepool's or to every-path enumeration ✓; e5 timed once "
+        "(icepool's 2,000-dice convolution takes tens of seconds)" if not quick else
+        "e3–e5: distributions equal to icepool's or to every-path enumeration ✓; quick run: e5 with 200 transports"
+    )
+    return rows
+
+
+def _copies(schema_docs: dict, docs: dict, n: int) -> tuple[dict, dict]:
+    """``n`` copies of the schemas and documents, copy ``i`` under ``schemas/c{i}/``."""
+    out_schemas, out_docs = {}, {}
+    for i in range(n):
+        for rel, schema in schema_docs.items():
+            moved = copy.deepcopy(schema)
+            moved["$id"] = moved["$id"].replace("/schemas/", f"/schemas/c{i}/", 1)
+            out_schemas[f"c{i}/{rel}"] = moved
+        for rel, doc in docs.items():
+            moved = dict(doc)
+            moved["$schema"] = doc["$schema"].replace("../schemas/", f"../schemas/c{i}/", 1)
+            out_docs[f"c{i}/{rel}"] = moved
+    return out_schemas, out_docs
+
+
+def _validator_per_document(docs: dict, schema_docs: dict) -> None:
+    """Validation as the json phase did it: a validator per document, each combining the
+    whole registry with jsonschema's meta-schemas again."""
+    registry = to_json.registry_for(schema_docs)
+    for doc in docs.values():
+        schema = schema_docs[doc["$schema"].removeprefix("../schemas/")]
+        list(Draft202012Validator(schema, registry=registry).iter_errors(doc))
+
+
+def bench_validation_at_scale(program, Row, fmt_time, repeat: int, quick: bool, notes: list[str]) -> list:
+    schema_docs, docs = to_json.all_schemas(program), to_json.documents(program, [])
+    copies = 4 if quick else 10
+    one = _copies(schema_docs, docs, 1)
+    many = _copies(schema_docs, docs, copies)
+    for problems in (to_json.validate(one[1], one[0]), to_json.validate(many[1], many[0])):
+        if problems:
+            raise BenchFailure(f"(f1) the documents do not validate: {problems[:2]}")
+    t1 = median_time(lambda: to_json.validate(one[1], one[0]), max(1, min(repeat, 3)))
+    tn = median_time(lambda: to_json.validate(many[1], many[0]), 1)
+    note = f"f1: {len(docs)} documents against {len(schema_docs)} schemas, then {copies} copies of both; every document valid ✓"
+    if not quick:
+        per_document = median_time(lambda: _validator_per_document(many[1], many[0]), 1)
+        note += (
+            f"; building one validator per document over the same registry (as the json phase did) takes "
+            f"{fmt_time(per_document)} at {copies}×: {per_document / (copies * t1):.2f}× of {copies} × (1×)"
+        )
+    notes.append(note)
+    ratio = tn / (copies * t1)
+    return [Row("f1", f"JSON validation, {copies}× content ÷ {copies} × (1× content)", fmt_time(tn), fmt_time(copies * t1),
+                ratio, None, _target(ratio < 1.3, "linear (≈ 1×)"))]
