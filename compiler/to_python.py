@@ -5,7 +5,8 @@ Reads only the typed IR. Entry point: :func:`generate(program) -> dict[str, str]
 
 The package (named after the rulebook id) holds:
 
-* ``types.py`` — enum values and orders, one frozen dataclass per record;
+* ``types.py`` — enum values and orders, one frozen dataclass per record
+  (``runtime.record``);
 * ``data.py`` — constants, catalogs, tables, dice and bags as Python literals;
 * ``procedures.py`` — one function per procedure, ``fn(ctx, **params)``: the fast
   resolvers, which only roll dice (steps are comments; a table is indexed
@@ -470,7 +471,7 @@ class PythonEmitter:
     def record_class(self, w: Writer, cls: str, fields: list[tuple[str, T, str | None]], title: str, src: str) -> None:
         w.line()
         w.line()
-        w.line("@_rt.dataclass(frozen=True, slots=True)")
+        w.line("@_rt.record")
         w.line(f"class {cls}:")
         w.indent()
         w.docstring([f"{title} ({src})."])
@@ -546,16 +547,35 @@ class PythonEmitter:
         args = ", ".join(f"{py_name(c.name)}={self.value(row.values[c.name], c.type)}" for c in t.columns)
         return f"_t._Row_{py_name(t.name)}({args})"
 
+    def range_row(self, t: ir.Table, row: ir.TableRow, pos: int = 0) -> str:
+        """``lo, lo_inclusive, hi, hi_inclusive, value`` of a row keyed by a range (at key ``pos``)."""
+        r = row.keys[pos]
+        return f"{_python_literal(r.lo)}, {r.lo_inclusive}, {_python_literal(r.hi)}, {r.hi_inclusive}, {self.row_value(t, row)}"
+
     def table_data(self, w: Writer, t: ir.Table) -> None:
         w.line()
         w.comment(f"table {t.name} ({t.span.src})")
-        if t.ranged:
+        if t.ranged and len(t.keys) == 1:
             w.line(f"TABLE_{py_name(t.name)} = (")
             for row in t.rows:
-                r = row.keys[0]
-                bounds = f"{_python_literal(r.lo)}, {r.lo_inclusive}, {_python_literal(r.hi)}, {r.hi_inclusive}"
-                w.line(f"{INDENT}({bounds}, {self.row_value(t, row)}),  # {_inline(row.span.src)}")
+                w.line(f"{INDENT}({self.range_row(t, row)}),  # {_inline(row.span.src)}")
             w.line(")")
+            return
+        if t.ranged:
+            # the other keys pick a tuple of range rows: {other keys: ((lo, lo_in, hi, hi_in, value), …)}
+            pos = next(i for i, k in enumerate(t.keys) if k.ranged)
+            groups: dict[str, list[ir.TableRow]] = {}
+            for row in t.rows:
+                others = [k for i, k in enumerate(row.keys) if i != pos]
+                key = _python_literal(others[0]) if len(others) == 1 else "(" + ", ".join(_python_literal(k) for k in others) + ")"
+                groups.setdefault(key, []).append(row)
+            w.line(f"TABLE_{py_name(t.name)} = {{")
+            for key, rows in groups.items():
+                w.line(f"{INDENT}{key}: (")
+                for row in rows:
+                    w.line(f"{INDENT}{INDENT}({self.range_row(t, row, pos)}),  # {_inline(row.span.src)}")
+                w.line(f"{INDENT}),")
+            w.line("}")
             return
         w.line(f"TABLE_{py_name(t.name)} = {{")
         for row in t.rows:
@@ -731,8 +751,13 @@ class PythonEmitter:
         t = self.p.tables[e.table]
         table = f"_d.TABLE_{py_name(e.table)}"
         keys = [self.expr(k) for k in e.keys]
-        if t.ranged:
+        if t.ranged and len(t.keys) == 1:
             found = call("_rt.lookup_range", table, keys[0], Text(e.table), self.src.cite(e.span))
+        elif t.ranged:
+            pos = next(i for i, k in enumerate(t.keys) if k.ranged)
+            others = [k for i, k in enumerate(keys[: len(t.keys)]) if i != pos]
+            rows = self.lookup(table, others[0] if len(others) == 1 else tuple_of(others), e.table, e.span, False)
+            found = call("_rt.lookup_range", rows, keys[pos], Text(e.table), self.src.cite(e.span))
         else:
             key = keys[0] if len(t.keys) == 1 else tuple_of(keys[: len(t.keys)])
             found = self.lookup(table, key, e.table, e.span, self.every_row(t, e.keys))

@@ -106,7 +106,7 @@ def _not_random(rv: Any, src: str | None) -> RuleError:
 
 
 def _where(frame: tuple | None, label: str, chain: list[tuple[str, dict]]) -> str:
-    """``En p, paso 2 «…», roll …; datos de p: x = 1`` for a work-limit message."""
+    """``en p, paso 2 «…»; roll …; datos de p: x = 1``: where work grew, for a work-limit message."""
     parts = []
     if frame is not None:
         name, args, step = frame
@@ -365,10 +365,14 @@ class ExactContext(Context):
             return fn(self, **args)
         session = self._session
         try:
-            key = (fn, _frozen(args))
+            key: tuple | None = (fn, tuple(args.items()))
             results = session.calls.get(key)
-        except TypeError:
-            key, results = None, None
+        except TypeError:  # a map among the arguments
+            try:
+                key = (fn, _frozen(args))
+                results = session.calls.get(key)
+            except TypeError:
+                key, results = None, None
         if results is None:
             results = _Results(getattr(fn, "__name__", "procedimiento"), ExactContext(session).distribution(fn, (), args))
             if key is not None:

@@ -113,3 +113,11 @@ def test_the_lexer_highlights_exactly_the_builtins():
     from rules_dsl.pygments_lexer import BUILTINS as LEXER_BUILTINS
 
     assert set(LEXER_BUILTINS) == set(BUILTINS) | {"outcomes"}
+
+
+def test_no_eval_or_exec_in_the_compiler_or_the_runtime():
+    for folder in (COMPILER, ROOT / "runtime", ROOT / "rules_dsl"):
+        for path in sorted(folder.rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("eval", "exec")]
+            assert not calls, f"{path.relative_to(ROOT)}:{calls[0].lineno} calls {calls[0].func.id}()"
