@@ -38,7 +38,7 @@ MAX_INPUT_BYTES = 1024 * 1024
 MAX_INPUT_DEPTH = 64
 """How deeply ``--input`` may nest arrays and objects."""
 
-MAX_MESSAGE = 300
+MAX_MESSAGE = 600
 """Error messages are cut to this many characters (a schema error quotes the bad value)."""
 
 
@@ -49,7 +49,7 @@ class InputProblem(ValueError):
 def _shorten(message: str) -> str:
     if len(message) <= MAX_MESSAGE:
         return message
-    return message[: MAX_MESSAGE - 80] + " … " + message[-60:]
+    return message[: MAX_MESSAGE - 160] + " … " + message[-150:]
 
 
 def _fail(message: str, fmt: str, code: int = 1) -> int:

@@ -108,7 +108,7 @@ def check_answer(code: int, output: str) -> str | None:
     message = answer.get("error")
     if not isinstance(message, str) or not message:
         return f"exit status {code} without an error message: {output[:200]!r}"
-    if len(message) > 400 or "\n" in message or not message.isprintable():
+    if len(message) > 700 or "\n" in message or not message.isprintable():
         return f"error message is not one short printable line: {message[:200]!r}"
     if "Traceback" in message or "internal error" in message:
         return f"error message reports a bug: {message}"

@@ -25,6 +25,8 @@ from .state import CheckState, Scope, hint, referenceable
 # Nesting bound for one expression: a chain of one left-associative operator
 # (a + b - c, a and b and c) counts as one level, since it reads as one.
 MAX_NESTING = 100
+MAX_DIE_FACES = 1000  # a standard die dN: its faces are built as a table at import
+MAX_DICE = 1000  # dice of one NdS roll
 OPTIONAL_HINT = "the value may be none: check it first (require x != none, \"…\" or if x != none { … })"
 
 
@@ -523,6 +525,10 @@ def _roll(st: CheckState, e: n.Roll, scope: Scope) -> ir.Expr:
         sides = int(standard.group(1))
         if sides < 1:
             st.err("a die needs at least one face", e.die_span or e.span, None, "type")
+        elif sides > MAX_DIE_FACES:
+            st.err(f"a die has at most {MAX_DIE_FACES} faces, got {sides}", e.die_span or e.span, "for a percentage, roll d100", "limit")
+        if e.std_count is not None and e.std_count > MAX_DICE:
+            st.err(f"a roll has at most {MAX_DICE} dice, got {e.std_count}", e.span, None, "limit")
         if e.std_count is not None and e.std_count != 1 and e.times is not None:
             st.err(f"write either {e.std_count}{e.die} or {e.die} times n, not both", e.span, None, "syntax")
         return roll(INT, None, sides)
