@@ -403,6 +403,9 @@ def _builtin_type(st: CheckState, e: n.Call, fn: str, ts: list[T], in_expect: bo
     if fn in ("min", "max"):
         if len(ts) == 1 and ts[0].kind == "list":
             return ts[0].args[0]
+        if len(ts) == 1 and ts[0].kind != "any":
+            st.err(f"{fn}() of one value needs a list, got {ts[0]}", e.args[0].value.span, f"write {fn}(a, b, …) or {fn}(list)", "type")
+            return ANY
         return numeric_all()
     if fn in ("clamp", "abs", "capped_sum"):
         return numeric_all()
