@@ -45,12 +45,18 @@ def package(program):
 @pytest.fixture(scope="session")
 def built(tmp_path_factory) -> Path:
     """The bundled rulebook built once (with the site) into a temporary folder."""
+    return build_rulebook(tmp_path_factory, CONTENT, "build", site=True)[1]
+
+
+def build_rulebook(tmp_path_factory, content: Path, name: str, site: bool):
+    """Build ``content`` into a fresh temporary folder; (the checked result, the build folder).
+    Fails the test with the rendered errors when the build does not succeed."""
     from compiler import driver
 
-    out = tmp_path_factory.mktemp("build") / "build"
-    result = driver.build(CONTENT, out, site=True)
+    out = tmp_path_factory.mktemp(name) / "build"
+    result = driver.build(content, out, site=site)
     assert result.ok, [d.render(result.sources) for d in result.diagnostics if d.severity == "error"]
-    return out
+    return result, out
 
 
 def compare_golden(actual: str, expected_path: Path, update: bool) -> None:

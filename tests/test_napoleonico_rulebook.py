@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import DATA, ROOT, compare_golden
+from conftest import DATA, ROOT, build_rulebook, compare_golden
 
 CONTENT = ROOT / "content" / "napoleonico"
 
@@ -29,12 +29,7 @@ def checked():
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> Path:
-    from compiler import driver
-
-    out = tmp_path_factory.mktemp("napoleonico") / "build"
-    result = driver.build(CONTENT, out, site=True)
-    assert result.ok, [d.render(result.sources) for d in result.diagnostics if d.severity == "error"]
-    return out
+    return build_rulebook(tmp_path_factory, CONTENT, "napoleonico", site=True)[1]
 
 
 def test_check_reports_only_the_listed_warnings(checked, update_goldens):

@@ -19,6 +19,8 @@ from typing import Any
 
 import pytest
 
+from conftest import build_rulebook
+
 ROOT = Path(__file__).resolve().parent.parent
 CONTENT = ROOT / "content" / "napoleonico"
 MAPPING_PATH = Path(__file__).resolve().parent / "data" / "napoleonico_tables.toml"
@@ -42,12 +44,7 @@ def seed_lines() -> list[str]:
 
 @pytest.fixture(scope="module")
 def json_dir(tmp_path_factory) -> Path:
-    from compiler import driver
-
-    out = tmp_path_factory.mktemp("napoleonico_tables") / "build"
-    result = driver.build(CONTENT, out, site=False)
-    assert result.ok, [d.render(result.sources) for d in result.diagnostics if d.severity == "error"]
-    return out / "json"
+    return build_rulebook(tmp_path_factory, CONTENT, "napoleonico_tables", site=False)[1] / "json"
 
 
 def load(json_dir: Path, doc_id: str) -> dict:

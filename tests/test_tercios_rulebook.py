@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import build_rulebook
+
 ROOT = Path(__file__).resolve().parent.parent
 CONTENT = ROOT / "content" / "tercios"
 WARNINGS = Path(__file__).resolve().parent / "data" / "tercios_warnings.txt"
@@ -22,12 +24,7 @@ WARNINGS = Path(__file__).resolve().parent / "data" / "tercios_warnings.txt"
 
 @pytest.fixture(scope="module")
 def build(tmp_path_factory):
-    from compiler import driver
-
-    out = tmp_path_factory.mktemp("tercios") / "build"
-    result = driver.build(CONTENT, out, site=True)
-    assert result.ok, [d.render(result.sources) for d in result.diagnostics if d.severity == "error"]
-    return result, out
+    return build_rulebook(tmp_path_factory, CONTENT, "tercios", site=True)
 
 
 @pytest.fixture(scope="module")

@@ -20,6 +20,8 @@ from typing import Any
 
 import pytest
 
+from conftest import build_rulebook
+
 ROOT = Path(__file__).resolve().parent.parent
 CONTENT = ROOT / "content" / "tercios"
 MAPPING = tomllib.loads((Path(__file__).parent / "data" / "tercios_tables.toml").read_text(encoding="utf-8"))
@@ -41,12 +43,7 @@ def seed() -> str:
 
 @pytest.fixture(scope="module")
 def json_dir(tmp_path_factory) -> Path:
-    from compiler import driver
-
-    out = tmp_path_factory.mktemp("tercios") / "build"
-    result = driver.build(CONTENT, out, site=False)
-    assert result.ok, [d.render(result.sources) for d in result.diagnostics if d.severity == "error"]
-    return out / "json"
+    return build_rulebook(tmp_path_factory, CONTENT, "tercios", site=False)[1] / "json"
 
 
 class Doc:
