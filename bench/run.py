@@ -35,8 +35,11 @@ side, the ratio of the medians and the range of the per-repetition ratios.
         casualties), per scenario.
     e1–e5, f1  exact distributions and schema validation at scale, each next
         to the issue's target (see bench/scale.py).
-    d1  ``rulebook build --no-site`` ÷ ``rulebook check`` (whole CLI processes).
+    d1  ``rulebook build --no-site`` ÷ ``rulebook check`` (whole CLI processes; target ≤ 3 s).
     d2  ``rulebook build`` (with mkdocs) ÷ ``rulebook build --no-site``.
+    g1–g4  warm ``rulebook resolve`` (cache) ÷ ``--no-cache``, ``resolve --batch``
+        throughput, and the ``rulebook serve`` edit loop (prose and data edit →
+        page updated) ÷ a full build (see bench/speed.py).
 
 A ratio above 1 means the subject is slower than its baseline. Before timing,
 the run checks that each pair computes the same thing (a: identical chunks;
@@ -77,6 +80,7 @@ import lark  # noqa: E402
 import baseline  # noqa: E402
 import runtime  # noqa: E402
 import scale  # noqa: E402
+import speed  # noqa: E402
 from compiler import driver, pyload  # noqa: E402
 from compiler.loader import rule_files  # noqa: E402
 from rules_dsl import parser as rules_parser  # noqa: E402
@@ -531,7 +535,8 @@ def bench_build(repeat: int, notes: list[str]) -> list[Row]:
     stages = m.group("parts") if m else "?"
     notes.append(f"d: whole processes (interpreter start-up included), {repeat} run(s) each; stages of the median build: {stages}")
     return [
-        Row("d1", "rulebook build --no-site ÷ rulebook check (CLI)", fmt_time(d1.s), fmt_time(d1.b), d1.ratio, d1.ratio_range if repeat > 1 else None),
+        Row("d1", "rulebook build --no-site ÷ rulebook check (CLI)", fmt_time(d1.s), fmt_time(d1.b), d1.ratio, d1.ratio_range if repeat > 1 else None,
+            f"≤ 3 s {'✓' if d1.s <= 3 else '✗'}"),
         Row("d2", "rulebook build (mkdocs) ÷ build --no-site", fmt_time(d2.s), fmt_time(d2.b), d2.ratio, d2.ratio_range if repeat > 1 else None),
     ]
 
@@ -545,6 +550,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, help="timings per measurement (default 7; quick 3)")
     ap.add_argument("--calls", type=int, help="resolver calls per timing in b (default 20000; quick 2000)")
     ap.add_argument("--build-repeat", type=int, help="runs of each CLI command in d (default 3; quick 1)")
+    ap.add_argument("--no-serve", action="store_true", help="skip g3/g4 (the serve edit loop, about a minute per edit on a busy machine)")
     args = ap.parse_args(argv)
     repeat = args.repeat or (3 if args.quick else 7)
     calls = args.calls or (2_000 if args.quick else 20_000)
@@ -576,7 +582,11 @@ def main(argv: list[str] | None = None) -> int:
         rows += scale.bench_exact_at_scale(side_by_side, Row, fmt_time, repeat, args.quick, notes)
         rows += scale.bench_validation_at_scale(checked.program, Row, fmt_time, repeat, args.quick, notes)
         rows += bench_build(build_repeat, notes)
-    except (BenchFailure, scale.BenchFailure) as exc:
+        rows += speed.bench_resolve(Row, fmt_time, SCENARIOS[0], max(3, build_repeat * 3), notes)
+        rows += speed.bench_batch(Row, fmt_time, SCENARIOS, calls, build_repeat, notes)
+        if not args.no_serve:
+            rows += speed.bench_edit_loop(Row, fmt_time, build_repeat, notes)
+    except (BenchFailure, scale.BenchFailure, speed.BenchFailure) as exc:
         if rows:
             print_table(rows)
             print()

@@ -4,7 +4,9 @@ Entry points:
     :func:`check(path) -> Checked` — diagnostics (and the program when clean);
     :func:`build(path, out_dir, site=True) -> Checked` — every output, written to a
     fresh folder and swapped in only when everything succeeded, so a failed or
-    interrupted build leaves the previous output intact.
+    interrupted build leaves the previous output intact;
+    :func:`bundled_rulebooks() -> list[Path]` — the rulebooks of ``content/``, which
+    the command line checks, tests and builds when it is given none.
 
 The output folder is never missing: the swap exchanges the two folders in one
 step (``renameat2(RENAME_EXCHANGE)`` on Linux); where that is not available it
@@ -24,6 +26,7 @@ import contextlib
 import errno
 import glob
 import os
+import re
 import shutil
 import signal
 import tempfile
@@ -39,7 +42,18 @@ from .ir import Program
 from .loader import load
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_RULEBOOK = ROOT / "content" / "1936"
+CONTENT = ROOT / "content"
+
+
+def bundled_rulebooks() -> list[Path]:
+    """The bundled rulebooks: the folders of ``content/`` holding ``.rules`` files, by name."""
+    if not CONTENT.is_dir():
+        return []
+    return sorted(p for p in CONTENT.iterdir() if p.is_dir() and any(p.glob("*.rules")))
+
+
+DEFAULT_RULEBOOK = (bundled_rulebooks() or [CONTENT])[0]
+"""The first bundled rulebook by name: what ``rulebook resolve`` reads without ``--rulebook``."""
 
 OPTIONAL_OUTPUTS = frozenset({"site"})
 """Entries of a previous build that this build may not write (``--no-site``)."""
@@ -72,13 +86,36 @@ def check(path: Path) -> Checked:
     except RecursionError:
         rep.error("an expression is nested too deeply to check", Span(next(iter(sources), "<rulebook>"), 1, 1, 1, 1), "split it with let", "limit")
         program = None
+    if program is not None and program.rulebook is not None:
+        _check_language(program.rulebook, sources, rep)
     return Checked(program, rep.diagnostics, sources)
 
 
-def build(path: Path, out_dir: Path, site: bool = True) -> Checked:
+def _check_language(rb, sources: dict[str, str], rep: Reporter) -> None:
+    """``lang "xx"`` must name a language with message catalogs (:mod:`compiler.i18n`)."""
+    from . import i18n
+
+    if not rb.lang or i18n.supported(rb.lang):  # no lang: the default language
+        return
+    span = rb.span
+    lines = sources.get(span.file, "").splitlines()
+    for number in range(span.line, min(span.end_line, len(lines)) + 1):
+        m = re.search(r'\blang\s+("(?:[^"\\]|\\.)*")', lines[number - 1])
+        if m:
+            span = Span(span.file, number, m.start(1) + 1, number, m.end(1) + 1)
+            break
+    rep.error(
+        f"unknown language {rb.lang!r}: the site, the data page and the resolvers' traces have no phrases for it",
+        span, f"supported languages: {', '.join(i18n.SUPPORTED)}", "lang",
+    )
+
+
+def build(path: Path, out_dir: Path, site: bool = True, shown: tuple[str, str] | None = None) -> Checked:
     """Check, then emit json/, schemas/, python/, docs/ (and site/) into ``out_dir``.
 
-    Nothing in ``out_dir`` changes unless the whole build succeeds.
+    Nothing in ``out_dir`` changes unless the whole build succeeds. ``shown``:
+    the rulebook and the output folder as the data page's commands name them
+    (as typed on the command line); by default ``path`` as given and ``build``.
     """
     t0 = time.perf_counter()
     try:
@@ -98,7 +135,7 @@ def build(path: Path, out_dir: Path, site: bool = True) -> Checked:
             _clean_after_killed_builds(out_dir)
             staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.building-", dir=out_dir.parent))
             locks.enter_context(_locked(staging))
-            _emit_all(result, staging, site)
+            _emit_all(result, staging, site, shown or (str(path), "build"))
             if result.ok:
                 foreign = _foreign_entries(out_dir, staging)
                 if foreign:
@@ -117,7 +154,7 @@ def build(path: Path, out_dir: Path, site: bool = True) -> Checked:
     return result
 
 
-def _emit_all(result: Checked, staging: Path, site: bool) -> None:
+def _emit_all(result: Checked, staging: Path, site: bool, shown: tuple[str, str]) -> None:
     """Python package → odds (computed by that package) → JSON → pages → site."""
     from . import odds, pyload, to_json, to_pages, to_python
 
@@ -131,14 +168,14 @@ def _emit_all(result: Checked, staging: Path, site: bool) -> None:
     odds_tables = odds.compute(package)
     result.timings["odds"] = time.perf_counter() - t
     t = time.perf_counter()
-    problems = to_json.write_all(program, staging, odds_tables)
+    problems = to_json.write_all(program, staging, odds_tables, package)
     result.timings["json"] = time.perf_counter() - t
     for msg in problems:
         result.diagnostics.append(Diagnostic("error", msg, Span("<build>", 0, 0, 0, 0), None, "schema"))
     if problems:
         return
     t = time.perf_counter()
-    to_pages.write_docs(program, staging, package, to_json.odds_doc(odds_tables)["tables"])
+    to_pages.write_docs(program, staging, package, to_json.odds_doc(odds_tables)["tables"], to_pages.Invocation(*shown))
     result.timings["docs"] = time.perf_counter() - t
     if site:
         t = time.perf_counter()

@@ -373,9 +373,21 @@ class Draw:
     span: Span
 
 
+@dataclass(frozen=True, slots=True)
+class Sources:
+    """The modifiers of named sources handed to the procedure of a ``stack``
+    (``stack proc(…) { "source": value, … }``): a list of the values that apply
+    (not 0), in the order written; the traced resolver lists each one applied by
+    its source."""
+
+    items: tuple[tuple[str, "Expr"], ...]
+    type: T
+    span: Span
+
+
 Expr = Union[
     Literal, Local, ConstRef, EnumValue, EntryId, FieldAccess, CountOf, TableLookup, CatalogLookup, MapIndex, ListIndex,
-    ProcedureCall, RecordNew, BuiltinCall, Unary, Binary, Conditional, ListOf, Comprehension, Roll, Draw,
+    ProcedureCall, RecordNew, BuiltinCall, Unary, Binary, Conditional, ListOf, Comprehension, Roll, Draw, Sources,
 ]
 
 # ---------------------------------------------------------------------------- statements
@@ -426,7 +438,24 @@ class Step:
     span: Span
 
 
-Stmt = Union[Let, Return, Require, If, Step]
+@dataclass(frozen=True, slots=True)
+class Repeat:
+    """``repeat { … } until cond``: the body runs again until ``cond`` holds; the
+    ``binds`` (the body's own lets, in order) keep the values of the last run.
+    ``number`` counts the repeats of a procedure from 1; ``reads`` are the locals
+    from before the repeat that the body and condition read; ``text`` is the
+    condition as written."""
+
+    number: int
+    body: tuple["Stmt", ...]
+    cond: Expr
+    binds: tuple[str, ...]
+    reads: tuple[str, ...]
+    text: str
+    span: Span
+
+
+Stmt = Union[Let, Return, Require, If, Step, Repeat]
 
 # ---------------------------------------------------------------------------- declarations
 
@@ -447,6 +476,8 @@ class Decl:
     source_text: str
     has_title: bool = True  # False when the title is the name (no display name written)
     doc_is_prose: bool = False  # the doc is the paragraph right above (bare @doc): pages do not repeat it
+    as_printed: tuple[str, ...] = ()  # @as_printed: ids this declaration references that no entry defines, kept as the manual prints them
+    as_printed_reason: str | None = None
 
     @property
     def kind(self) -> str:
@@ -472,10 +503,12 @@ class EnumMember:
 
 @dataclass(slots=True, kw_only=True)
 class Enum(Decl):
-    """``enum``: named values, ``ordered`` when they can be compared and shifted."""
+    """``enum``: named values, ``ordered`` when they can be compared and shifted;
+    ``internal`` (``@internal``) when it only types values and stays off the player pages."""
 
     ordered: bool
     members: tuple[EnumMember, ...]
+    internal: bool = False
 
     @property
     def values(self) -> list[str]:
@@ -492,9 +525,13 @@ class RecordField:
 
 @dataclass(slots=True, kw_only=True)
 class Record(Decl):
-    """``record``: a named tuple of typed fields."""
+    """``record``: a named tuple of typed fields. ``display`` (``@display "{a} × {b}"``)
+    is how the pages show one of its values; ``internal`` (``@internal``) keeps its
+    declaration off the player pages."""
 
     fields: tuple[RecordField, ...]
+    display: str | None = None
+    internal: bool = False
 
     def field(self, name: str) -> RecordField | None:
         return next((f for f in self.fields if f.name == name), None)
@@ -524,6 +561,7 @@ class Catalog(Decl):
     entry_spans: dict[str, Span]
     datasheet: str | None = None  # @datasheet "page title": one card per entry
     cost: CostDisplay | None = None
+    changelog: bool = False  # @changelog: the rulebook's version history (one entry per version, newest first)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -637,6 +675,7 @@ class Rule(Decl):
     levels: tuple[tuple[int, str], ...]
     grants: tuple[RuleApp, ...]
     stacking: str | None
+    combine: str | None = None  # ``stacking sum|max|min|first``: rule_param over several applications
 
 
 @dataclass(slots=True, kw_only=True)
@@ -719,6 +758,123 @@ class Example:
         return (errs[0].error or "") if errs else None
 
 
+# ---------------------------------------------------------------------------- army lists
+
+
+@dataclass(frozen=True, slots=True)
+class ArmySource:
+    """Where a list-building rule comes from: a declaration (its id and title)
+    and its manual reference (``"VIII"``), shown with every roster error."""
+
+    id: str
+    title: str
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class ArmyChoice:
+    """A side, role or category a roster names: its id and display title."""
+
+    id: str
+    title: str
+
+
+@dataclass(frozen=True, slots=True)
+class ArmySize:
+    """A game size: its points, one number or one per role (role id → points)."""
+
+    id: str
+    title: str
+    points: Any
+
+
+@dataclass(frozen=True, slots=True)
+class ArmyQuality:
+    """A value of the quality enum with its cost percentage (added to 100)."""
+
+    id: str
+    title: str
+    percent: int
+
+
+@dataclass(frozen=True, slots=True)
+class ArmyOption:
+    """Something a unit may take: an upgrade from a catalog (``key`` is
+    ``catalog.id``) or an option of the army (``key`` is its id). ``id`` is what
+    a roster writes; ``remove``/``add`` change the unit's composition."""
+
+    key: str
+    id: str
+    title: str
+    cost: int
+    max: int
+    remove: tuple[str, ...]
+    add: tuple[str, ...]
+    rule: ArmySource
+
+
+@dataclass(frozen=True, slots=True)
+class ArmySlot:
+    """A line of a unit's composition: ``count`` troops, one of ``alternatives``
+    (a choice the roster makes when there are several)."""
+
+    count: int
+    alternatives: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ArmyEntry:
+    """A catalog entry a roster may field, with its cost inputs and what it may take."""
+
+    id: str
+    catalog: str
+    name: str
+    side: str | None
+    cost: int
+    per_model: int
+    models_min: int | None
+    models_max: int | None
+    category: str | None
+    weight: int
+    composition: tuple[ArmySlot, ...]
+    options: tuple[str, ...]  # keys of Army.options, in declaration order
+    rule: ArmySource
+
+
+@dataclass(frozen=True, slots=True)
+class ArmyLimit:
+    """How many units (``kind`` ``units``), units of a category (weighted) or of
+    one entry a roster may field: ``min``/``max``, either None when open."""
+
+    kind: str
+    target: str | None
+    min: int | None
+    max: int | None
+    rule: ArmySource
+
+
+@dataclass(slots=True, kw_only=True)
+class Army(Decl):
+    """``army``: one way of building a force, checked data for a roster validator
+    (:mod:`compiler.roster`) and the army builder. Costs: see :mod:`compiler.to_armies`."""
+
+    sides: tuple[ArmyChoice, ...]
+    roles: tuple[ArmyChoice, ...]
+    sizes: tuple[ArmySize, ...]
+    sizes_rule: ArmySource | None
+    agreed: bool
+    agreed_min: int
+    bonus: tuple[tuple[str, int], ...]
+    quality_title: str | None
+    quality: tuple[ArmyQuality, ...]
+    quality_rule: ArmySource | None
+    categories: tuple[ArmyChoice, ...]
+    entries: tuple[ArmyEntry, ...]
+    options: dict[str, ArmyOption]
+    limits: tuple[ArmyLimit, ...]
+    troop_catalog: str | None  # the catalog the compositions name
+
+
 Declaration = Union[Const, Enum, Record, Catalog, Table, Die, Bag, Rule, Procedure, Term, Odds]
 
 # ---------------------------------------------------------------------------- program
@@ -760,6 +916,7 @@ class Program:
     front: list[Item]  # items before the first section (title page)
     examples: list[Example]
     uses: dict[str, set[str]]  # declaration -> names of the declarations (or "prose", "show", "example:…") using it
+    armies: dict[str, Army] = field(default_factory=dict)  # army lists (not pages: they are data for tools)
 
     @property
     def files(self) -> list[str]:

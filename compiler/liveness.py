@@ -4,7 +4,8 @@ Reads a checked :class:`compiler.ir.Program`. Produces a :class:`Liveness`:
 which procedures roll dice (directly or through the procedures they call), and
 for each *choice* — a roll, a draw, or a call of a procedure that rolls dice —
 a :class:`Choice` saying what the rest of its procedure depends on once the
-choice is made. Entry point: :func:`analyse(program) -> Liveness`. The Python
+choice is made (a ``repeat … until`` is one choice too, among the values its
+body binds). Entry point: :func:`analyse(program) -> Liveness`. The Python
 emitter writes it into the traced resolvers as ``state=lambda _v: (…)``; the
 runtime explores each distinct state once (see :mod:`runtime.context`).
 
@@ -17,7 +18,8 @@ The state after a choice holds, in this order:
 * values used only as terms of one sum (``t1 + t2 - t3``, int) are reduced to
   their partial sum, the chosen value included when it is one of the terms:
   rolls that are only added up then merge by their total, as a convolution;
-* the chosen value itself, unless nothing reads it.
+* the chosen value itself, unless nothing reads it (for a ``repeat``, the
+  values it binds that later code reads: :class:`Item`).
 
 A choice gets no state (every path explored) when the compiler cannot name
 all it depends on: inside a comprehension (its loop has state of its own), or
@@ -55,6 +57,14 @@ class Sum:
 
 
 @dataclass(frozen=True, slots=True)
+class Item:
+    """One element of a state: element ``index`` of the chosen value (the values a
+    ``repeat`` binds, as a tuple)."""
+
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
 class Choice:
     """What exact enumeration may remember after one choice.
 
@@ -62,7 +72,7 @@ class Choice:
     procedure depends on. ``reads``: for a roll or draw counting kinds, the only
     kinds read (None: the whole count is used)."""
 
-    state: tuple[Part | Sum, ...] | None
+    state: tuple[Part | Sum | Item, ...] | None
     reads: tuple[str, ...] | None = None
 
 
@@ -72,9 +82,9 @@ class Liveness:
     (nodes carry their span: equal nodes are the same occurrence)."""
 
     random: set[str] = field(default_factory=set)
-    choices: dict[ir.Expr, Choice] = field(default_factory=dict)
+    choices: dict[ir.Expr | ir.Repeat, Choice] = field(default_factory=dict)
 
-    def choice(self, node: ir.Expr) -> Choice:
+    def choice(self, node: ir.Expr | ir.Repeat) -> Choice:
         return self.choices.get(node, Choice(None))
 
 
@@ -124,6 +134,8 @@ def children(e: ir.Expr) -> list[ir.Expr]:
             return ([e.times] if e.times is not None else []) + ([e.test[1]] if e.test is not None else [])
         case ir.Draw():
             return [value for _, value in e.removed] + [e.count]
+        case ir.Sources():
+            return [value for _, value in e.items]
     return []
 
 
@@ -133,8 +145,8 @@ def _random_procedures(procedures: list[ir.Procedure]) -> set[str]:
     rolls: set[str] = set()
     for p in procedures:
         calls[p.name] = set()
-        for e in _expressions(p.body):
-            for node in _walk(e):
+        for e in expressions(p.body):
+            for node in walk(e):
                 if isinstance(node, (ir.Roll, ir.Draw)):
                     rolls.add(p.name)
                 elif isinstance(node, ir.ProcedureCall):
@@ -150,13 +162,13 @@ def _random_procedures(procedures: list[ir.Procedure]) -> set[str]:
     return random
 
 
-def _walk(e: ir.Expr):
+def walk(e: ir.Expr):
     yield e
     for child in children(e):
-        yield from _walk(child)
+        yield from walk(child)
 
 
-def _expressions(stmts: tuple[ir.Stmt, ...]):
+def expressions(stmts: tuple[ir.Stmt, ...]):
     """Every top-level expression of a block, nested blocks included."""
     for st in stmts:
         if isinstance(st, ir.Let):
@@ -166,13 +178,16 @@ def _expressions(stmts: tuple[ir.Stmt, ...]):
         elif isinstance(st, ir.Require):
             yield st.cond
         elif isinstance(st, ir.Step):
-            yield from _expressions(st.body)
+            yield from expressions(st.body)
         elif isinstance(st, ir.If):
             for cond, body in st.branches:
                 yield cond
-                yield from _expressions(body)
+                yield from expressions(body)
             if st.orelse is not None:
-                yield from _expressions(st.orelse)
+                yield from expressions(st.orelse)
+        elif isinstance(st, ir.Repeat):
+            yield from expressions(st.body)
+            yield st.cond
 
 
 def _sum_terms(e: ir.Binary) -> list[tuple[int, ir.Expr]]:
@@ -217,8 +232,11 @@ class _Procedure:
         terms of one sum; remember which expressions are terms of which sum."""
         uses: dict[str, list[tuple[str, object]]] = {}
         self._declare(self.procedure.body)
-        for top in _expressions(self.procedure.body):
+        for top in expressions(self.procedure.body):
             self._collect(top, None, frozenset(), uses)
+        for name in _repeat_binds(self.procedure.body):
+            # the body of a repeat hands back its values whole (see _statement)
+            uses.setdefault(name, []).append(("whole", None))
         for name, found in uses.items():
             if all(kind == "field" for kind, _ in found):
                 self.reduced[name] = tuple(sorted({f for _, f in found}))  # type: ignore[misc]
@@ -243,7 +261,7 @@ class _Procedure:
         for st in stmts:
             if isinstance(st, ir.Let):
                 self.declared[st.name] = st.value.type.kind
-            elif isinstance(st, ir.Step):
+            elif isinstance(st, (ir.Step, ir.Repeat)):
                 self._declare(st.body)
             elif isinstance(st, ir.If):
                 for _, body in st.branches:
@@ -281,6 +299,8 @@ class _Procedure:
                 others = frozenset().union(*(_reads(c) for j, c in enumerate(conds) if j != i))
                 self._choices(cond, lambda node, cond=cond: after | others | _reads(cond, skip=node), None, live_out)
             return after.union(*(_reads(c) for c in conds))
+        if isinstance(st, ir.Repeat):
+            return self._repeat(st, live_out)
         if isinstance(st, ir.Let):
             rest = live_out - {st.name}
             self._choices(st.value, lambda node: rest | _reads(st.value, skip=node), st.name, live_out)
@@ -289,6 +309,20 @@ class _Procedure:
         rest = live_out if isinstance(st, ir.Require) else frozenset()
         self._choices(expr, lambda node: rest | _reads(expr, skip=node), None, live_out)
         return rest | _reads(expr)
+
+    def _repeat(self, st: ir.Repeat, live_out: frozenset) -> frozenset:
+        """A repeat is one choice among the values its body binds (a tuple, in the
+        order of ``binds``). Its body runs as a function of its own, which hands
+        back the condition and every bound value: the body's choices are analysed
+        with those as what is read at its end."""
+        binds = frozenset(st.binds)
+        self._block(st.body, binds | _reads(st.cond))
+        rest = live_out - binds
+        parts, sums = self._live_parts(rest)
+        parts += [Item(i) for i, name in enumerate(st.binds) if name in live_out]
+        state = tuple(parts) + tuple(Sum(tuple(terms)) for _, terms in sorted(sums.items(), key=lambda kv: kv[1]))
+        self.result.choices[st] = Choice(state)
+        return rest | frozenset(st.reads)
 
     # Choices of one statement ----------------------------------------------
     def _choices(self, top: ir.Expr, live: Callable[[ir.Expr], frozenset], bound: str | None, live_out: frozenset) -> None:
@@ -345,7 +379,7 @@ class _Procedure:
         return children(e)
 
     def _has_choice(self, e: ir.Expr) -> bool:
-        return any(self._is_choice(node) for node in _walk(e))
+        return any(self._is_choice(node) for node in walk(e))
 
     def _reads_of(self, node: ir.Expr, parent: ir.Expr | None, top: ir.Expr, bound: str | None) -> tuple[str, ...] | None:
         """The only kinds read from a roll or draw counting kinds."""
@@ -361,9 +395,10 @@ class _Procedure:
         """``name`` in a state: the value of ``local``, reduced to the fields or counts read."""
         return Part(name, self.reduced.get(local, ()), self.declared.get(local) == "counts")
 
-    def _state(self, node: ir.Expr, parent: ir.Expr | None, top: ir.Expr, live: frozenset,
-               bound: str | None, live_out: frozenset) -> tuple[Part | Sum, ...]:
-        parts: list[Part | Sum] = []
+    def _live_parts(self, live: frozenset) -> tuple[list[Part | Sum | Item], dict[ir.Binary, list[tuple[int, str]]]]:
+        """The live locals as state parts (whole or reduced), and those read only as
+        terms of a sum grouped by their sum (``{sum: [(sign, name), …]}``)."""
+        parts: list[Part | Sum | Item] = []
         sums: dict[ir.Binary, list[tuple[int, str]]] = {}
         for name in sorted(live):
             if name in self.summed:
@@ -371,6 +406,11 @@ class _Procedure:
                 sums.setdefault(total, []).append((sign, name))
             else:
                 parts.append(self._part(name, name))
+        return parts, sums
+
+    def _state(self, node: ir.Expr, parent: ir.Expr | None, top: ir.Expr, live: frozenset,
+               bound: str | None, live_out: frozenset) -> tuple[Part | Sum | Item, ...]:
+        parts, sums = self._live_parts(live)
         if node is top and bound is not None:
             if bound in live_out:
                 if bound in self.summed:
@@ -383,6 +423,21 @@ class _Procedure:
         else:
             parts.append(Part(VALUE))
         return tuple(parts) + tuple(Sum(tuple(terms)) for _, terms in sorted(sums.items(), key=lambda kv: kv[1]))
+
+
+def _repeat_binds(stmts: tuple[ir.Stmt, ...]) -> set[str]:
+    """The locals bound by the repeats among statements (nested blocks included)."""
+    out: set[str] = set()
+    for st in stmts:
+        if isinstance(st, ir.Repeat):
+            out |= set(st.binds) | _repeat_binds(st.body)
+        elif isinstance(st, ir.Step):
+            out |= _repeat_binds(st.body)
+        elif isinstance(st, ir.If):
+            for _, body in st.branches:
+                out |= _repeat_binds(body)
+            out |= _repeat_binds(st.orelse or ())
+    return out
 
 
 def _reads(e: ir.Expr, bound: frozenset = frozenset(), skip: ir.Expr | None = None) -> frozenset:

@@ -7,7 +7,8 @@ description appear as written.
 
 Reads plain text, prose inlines of the IR (:mod:`compiler.ir`), numbers and
 rules source; produces escaped Markdown, HTML attribute text, numbers in the
-site's notation (Spanish: decimal comma, true minus sign) and highlighted code.
+notation of the current language (:mod:`compiler.i18n`: a decimal comma in
+Spanish, a point in English; always a true minus sign) and highlighted code.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 from . import ir
+from .i18n import current
 
 # Python-Markdown's backslash-escapable characters, plus '|' (tables)
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|>])")
@@ -68,7 +70,7 @@ def anchor(name: str, part: bool = False) -> str:
     """A permanent, valid HTML id for a declaration name.
 
     ``part=True``: the second half of a composed id (``catalog--entry``), which
-    needs no leading letter (``perfiles_armas--19k_45``)."""
+    needs no leading letter (``weapons--7_62mm``)."""
     plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
     plain = re.sub(r"[^A-Za-z0-9_-]+", "-", plain).strip("-") or "x"
     if plain != name:
@@ -118,17 +120,17 @@ def plain(items: tuple[ir.Inline, ...], target=None) -> str:
 
 
 def number(value: int | Fraction | float, decimals: int | None = None) -> str:
-    """A number as the site writes it: decimal comma and a true minus sign (``−1,5``).
+    """A number as the site writes it, in the current language: ``−1,5`` (es), ``−1.5`` (en).
 
-    ``decimals`` fixes the digits after the comma; otherwise an int is written
-    whole and a Fraction in its shortest decimal form (``%g``)."""
+    ``decimals`` fixes the digits after the decimal symbol; otherwise an int is
+    written whole and a Fraction in its shortest decimal form (``%g``)."""
     if decimals is not None:
         text = f"{value:.{decimals}f}"
     elif isinstance(value, Fraction):
         text = f"{float(value):g}"
     else:
         text = str(value)
-    return text.replace(".", ",").replace("-", "−")
+    return current().number_text(text)
 
 
 def percent(p: Fraction) -> str:
@@ -136,10 +138,15 @@ def percent(p: Fraction) -> str:
     return number(float(p) * 100, 1)
 
 
+def percent_sign(text: str) -> str:
+    """A number followed by the percent sign as the current language writes it (``37,5 %``, ``37.5%``)."""
+    return text + current().percent_suffix
+
+
 def exact_probability(p: Fraction) -> str:
     """An exact probability as ``n/d (xx,x %)``."""
     exact = f"{p.numerator}/{p.denominator}" if p.denominator != 1 else str(p.numerator)
-    return f"{exact} ({percent(p)} %)"
+    return f"{exact} ({percent_sign(percent(p))})"
 
 
 def bar_width(p: Fraction) -> str:

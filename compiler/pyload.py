@@ -1,18 +1,22 @@
 """Import a generated resolver package from a folder, under a private name.
 
 Each call loads a fresh copy (a unique module name), so two builds in one
-process never see each other's modules.
+process never see each other's modules; each copy carries the hash of its
+sources (``__rulebook_source_hash__``, see :func:`source_hash`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import itertools
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
-from .ir import Program
+if TYPE_CHECKING:  # not imported at run time: a warm ``rulebook resolve`` loads no compiler stage
+    from .ir import Program
 
 _counter = itertools.count(1)
 
@@ -29,7 +33,18 @@ def load_package(python_dir: Path) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)
+    module.__rulebook_source_hash__ = source_hash(pkg_dir)
     return module
+
+
+def source_hash(pkg_dir: Path) -> str:
+    """SHA-256 of a generated package's files (names and bytes): two packages with the
+    same hash behave the same, so results computed with one (the worked examples') hold for the other."""
+    digest = hashlib.sha256()
+    for path in sorted(pkg_dir.glob("*.py")):
+        data = path.read_bytes()
+        digest.update(path.name.encode() + b"\0" + len(data).to_bytes(8, "big") + data)
+    return digest.hexdigest()
 
 
 def compile_and_load(program: Program) -> ModuleType:

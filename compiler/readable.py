@@ -2,14 +2,14 @@
 
 Reads a checked :class:`compiler.ir.Program`; produces unescaped plain text (the
 page emitter escapes it): a procedure's ``let``/``return``/``require`` as
-formulas in the manual's notation (``I efectivo = I base + M``, ``×``, ``≥``,
+formulas in the manual's notation (``Total = Base + M``, ``×``, ``≥``,
 ``mín(…)``), a worked example's inputs and expectations as short phrases,
-and human labels for names that are written like code (``i_efectivo``,
-``BajasMaximas``).
+and human labels for names that are written like code (``base_roll``,
+``MaxLosses``), in the rulebook's language (:mod:`compiler.i18n`).
 
 Names are spelt as the rulebook's own prose and titles spell them: the words of
-``i_efectivo`` are looked up, without accents or case, in the text of the
-rulebook, and the most frequent spelling found there is used (``I efectivo``).
+``base_roll`` are looked up, without accents or case, in the text of the
+rulebook, and the most frequent spelling found there is used (``Base roll``).
 
 Entry point: :class:`Readable` (``Readable(program).expr(e)``, ``.statement(s)``,
 ``.label(text)``).
@@ -24,20 +24,31 @@ from fractions import Fraction
 from typing import Any
 
 from . import ir
+from .i18n import N_, _
 from .markdown import number
 
+# operators and built-in functions as the manual writes them; words are message ids (translated by ``_``)
 OPERATORS = {
-    "+": "+", "-": "−", "*": "×", "/": "÷", "//": "÷", "%": "mód", "==": "=", "!=": "≠", "<": "<", "<=": "≤",
-    ">": ">", ">=": "≥", "and": "y", "or": "o", "in": "en",
+    "+": "+", "-": "−", "*": "×", "/": "÷", "//": "÷", "%": N_("mod"), "==": "=", "!=": "≠", "<": "<", "<=": "≤",
+    ">": ">", ">=": "≥", "and": N_("and"), "or": N_("or"), "in": N_("in"),
 }
 PRECEDENCE = {"or": 1, "and": 2, "in": 3, "==": 3, "!=": 3, "<": 3, "<=": 3, ">": 3, ">=": 3, "+": 4, "-": 4,
               "*": 5, "/": 5, "//": 5, "%": 5}
 FUNCTIONS = {
-    "min": "mín", "max": "máx", "clamp": "entre", "abs": "valor absoluto", "floor": "redondeo hacia abajo",
-    "ceil": "redondeo hacia arriba", "round": "redondeo", "trunc": "parte entera", "capped_sum": "suma con tope",
-    "len": "número de", "sum": "suma de", "any": "alguno de", "all": "todos", "ord": "posición de",
-    "shift": "desplaza", "probability": "probabilidad de",
+    "min": N_("min"), "max": N_("max"), "clamp": N_("between"), "abs": N_("absolute value"), "floor": N_("rounded down"),
+    "ceil": N_("rounded up"), "round": N_("rounded"), "trunc": N_("whole part"), "capped_sum": N_("capped sum"),
+    "len": N_("number of"), "sum": N_("sum of"), "any": N_("any of"), "all": N_("all of"), "ord": N_("position of"),
+    "shift": N_("shift"), "probability": N_("probability of"),
 }
+
+
+def quoted(text: str) -> str:
+    """A title quoted as the current language quotes it (``«Tabla»``, ``“Table”``)."""
+    return _("“%(text)s”") % {"text": text}
+
+
+def operator(op: str) -> str:
+    return _(OPERATORS[op]) if op in OPERATORS else op
 CODE_LIKE = re.compile(r"^(?:[a-z0-9]+(?:_[a-z0-9]+)+|[A-Z]?[a-z0-9]+(?:[A-Z][a-z0-9]*)+|[a-z][a-z0-9]*_?[A-Z]\w*)$")
 
 
@@ -47,12 +58,12 @@ def fold(text: str) -> str:
 
 
 def looks_like_code(title: str) -> bool:
-    """``BajasMaximas``, ``asalto_d_base``, ``TipoArma``: a title written as an identifier."""
+    """``MaxLosses``, ``melee_d_base``, ``WeaponType``: a title written as an identifier."""
     return bool(CODE_LIKE.match(title))
 
 
 def words_of(name: str) -> list[str]:
-    """The words of an identifier: ``BajasMaximas`` → bajas, maximas; ``asalto_D_vehiculo`` → asalto, D, vehiculo."""
+    """The words of an identifier: ``MaxLosses`` → max, losses; ``melee_D_tank`` → melee, D, tank."""
     parts = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).split("_")
     return [p.lower() if p[1:].islower() else p for p in parts if p]
 
@@ -119,7 +130,7 @@ class Readable:
         return "".join((m.upper() if c.isupper() else m) if not m.isascii() and fold(m) == fold(c) else c for c, m in zip(word, model))
 
     def name(self, identifier: str) -> str:
-        """A code name in the rulebook's words: ``i_efectivo`` → ``I efectivo``."""
+        """A code name in the rulebook's words: ``base_roll`` → ``Base roll``."""
         words = words_of(identifier)
         whole = self.spelling(tuple(words))
         if whole is not None:
@@ -127,7 +138,7 @@ class Readable:
         return " ".join(self.word(w) for w in words)
 
     def label(self, title: str) -> str:
-        """A title as players read it: one written like code is spelt out (``BajasMaximas`` → ``Bajas máximas``)."""
+        """A title as players read it: one written like code is spelt out (``MaxLosses`` → ``Max losses``)."""
         if not looks_like_code(title):
             return title[:1].upper() + title[1:] if title[:1].islower() and " " not in title else title
         text = self.name(title)
@@ -135,11 +146,11 @@ class Readable:
 
     # ------------------------------------------------------------------ values
     def value(self, v: Any) -> str:
-        """A data value: numbers in the site's notation, sí/no, an enum value's title, an entry's title."""
+        """A data value: numbers in the site's notation, yes/no, an enum value's title, an entry's title."""
         if v is None:
-            return "ninguno"
+            return _("none")
         if isinstance(v, bool):
-            return "sí" if v else "no"
+            return _("yes") if v else _("no")
         if isinstance(v, (int, Fraction)):
             return number(v)
         if isinstance(v, str):
@@ -183,10 +194,10 @@ class Readable:
         return getattr(self, "_" + type(e).__name__.lower(), lambda _e, _o: "…")(e, outer)
 
     def _literal(self, e: ir.Literal, _outer: int) -> str:
-        return f"«{e.value}»" if isinstance(e.value, str) else self.value(e.value)
+        return quoted(e.value) if isinstance(e.value, str) else self.value(e.value)
 
     def _local(self, e: ir.Local, _outer: int) -> str:
-        return "resultado" if e.name == "result" else self.name(e.name)
+        return _("result") if e.name == "result" else self.name(e.name)
 
     def _constref(self, e: ir.ConstRef, _outer: int) -> str:
         return self._title(e.name)
@@ -201,16 +212,16 @@ class Readable:
         title = self.field_title(getattr(e.obj, "type", None), e.field)
         if isinstance(e.obj, ir.Local) and e.obj.name == "result":
             return title
-        return f"{title} de {self.expr(e.obj, 9)}"
+        return _("%(field)s of %(owner)s") % {"field": title, "owner": self.expr(e.obj, 9)}
 
     def _countof(self, e: ir.CountOf, _outer: int) -> str:
-        return f"{self.value(e.kind)} en {self.expr(e.obj, 9)}"
+        return _("%(kind)s in %(owner)s") % {"kind": self.value(e.kind), "owner": self.expr(e.obj, 9)}
 
     def _tablelookup(self, e: ir.TableLookup, _outer: int) -> str:
-        return f"«{self._title(e.table)}» ({', '.join(self.expr(k) for k in e.keys)})"
+        return f"{quoted(self._title(e.table))} ({', '.join(self.expr(k) for k in e.keys)})"
 
     def _cataloglookup(self, e: ir.CatalogLookup, _outer: int) -> str:
-        return f"«{self._title(e.catalog)}» ({self.expr(e.key)})"
+        return f"{quoted(self._title(e.catalog))} ({self.expr(e.key)})"
 
     def _mapindex(self, e: ir.MapIndex, _outer: int) -> str:
         return f"{self.expr(e.obj, 9)} ({self.expr(e.key)})"
@@ -220,7 +231,7 @@ class Readable:
 
     def _procedurecall(self, e: ir.ProcedureCall, _outer: int) -> str:
         args = ", ".join(f"{self.name(p)} {self.expr(v)}" for p, v in e.args)
-        return f"«{self._title(e.procedure)}» ({args})"
+        return f"{quoted(self._title(e.procedure))} ({args})"
 
     def _recordnew(self, e: ir.RecordNew, _outer: int) -> str:
         """The fields given, leaving out those that pass on a value of the same name."""
@@ -229,26 +240,29 @@ class Readable:
 
     def _unary(self, e: ir.Unary, _outer: int) -> str:
         inner = self.expr(e.operand, 6)
-        return f"no {inner}" if e.op == "not" else f"−{inner}"
+        return _("not %(condition)s") % {"condition": inner} if e.op == "not" else f"−{inner}"
 
     def _binary(self, e: ir.Binary, outer: int) -> str:
         prec = PRECEDENCE.get(e.op, 3)
-        text = f"{self.expr(e.left, prec)} {OPERATORS.get(e.op, e.op)} {self.expr(e.right, prec + 1)}"
+        text = f"{self.expr(e.left, prec)} {operator(e.op)} {self.expr(e.right, prec + 1)}"
         return f"({text})" if prec < outer else text
 
     def _conditional(self, e: ir.Conditional, outer: int) -> str:
-        text = f"si {self.expr(e.cond)}: {self.expr(e.then)}; si no: {self.expr(e.other)}"
+        text = _("if %(condition)s: %(then)s; otherwise: %(other)s") % {
+            "condition": self.expr(e.cond), "then": self.expr(e.then), "other": self.expr(e.other)}
         return f"({text})" if outer else text
 
     def _listof(self, e: ir.ListOf, _outer: int) -> str:
         return "[" + ", ".join(self.expr(x) for x in e.items) + "]"
 
     def _comprehension(self, e: ir.Comprehension, _outer: int) -> str:
-        cond = f" si {self.expr(e.cond)}" if e.cond is not None else ""
-        return f"[{self.expr(e.body)} por cada {self.name(e.var)} de {self.expr(e.iterable)}{cond}]"
+        cond = " " + _("if %(condition)s") % {"condition": self.expr(e.cond)} if e.cond is not None else ""
+        each = _("%(value)s for each %(name)s of %(items)s") % {
+            "value": self.expr(e.body), "name": self.name(e.var), "items": self.expr(e.iterable)}
+        return f"[{each}{cond}]"
 
     def _draw(self, e: ir.Draw, _outer: int) -> str:
-        return f"extracción de {self.expr(e.count)} de «{self._title(e.bag)}»"
+        return _("draw of %(count)s from %(bag)s") % {"count": self.expr(e.count), "bag": quoted(self._title(e.bag))}
 
     def _title(self, name: str) -> str:
         d = self.p.decls.get(name)
@@ -257,21 +271,22 @@ class Readable:
     def _builtincall(self, e: ir.BuiltinCall, _outer: int) -> str:
         args = [self.expr(a) for a in e.args]
         if e.name == "has_rule":
-            return f"{args[0]} incluye «{self._title(e.rule or '')}»"
+            return _("%(owner)s includes %(rule)s") % {"owner": args[0], "rule": quoted(self._title(e.rule or ""))}
         if e.name == "rule_param":
-            return f"{e.param} de «{self._title(e.rule or '')}» en {args[0]}"
-        return f"{FUNCTIONS.get(e.name, e.name)}({', '.join(args)})"
+            return _("%(param)s of %(rule)s in %(owner)s") % {"param": e.param, "rule": quoted(self._title(e.rule or "")), "owner": args[0]}
+        name = _(FUNCTIONS[e.name]) if e.name in FUNCTIONS else e.name
+        return f"{name}({', '.join(args)})"
 
     def _roll(self, e: ir.Roll, _outer: int) -> str:
         dice = self._title(e.die) if e.die else f"{e.count if e.times is None else ''}d{e.sides}"
-        text = f"tirada de {dice}"
+        text = _("roll of %(dice)s") % {"dice": dice}
         if e.times is not None:
             text += f" × {self.expr(e.times, 9)}"
         if e.keep is not None:
-            which = "mayores" if e.keep[0] == "highest" else "menores"
-            text += f", conserva los {e.keep[1]} {which}"
+            keep = _("keeps the %(n)s highest") if e.keep[0] == "highest" else _("keeps the %(n)s lowest")
+            text += ", " + keep % {"n": e.keep[1]}
         if e.test is not None:
-            text += f", cuenta los dados {OPERATORS.get(e.test[0], e.test[0])} {self.expr(e.test[1])}"
+            text += ", " + _("counts the dice %(test)s") % {"test": f"{operator(e.test[0])} {self.expr(e.test[1])}"}
         return text
 
     # ------------------------------------------------------------------ statements
@@ -280,16 +295,17 @@ class Readable:
         if isinstance(s, ir.Let):
             return [f"{self.name(s.name)} = {self.expr(s.value)}"]
         if isinstance(s, ir.Return):
-            return [f"resultado: {self.expr(s.value)}"]
+            return [_("result: %(value)s") % {"value": self.expr(s.value)}]
         if isinstance(s, ir.Require):
-            return [f"requisito: {s.message}"]
+            return [_("requirement: %(message)s") % {"message": s.message}]
         if isinstance(s, ir.If):
             out = []
             for i, (cond, body) in enumerate(s.branches):
-                lead = "si" if i == 0 else "si no, si"
-                out += [f"{lead} {self.expr(cond)}: {line}" for b in body for line in self.statement(b)]
+                lead = _("if %(condition)s:") if i == 0 else _("otherwise, if %(condition)s:")
+                head = lead % {"condition": self.expr(cond)}
+                out += [f"{head} {line}" for b in body for line in self.statement(b)]
             for b in s.orelse or ():
-                out += [f"si no: {line}" for line in self.statement(b)]
+                out += [_("otherwise: %(line)s") % {"line": line} for line in self.statement(b)]
             return out
         if isinstance(s, ir.Step):
             return [line for b in s.body for line in self.statement(b)]

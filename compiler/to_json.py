@@ -1,28 +1,39 @@
 """IR → JSON documents and their JSON Schemas, validated before writing.
 
 Reads a checked :class:`compiler.ir.Program` (catalog entries and table rows
-as plain values, rules, enums, procedure signatures) and the odds tables the
-generated resolvers computed (:class:`compiler.odds.OddsTable`). Entry point:
-:func:`write_all(program, out_dir, odds_tables) -> list[str]` writes ``json/``
-and ``schemas/`` and returns the validation problems (empty when everything
-was written; nothing is written otherwise).
+as plain values, rules, enums, procedure signatures, glossary terms), the odds
+tables the generated resolvers computed (:class:`compiler.odds.OddsTable`) and
+the generated package (for the worked examples, :mod:`compiler.vectors`).
+Entry point: :func:`write_all(program, out_dir, odds_tables, package) -> list[str]`
+writes ``json/`` and ``schemas/`` and returns the validation problems (empty
+when everything was written; nothing is written otherwise).
 
 Layout under the output folder:
 
 * ``json/<id>.json`` — one document per catalog and table (ids as in the rules);
-* ``json/rules.json``, ``json/enums.json``, ``json/constants.json``, ``json/procedures.json``, ``json/odds.json``;
-* ``json/rulebook.json`` — the bundle of all of them;
-* ``json/manifest.json`` — rulebook name, version, content hash, files;
+* ``json/rules.json``, ``enums.json``, ``constants.json``, ``procedures.json``,
+  ``odds.json``, ``glossary.json``, ``examples.json`` (the worked examples as
+  test vectors);
+* ``json/rulebook.json`` — the bundle of the declarations' documents;
+* ``json/manifest.json`` — format and compiler versions, rulebook name and
+  version, a content hash (of the sources by their names inside the rulebook
+  folder: the same wherever the folder is), the bundle's hash, every document's
+  hash and the map from schema ``$id`` to file;
 * ``schemas/…`` — see :mod:`compiler.schemas`.
+
+Every document's ``$schema`` is its schema's ``$id``
+(``https://rulebook.invalid/<rulebook>/<version>/schemas/<file>``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Iterable
 from fractions import Fraction
-from pathlib import Path
+from pathlib import Path, PurePath
+from types import ModuleType
 from typing import Any
 
 from jsonschema import Draft202012Validator
@@ -32,14 +43,30 @@ from referencing.jsonschema import DRAFT202012
 import runtime
 
 from . import ir
+from . import fast_validation
 from . import schemas as sch
+from . import to_armies
 from .odds import OddsTable
+from .vectors import VECTORS_SCHEMA, vectors_doc
+
+FORMAT_VERSION = "2.0"
+"""The version of the layout of json/ and schemas/ (major: a reader of the previous major may break)."""
+
+
+def compiler_version() -> str:
+    """The installed compiler's version (``unknown`` when it is not installed)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("rulebook")
+    except PackageNotFoundError:
+        return "unknown"
 
 
 def plain(value: Any) -> Any:
     """IR data values → JSON values: Fractions become numbers, ranges
     ``{"min", "min_inclusive", "max", "max_inclusive"}`` and rule applications
-    ``{"rule", "args": {parameter: value}}``."""
+    ``{"rule", "args": {parameter: value}}`` (one shape everywhere)."""
     if isinstance(value, Fraction):
         return value.numerator if value.denominator == 1 else float(value)
     if isinstance(value, ir.Range):
@@ -53,21 +80,26 @@ def plain(value: Any) -> Any:
     return value
 
 
-def _document_header(decl: ir.Catalog | ir.Table) -> dict:
+def _uri(program: ir.Program, schema_rel: str) -> str:
+    return sch.schema_id(program, schema_rel)
+
+
+def _document_header(program: ir.Program, decl: ir.Catalog | ir.Table) -> dict:
     """What every catalog and table document starts with."""
     return {
-        "$schema": f"../schemas/{decl.name}.schema.json",
+        "$schema": _uri(program, f"{decl.name}.schema.json"),
         "id": decl.name,
         "kind": decl.kind,
         "title": decl.title,
         "source": decl.ref,
         "status": decl.status,
+        "as_printed": {"ids": list(decl.as_printed), "reason": decl.as_printed_reason or ""} if decl.as_printed else None,
     }
 
 
 def catalog_doc(program: ir.Program, name: str) -> dict:
     catalog = program.get(name, ir.Catalog)
-    return {**_document_header(catalog), "record": catalog.record, "entries": plain(catalog.entries)}
+    return {**_document_header(program, catalog), "record": catalog.record, "entries": plain(catalog.entries)}
 
 
 def _row_doc(table: ir.Table, row: ir.TableRow) -> dict:
@@ -79,18 +111,22 @@ def _row_doc(table: ir.Table, row: ir.TableRow) -> dict:
 
 
 def _column_doc(column: ir.TableKey | ir.TableColumn) -> dict:
-    return {"name": column.name, "type": str(column.type), "title": column.title}
+    return {"name": column.name, "type": str(column.type), "title": column.title, "range": getattr(column, "ranged", False)}
 
 
 def table_doc(program: ir.Program, name: str) -> dict:
     table = program.get(name, ir.Table)
     return {
-        **_document_header(table),
-        "keys": [{**_column_doc(k), "range": k.ranged} for k in table.keys],
+        **_document_header(program, table),
+        "keys": [_column_doc(k) for k in table.keys],
         "across": _column_doc(table.across) if table.across else None,
         "columns": [_column_doc(c) for c in table.columns],
         "rows": [_row_doc(table, row) for row in table.rows],
     }
+
+
+def _fixed_header(program: ir.Program, kind: str) -> dict:
+    return {"$schema": _uri(program, f"{kind}.schema.json"), "id": kind, "kind": kind}
 
 
 def rules_doc(program: ir.Program) -> dict:
@@ -100,14 +136,14 @@ def rules_doc(program: ir.Program) -> dict:
             "title": rule.title,
             "source": rule.ref,
             "status": rule.status,
-            "params": [{"name": p.name, "type": str(p.type)} for p in rule.params],
+            "params": [{"name": p.name, "type": str(p.type), "required": p.default is None} for p in rule.params],
             "text": list(rule.texts),
             "levels": [{"level": level, "text": text} for level, text in rule.levels],
-            "grants": [{"rule": g.rule, "args": [plain(arg) for _, arg in g.args]} for g in rule.grants],
+            "grants": [plain(g) for g in rule.grants],
             "stacking": rule.stacking,
             "doc": rule.doc,
         }
-    return {"$schema": "../schemas/rules.schema.json", "id": "rules", "kind": "rules", "rules": rules}
+    return {**_fixed_header(program, "rules"), "rules": rules}
 
 
 def enums_doc(program: ir.Program) -> dict:
@@ -119,7 +155,7 @@ def enums_doc(program: ir.Program) -> dict:
             "ordered": enum.ordered,
             "values": [{"id": m.name, "title": m.title} for m in enum.members],
         }
-    return {"$schema": "../schemas/enums.schema.json", "id": "enums", "kind": "enums", "enums": enums}
+    return {**_fixed_header(program, "enums"), "enums": enums}
 
 
 def constants_doc(program: ir.Program) -> dict:
@@ -128,99 +164,177 @@ def constants_doc(program: ir.Program) -> dict:
         c.name: {"title": c.title, "source": c.ref, "type": str(c.type), "value": plain(c.value), "doc": c.doc}
         for c in program.of(ir.Const)
     }
-    return {"$schema": "../schemas/constants.schema.json", "id": "constants", "kind": "constants", "constants": constants}
+    return {**_fixed_header(program, "constants"), "constants": constants}
 
 
 def procedures_doc(program: ir.Program) -> dict:
     procedures = {}
     for proc in program.of(ir.Procedure):
+        params = []
+        for p in proc.params:
+            has_default, default = sch.default_value(program, p.default)
+            params.append({"name": p.name, "type": str(p.type), "required": sch.is_required(p), "default": default if has_default else None})
         procedures[proc.name] = {
             "title": proc.title,
             "source": proc.ref,
-            "params": [{"name": p.name, "type": str(p.type), "required": sch.is_required(p)} for p in proc.params],
+            "params": params,
             "result": str(proc.result),
             "steps": [step.label for step in proc.steps],
-            "input_schema": f"../schemas/procedures/{proc.name}.input.schema.json",
-            "result_schema": f"../schemas/procedures/{proc.name}.result.schema.json",
+            "input_schema": _uri(program, f"procedures/{proc.name}.input.schema.json"),
+            "result_schema": _uri(program, f"procedures/{proc.name}.result.schema.json"),
         }
-    return {"$schema": "../schemas/procedures.schema.json", "id": "procedures", "kind": "procedures", "procedures": procedures}
+    return {**_fixed_header(program, "procedures"), "procedures": procedures}
 
 
-_RULES_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "$schema": {"type": "string"}, "id": {"const": "rules"}, "kind": {"const": "rules"},
-        "rules": {"type": "object", "additionalProperties": {
-            "type": "object",
-            "properties": {
-                "title": {"type": "string"}, "source": {"type": "string"},
-                "status": sch.STATUS_SCHEMA,
-                "params": {"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string"}, "type": {"type": "string"}}, "required": ["name", "type"]}},
-                "text": {"type": "array", "items": {"type": "string"}},
-                "levels": {"type": "array", "items": {"type": "object", "properties": {"level": {"type": "integer"}, "text": {"type": "string"}}, "required": ["level", "text"]}},
-                "grants": {"type": "array", "items": {"type": "object", "properties": {"rule": {"type": "string"}, "args": {"type": "array"}}, "required": ["rule", "args"]}},
-                "stacking": {"type": ["string", "null"]}, "doc": {"type": ["string", "null"]},
-            },
-            "required": ["title", "source", "status", "params", "text", "levels", "grants", "stacking"],
-            "additionalProperties": False,
+def glossary_doc(program: ir.Program) -> dict:
+    """The glossary (``term`` declarations), in rulebook order."""
+    terms = [{"id": t.name, "term": t.title, "definition": t.definition, "source": t.ref} for t in program.of(ir.Term)]
+    return {**_fixed_header(program, "glossary"), "terms": terms}
+
+
+def _str(**more: Any) -> dict:
+    return {"type": "string", **more}
+
+
+def _nullable(schema: dict) -> dict:
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+def _obj(title: str, description: str, props: dict, required: Iterable[str] | None = None) -> dict:
+    """A named object definition: every property required unless ``required`` says otherwise."""
+    return {
+        "title": title, "description": description, "type": "object", "properties": props,
+        "required": list(props) if required is None else list(required), "additionalProperties": False,
+    }
+
+
+def _keyed(of: str, names: dict | None = None) -> dict:
+    """An object of ``#/$defs/<of>`` values by id (``names``: the schema of the ids)."""
+    return {"type": "object", "additionalProperties": {"$ref": f"#/$defs/{of}"}, **({"propertyNames": names} if names else {})}
+
+
+def _fixed(program: ir.Program, kind: str, body: dict, defs: dict) -> dict:
+    """The body of a fixed document's schema: its header, ``body`` and ``defs``."""
+    props = {"$schema": {"const": _uri(program, f"{kind}.schema.json")}, "id": {"const": kind}, "kind": {"const": kind}, **body}
+    return {"type": "object", "properties": props, "required": list(props), "additionalProperties": False, "$defs": defs}
+
+
+def _fixed_schemas(program: ir.Program) -> dict[str, tuple[str, str, dict]]:
+    """(title, description, body) of each fixed document's schema, by file name."""
+    types = sch.TYPES
+    rule_ids = sch.ref(types, "RuleId")
+    out = {}
+    out["rules.schema.json"] = ("RulesDocument", "Reglas especiales: parámetros, textos, niveles, reglas concedidas y estado.", _fixed(program, "rules", {
+        "rules": _keyed("RuleEntry", rule_ids),
+    }, {
+        "RuleEntry": _obj("RuleEntry", "Una regla especial.", {
+            "title": _str(), "source": _str(), "status": sch.ref(types, "Status"),
+            "params": {"type": "array", "items": {"$ref": "#/$defs/RuleParam"}},
+            "text": {"type": "array", "items": _str()},
+            "levels": {"type": "array", "items": {"$ref": "#/$defs/RuleLevel"}},
+            "grants": {"type": "array", "items": sch.ref(types, "RuleApplication"), "description": "Reglas que concede, con la misma forma que en los catálogos."},
+            "stacking": _nullable(_str()), "doc": _nullable(_str()),
+        }),
+        "RuleParam": _obj("RuleParam", "Un parámetro de una regla especial.", {"name": _str(), "type": _str(), "required": {"type": "boolean"}}),
+        "RuleLevel": _obj("RuleLevel", "El texto de un nivel de una regla.", {"level": {"type": "integer"}, "text": _str()}),
+    }))
+    out["enums.schema.json"] = ("EnumsDocument", "Valores de cada enumeración, con sus nombres visibles (el título impreso en el manual).", _fixed(program, "enums", {
+        "enums": _keyed("EnumEntry"),
+    }, {
+        "EnumEntry": _obj("EnumEntry", "Una enumeración.", {
+            "title": _str(), "source": _str(), "ordered": {"type": "boolean"}, "values": {"type": "array", "items": {"$ref": "#/$defs/EnumMember"}},
+        }),
+        "EnumMember": _obj("EnumMember", "Un valor: su id y su título.", {"id": _str(), "title": _str()}),
+    }))
+    out["constants.schema.json"] = ("ConstantsDocument", "Valores con nombre que usan varios procedimientos.", _fixed(program, "constants", {
+        "constants": _keyed("ConstantEntry"),
+    }, {
+        "ConstantEntry": _obj("ConstantEntry", "Una constante.", {
+            "title": _str(), "source": _str(), "type": {"$ref": "#/$defs/ConstantType"},
+            "value": {"type": ["number", "string", "boolean"]}, "doc": _nullable(_str()),
+        }),
+        "ConstantType": {"title": "ConstantType", "description": "El tipo de una constante.", "enum": ["int", "decimal", "text", "bool"]},
+    }))
+    out["procedures.schema.json"] = ("ProceduresDocument", "Procedimientos con sus parámetros (y valores por defecto), resultado, pasos y esquemas.", _fixed(program, "procedures", {
+        "procedures": _keyed("ProcedureEntry"),
+    }, {
+        "ProcedureEntry": _obj("ProcedureEntry", "Un procedimiento; input_schema y result_schema son $id de esquemas.", {
+            "title": _str(), "source": _str(), "params": {"type": "array", "items": {"$ref": "#/$defs/ProcedureParam"}},
+            "result": _str(), "steps": {"type": "array", "items": _str()},
+            "input_schema": _str(format="uri"), "result_schema": _str(format="uri"),
+        }),
+        "ProcedureParam": _obj("ProcedureParam", "Un parámetro; default es su valor por defecto cuando es constante (null si no tiene).", {
+            "name": _str(), "type": _str(), "required": {"type": "boolean"}, "default": {},
+        }),
+    }))
+    out["odds.schema.json"] = ("OddsDocument", "Probabilidades exactas calculadas por los resolutores para una rejilla de datos.", _fixed(program, "odds", {
+        "tables": _keyed("OddsEntry"),
+    }, {
+        "OddsEntry": _obj("OddsEntry", "Una tabla de probabilidades.", {
+            "title": _str(), "source": _str(), "procedure": _str(),
+            "rows": {"$ref": "#/$defs/OddsAxis"}, "columns": {"$ref": "#/$defs/OddsAxis"},
+            "groups": _nullable({"$ref": "#/$defs/OddsAxis"}),
+            "cells": {"type": "array", "description": "cells[fila][columna] (con groups: cells[grupo][fila][columna]): probabilidad exacta como \"n/d\" (o entero), o null si el procedimiento no admite esos datos.", "items": {"type": "array"}},
+            "errors": {"type": "array", "items": _str()},
+        }),
+        "OddsAxis": _obj("OddsAxis", "Un eje: la variable, su título y sus valores.", {"variable": _nullable(_str()), "title": _nullable(_str()), "values": {"type": "array"}}),
+    }))
+    out["glossary.schema.json"] = ("GlossaryDocument", "Los términos del glosario con su definición.", _fixed(program, "glossary", {
+        "terms": {"type": "array", "items": {"$ref": "#/$defs/GlossaryTerm"}},
+    }, {
+        "GlossaryTerm": _obj("GlossaryTerm", "Un término del glosario.", {"id": _str(), "term": _str(), "definition": _str(), "source": _str()}),
+    }))
+    vectors = {**VECTORS_SCHEMA, "properties": {**VECTORS_SCHEMA["properties"], "$schema": {"const": _uri(program, "examples.schema.json")}}}
+    vectors["$defs"] = {**vectors["$defs"], "TestVector": {**vectors["$defs"]["TestVector"], "properties": {
+        **vectors["$defs"]["TestVector"]["properties"], "procedure": {"enum": [p.name for p in program.of(ir.Procedure)]} if program.of(ir.Procedure) else _str(),
+    }}}
+    out["examples.schema.json"] = ("TestVectors", "Los ejemplos del reglamento como vectores de prueba: entrada y distribución exacta (o error) esperadas.", vectors)
+    return out
+
+
+def _manifest_schema(program: ir.Program) -> dict:
+    digest = _str(pattern="^sha256:[0-9a-f]{64}$")
+    props = {
+        "$schema": {"const": _uri(program, "manifest.schema.json")},
+        "format_version": _str(description="Versión del formato de json/ y schemas/ (mayor.menor)."),
+        "compiler_version": _str(), "rulebook": _str(), "title": _str(), "version": _str(), "lang": _str(),
+        "base_uri": _str(format="uri", description="Prefijo de todos los $id: " + sch.ID_RULE),
+        "content_hash": {**digest, "description": "sha256 de los archivos .rules por su nombre dentro de la carpeta del reglamento (no depende de dónde está la carpeta)."},
+        "bundle_hash": {**digest, "description": "sha256 de json/rulebook.json tal como está escrito."},
+        "sources": {"type": "array", "items": _str()},
+        "schemas": {"type": "object", "additionalProperties": _str(), "description": "$id de cada esquema → su ruta en el build."},
+        "documents": {"type": "object", "additionalProperties": digest, "description": "Ruta de cada archivo del build → su sha256."},
+    }
+    return {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
+
+
+def all_schemas(program: ir.Program) -> dict[str, dict]:
+    """Every schema by relative path under ``schemas/``: the declarations' (see
+    :mod:`compiler.schemas`), then the fixed documents', the bundle's and the manifest's."""
+    out = sch.schemas(program)
+    for rel, (title, description, body) in _fixed_schemas(program).items():
+        out[rel] = sch.generic_schema(program, rel, title, description, body)
+    catalogs = [c.name for c in program.of(ir.Catalog)]
+    tables = [t.name for t in program.of(ir.Table)]
+    bundle_props = {
+        "$schema": {"const": _uri(program, "rulebook.schema.json")}, "rulebook": _str(), "title": _str(), "version": _str(),
+        "catalogs": {"$ref": "#/$defs/RulebookCatalogs"}, "tables": {"$ref": "#/$defs/RulebookTables"},
+        "rules": {"$ref": "rules.schema.json"}, "enums": {"$ref": "enums.schema.json"}, "constants": {"$ref": "constants.schema.json"},
+        "procedures": {"$ref": "procedures.schema.json"}, "odds": {"$ref": "odds.schema.json"}, "glossary": {"$ref": "glossary.schema.json"},
+    }
+    out["rulebook.schema.json"] = sch.generic_schema(
+        program, "rulebook.schema.json", "Rulebook", "Reglamento completo: todos los documentos de las declaraciones en uno.",
+        {"type": "object", "properties": bundle_props, "required": list(bundle_props), "additionalProperties": False, "$defs": {
+            "RulebookCatalogs": _obj("RulebookCatalogs", "Cada catálogo por su id.", {c: {"$ref": f"{c}.schema.json"} for c in catalogs}),
+            "RulebookTables": _obj("RulebookTables", "Cada tabla por su id.", {t: {"$ref": f"{t}.schema.json"} for t in tables}),
         }},
-    },
-    "required": ["$schema", "id", "kind", "rules"],
-    "additionalProperties": False,
-}
-_ENUMS_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "$schema": {"type": "string"}, "id": {"const": "enums"}, "kind": {"const": "enums"},
-        "enums": {"type": "object", "additionalProperties": {
-            "type": "object",
-            "properties": {
-                "title": {"type": "string"}, "source": {"type": "string"}, "ordered": {"type": "boolean"},
-                "values": {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "string"}, "title": {"type": "string"}}, "required": ["id", "title"], "additionalProperties": False}},
-            },
-            "required": ["title", "source", "ordered", "values"],
-            "additionalProperties": False,
-        }},
-    },
-    "required": ["$schema", "id", "kind", "enums"],
-    "additionalProperties": False,
-}
-_CONSTANTS_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "$schema": {"type": "string"}, "id": {"const": "constants"}, "kind": {"const": "constants"},
-        "constants": {"type": "object", "additionalProperties": {
-            "type": "object",
-            "properties": {
-                "title": {"type": "string"}, "source": {"type": "string"}, "type": {"enum": ["int", "decimal", "text", "bool"]},
-                "value": {"type": ["number", "string", "boolean"]}, "doc": {"type": ["string", "null"]},
-            },
-            "required": ["title", "source", "type", "value", "doc"],
-            "additionalProperties": False,
-        }},
-    },
-    "required": ["$schema", "id", "kind", "constants"],
-    "additionalProperties": False,
-}
-_PROCEDURES_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "$schema": {"type": "string"}, "id": {"const": "procedures"}, "kind": {"const": "procedures"},
-        "procedures": {"type": "object", "additionalProperties": {
-            "type": "object",
-            "properties": {
-                "title": {"type": "string"}, "source": {"type": "string"},
-                "params": {"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string"}, "type": {"type": "string"}, "required": {"type": "boolean"}}, "required": ["name", "type", "required"], "additionalProperties": False}},
-                "result": {"type": "string"}, "steps": {"type": "array", "items": {"type": "string"}},
-                "input_schema": {"type": "string"}, "result_schema": {"type": "string"},
-            },
-            "required": ["title", "source", "params", "result", "steps", "input_schema", "result_schema"],
-            "additionalProperties": False,
-        }},
-    },
-    "required": ["$schema", "id", "kind", "procedures"],
-    "additionalProperties": False,
-}
+    )
+    out["manifest.schema.json"] = sch.generic_schema(
+        program, "manifest.schema.json", "Manifest", "El manifiesto del build: versiones, hashes y el mapa de $id a archivos. " + sch.ID_RULE,
+        _manifest_schema(program),
+    )
+    out.update(to_armies.schemas(program))
+    return {rel: sch.named_types(doc) for rel, doc in out.items()}
 
 
 def _odds_cell(probability: Any) -> Any:
@@ -231,8 +345,9 @@ def _odds_axis(variable: str | None, title: str | None, values: list) -> dict:
     return {"variable": variable, "title": title, "values": [runtime.to_jsonable(v) for v in values]}
 
 
-def odds_doc(tables: Iterable[OddsTable]) -> dict:
-    """Odds tables computed by the resolvers (see :mod:`compiler.odds`)."""
+def odds_doc(tables: Iterable[OddsTable], program: ir.Program | None = None) -> dict:
+    """Odds tables computed by the resolvers (see :mod:`compiler.odds`); ``program``
+    gives the document its ``$schema``."""
     out = {}
     for t in tables:
         if t.group_var:
@@ -249,55 +364,8 @@ def odds_doc(tables: Iterable[OddsTable]) -> dict:
             "cells": cells,
             "errors": t.errors,
         }
-    return {"$schema": "../schemas/odds.schema.json", "id": "odds", "kind": "odds", "tables": out}
-
-
-_ODDS_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "$schema": {"type": "string"}, "id": {"const": "odds"}, "kind": {"const": "odds"},
-        "tables": {"type": "object", "additionalProperties": {
-            "type": "object",
-            "properties": {
-                "title": {"type": "string"}, "source": {"type": "string"}, "procedure": {"type": "string"},
-                "rows": {"type": "object", "properties": {"variable": {"type": "string"}, "title": {"type": "string"}, "values": {"type": "array"}}, "required": ["variable", "title", "values"]},
-                "columns": {"type": "object", "properties": {"variable": {"type": ["string", "null"]}, "title": {"type": ["string", "null"]}, "values": {"type": "array"}}, "required": ["variable", "title", "values"]},
-                "groups": {"anyOf": [{"type": "null"}, {"type": "object", "properties": {"variable": {"type": "string"}, "title": {"type": "string"}, "values": {"type": "array"}}, "required": ["variable", "title", "values"]}]},
-                "cells": {"type": "array", "description": "cells[fila][columna] (con groups: cells[grupo][fila][columna]): probabilidad exacta como \"n/d\" (o entero), o null si el procedimiento no admite esos datos.", "items": {"type": "array"}},
-                "errors": {"type": "array", "items": {"type": "string"}},
-            },
-            "required": ["title", "source", "procedure", "rows", "columns", "groups", "cells", "errors"],
-            "additionalProperties": False,
-        }},
-    },
-    "required": ["$schema", "id", "kind", "tables"],
-    "additionalProperties": False,
-}
-
-
-def all_schemas(program: ir.Program) -> dict[str, dict]:
-    """Every schema by relative path under ``schemas/``: the declarations' (see
-    :mod:`compiler.schemas`), then the fixed documents' and the bundle's."""
-    out = sch.schemas(program)
-    out["rules.schema.json"] = sch.generic_schema(program, "rules.schema.json", "Reglas especiales", "Las reglas especiales con parámetros, niveles y estado.", _RULES_SCHEMA)
-    out["enums.schema.json"] = sch.generic_schema(program, "enums.schema.json", "Enumeraciones", "Valores de cada enumeración, con sus nombres visibles.", _ENUMS_SCHEMA)
-    out["constants.schema.json"] = sch.generic_schema(program, "constants.schema.json", "Constantes", "Valores con nombre que usan varios procedimientos.", _CONSTANTS_SCHEMA)
-    out["procedures.schema.json"] = sch.generic_schema(program, "procedures.schema.json", "Procedimientos", "Procedimientos con sus parámetros, resultado y pasos.", _PROCEDURES_SCHEMA)
-    out["odds.schema.json"] = sch.generic_schema(program, "odds.schema.json", "Tablas de probabilidades", "Probabilidades exactas calculadas por los resolutores para una rejilla de datos.", _ODDS_SCHEMA)
-    catalogs = [c.name for c in program.of(ir.Catalog)]
-    tables = [t.name for t in program.of(ir.Table)]
-    bundle_props = {
-        "$schema": {"type": "string"}, "rulebook": {"type": "string"}, "title": {"type": "string"}, "version": {"type": "string"},
-        "catalogs": {"type": "object", "properties": {c: {"$ref": f"{c}.schema.json"} for c in catalogs}, "additionalProperties": False},
-        "tables": {"type": "object", "properties": {t: {"$ref": f"{t}.schema.json"} for t in tables}, "additionalProperties": False},
-        "rules": {"$ref": "rules.schema.json"}, "enums": {"$ref": "enums.schema.json"}, "constants": {"$ref": "constants.schema.json"},
-        "procedures": {"$ref": "procedures.schema.json"}, "odds": {"$ref": "odds.schema.json"},
-    }
-    out["rulebook.schema.json"] = sch.generic_schema(
-        program, "rulebook.schema.json", "Reglamento completo", "Todos los documentos del reglamento en uno.",
-        {"type": "object", "properties": bundle_props, "required": list(bundle_props), "additionalProperties": False},
-    )
-    return out
+    header = _fixed_header(program, "odds") if program is not None else {"$schema": "", "id": "odds", "kind": "odds"}
+    return {**header, "tables": out}
 
 
 def _rulebook_fields(program: ir.Program) -> dict[str, str]:
@@ -306,8 +374,20 @@ def _rulebook_fields(program: ir.Program) -> dict[str, str]:
     return {"rulebook": info.name if info else "", "title": info.title if info else "", "version": info.version if info else ""}
 
 
-def documents(program: ir.Program, odds_tables: Iterable[OddsTable] = ()) -> dict[str, dict]:
-    """Every JSON document (without the manifest) by path under ``json/``."""
+def source_names(program: ir.Program) -> dict[str, str]:
+    """Each source file's name as built → its name inside the rulebook folder
+    (``content/1936/04-movimiento.rules`` → ``04-movimiento.rules``)."""
+    files = program.files
+    if not files:
+        return {}
+    parents = [os.path.dirname(os.path.abspath(f)) for f in files]
+    root = os.path.commonpath(parents)
+    return {f: PurePath(os.path.relpath(os.path.abspath(f), root)).as_posix() for f in files}
+
+
+def documents(program: ir.Program, odds_tables: Iterable[OddsTable] = (), package: ModuleType | None = None) -> dict[str, dict]:
+    """Every JSON document (without the manifest) by path under ``json/``; the
+    test vectors (``examples.json``) only with the generated ``package``."""
     catalogs = {c.name: catalog_doc(program, c.name) for c in program.of(ir.Catalog)}
     tables = {t.name: table_doc(program, t.name) for t in program.of(ir.Table)}
     docs: dict[str, dict] = {f"{name}.json": doc for name, doc in (catalogs | tables).items()}
@@ -315,9 +395,12 @@ def documents(program: ir.Program, odds_tables: Iterable[OddsTable] = ()) -> dic
     docs["enums.json"] = enums_doc(program)
     docs["constants.json"] = constants_doc(program)
     docs["procedures.json"] = procedures_doc(program)
-    docs["odds.json"] = odds_doc(odds_tables)
+    docs["odds.json"] = odds_doc(odds_tables, program)
+    docs["glossary.json"] = glossary_doc(program)
+    if package is not None:
+        docs["examples.json"] = vectors_doc(program, package, source_names(program), _uri(program, "examples.schema.json"))
     docs["rulebook.json"] = {
-        "$schema": "../schemas/rulebook.schema.json",
+        "$schema": _uri(program, "rulebook.schema.json"),
         **_rulebook_fields(program),
         "catalogs": catalogs,
         "tables": tables,
@@ -326,7 +409,9 @@ def documents(program: ir.Program, odds_tables: Iterable[OddsTable] = ()) -> dic
         "constants": docs["constants.json"],
         "procedures": docs["procedures.json"],
         "odds": docs["odds.json"],
+        "glossary": docs["glossary.json"],
     }
+    docs.update(to_armies.documents(program, content_hash(program)))
     return docs
 
 
@@ -341,51 +426,91 @@ def registry_for(schema_docs: dict[str, dict]) -> Registry:
 
 
 def validate(docs: dict[str, dict], schema_docs: dict[str, dict]) -> list[str]:
-    """Validate each document against its ``$schema``; returns the problems (at most 5 per document).
+    """Validate each document against the schema its ``$schema`` names (an ``$id``);
+    returns the problems (at most 5 per document).
 
     One validator holds the registry of every schema (jsonschema combines a registry
     with the meta-schemas each time a validator is built, so building one per document
     would make this quadratic); each document is checked against a ``$ref`` to its
-    schema's ``$id``."""
+    schema's ``$id``. The documents the bundle (``rulebook.json``) holds are checked
+    once, as parts of it (its schema refers to theirs)."""
     registry_validator = Draft202012Validator({}, registry=registry_for(schema_docs))
+    ids = {s["$id"] for s in schema_docs.values()}
+    bundle = docs.get("rulebook.json", {})
+    # the documents the bundle holds are validated once, as parts of it
+    bundled = {rel for rel, doc in docs.items() if rel != "rulebook.json" and any(doc is part for part in _parts(bundle))}
     problems = []
+    fast = fast_validation.Prevalidator(schema_docs)  # jsonschema below only for what it finds invalid
     for rel, doc in docs.items():
-        schema = schema_docs[doc["$schema"].removeprefix("../schemas/")]
-        validator = registry_validator.evolve(schema={"$ref": schema["$id"]})
+        if rel in bundled:
+            continue
+        if doc.get("$schema") not in ids:
+            problems.append(f"json/{rel}: $schema {doc.get('$schema')!r} is the $id of no schema")
+            continue
+        if fast.is_valid(doc, doc["$schema"]):
+            continue
+        validator = registry_validator.evolve(schema={"$ref": doc["$schema"]})
         for err in sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path))[:5]:
             problems.append(f"json/{rel}: {err.json_path}: {err.message[:300]}")
     return problems
 
 
-def _manifest(program: ir.Program, files: dict[str, str]) -> dict:
-    content_hash = hashlib.sha256()
-    for name in program.files:
-        content_hash.update(name.encode() + b"\0" + program.sources[name].encode() + b"\0")
+def _parts(bundle: dict) -> list:
+    """The documents a bundle holds."""
+    return [*bundle.get("catalogs", {}).values(), *bundle.get("tables", {}).values(), *(v for k, v in bundle.items() if isinstance(v, dict) and "kind" in v)]
+
+
+def _sha256(text: str | bytes) -> str:
+    return "sha256:" + hashlib.sha256(text if isinstance(text, bytes) else text.encode()).hexdigest()
+
+
+def content_hash(program: ir.Program) -> str:
+    """sha256 of the sources by their names inside the rulebook folder: two copies of a
+    rulebook in different folders have the same hash."""
+    digest = hashlib.sha256()
+    for built, name in sorted(source_names(program).items(), key=lambda kv: kv[1]):
+        digest.update(name.encode() + b"\0" + program.sources[built].encode() + b"\0")
+    return "sha256:" + digest.hexdigest()
+
+
+def _manifest(program: ir.Program, files: dict[str, str], schema_docs: dict[str, dict]) -> dict:
     return {
+        "$schema": _uri(program, "manifest.schema.json"),
+        "format_version": FORMAT_VERSION,
+        "compiler_version": compiler_version(),
         **_rulebook_fields(program),
         "lang": program.rulebook.lang if program.rulebook else "",
-        "content_hash": "sha256:" + content_hash.hexdigest(),
-        "sources": program.files,
-        "documents": {rel: "sha256:" + hashlib.sha256(text.encode()).hexdigest() for rel, text in sorted(files.items())},
+        "base_uri": sch.base_uri(program),
+        "content_hash": content_hash(program),
+        "bundle_hash": _sha256(files["json/rulebook.json"]),
+        "sources": sorted(source_names(program).values()),
+        "schemas": {schema["$id"]: f"schemas/{rel}" for rel, schema in sorted(schema_docs.items())},
+        "documents": {rel: _sha256(text) for rel, text in sorted(files.items())},
     }
 
 
-def write_all(program: ir.Program, out_dir: Path, odds_tables: Iterable[OddsTable] = ()) -> list[str]:
+def write_all(program: ir.Program, out_dir: Path, odds_tables: Iterable[OddsTable] = (), package: ModuleType | None = None) -> list[str]:
     """Write json/ and schemas/ under ``out_dir`` after validating every document.
 
-    ``odds_tables`` are the odds tables computed by the generated resolvers.
+    ``odds_tables`` are the odds tables computed by the generated resolvers and
+    ``package`` the generated package (for the test vectors).
     Returns the validation problems; when there are any, nothing is written.
     """
+    problems = sch.name_clashes(program)
     schema_docs = all_schemas(program)
-    for schema in schema_docs.values():
-        Draft202012Validator.check_schema(schema)
-    docs = documents(program, odds_tables)
-    problems = validate(docs, schema_docs)
+    problems += sch.bad_type_names(schema_docs)
+    fast_validation.check_schemas(schema_docs)
+    docs = documents(program, odds_tables, package)
+    problems += validate(docs, schema_docs)
     if problems:
         return problems
     files = {f"schemas/{rel}": dumps(schema) for rel, schema in schema_docs.items()}
     files.update({f"json/{rel}": dumps(doc) for rel, doc in docs.items()})
-    files["json/manifest.json"] = dumps(_manifest(program, files))
+    manifest = _manifest(program, files, schema_docs)
+    problems = validate({"manifest.json": manifest}, schema_docs)
+    if problems:
+        return problems
+    files["json/manifest.json"] = dumps(manifest)
     for rel, text in files.items():
         path = out_dir / rel
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -11,7 +11,7 @@ special rules A–Z, the glossary and the quick reference), one page per section
 datasheet pages (one card per catalog entry), an index of every datasheet that
 filters in the browser, the special rules A–Z, a quick-reference sheet, and,
 for designers, the front matter, the data for tools and the rules source of
-every file (``codigo-*``, not in the navigation). What only designers need —
+every file (``codigo-*`` in Spanish, ``source-*`` in English; not in the navigation). What only designers need —
 declaration names, types, the rules source, test-style expectations — sits in
 ``.rb-tech`` blocks that the "Detalles técnicos" switch shows.
 
@@ -34,47 +34,58 @@ import json
 import math
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
 import unicodedata
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+from urllib.parse import quote
 
 import jinja2
 
-from . import ir
-from .examples import evaluate
+from . import i18n, ir, to_army_page, to_changelog_page
+from .evaluations import evaluated
+from .i18n import N_, _, ngettext
 from .markdown import (
     abbr_term, abbr_text, anchor, attr, bar_width, esc, exact_probability, highlight, highlight_lines, inlines, link,
-    number, percent, plain,
+    number, percent, percent_sign, plain,
 )
-from .readable import Readable, fold, looks_like_code
+from .readable import Readable, fold, looks_like_code, quoted
 from .types import T
 
 SITE_DIR = Path(__file__).resolve().parent.parent / "site"
-# declaration class → (block kind in the templates, what the page calls it)
+# declaration class → (block kind in the templates, what the page calls it: a message id, see compiler.i18n)
 BLOCK_KINDS: dict[type, tuple[str, str]] = {
-    ir.Table: ("table", "Tabla"), ir.Catalog: ("catalog", "Catálogo"), ir.Enum: ("enum", "Enumeración"),
-    ir.Record: ("record", "Registro"), ir.Rule: ("rule", "Regla especial"), ir.Procedure: ("procedure", "Procedimiento"),
-    ir.Die: ("die", "Dado"), ir.Bag: ("bag", "Bolsa"), ir.Term: ("term", "Término"), ir.Odds: ("odds", "Probabilidades"),
-    ir.Const: ("const", "Constante"),
+    ir.Table: ("table", N_("Table")), ir.Catalog: ("catalog", N_("Catalog")), ir.Enum: ("enum", N_("Enumeration")),
+    ir.Record: ("record", N_("Record")), ir.Rule: ("rule", N_("Special rule")), ir.Procedure: ("procedure", N_("Procedure")),
+    ir.Die: ("die", N_("Die")), ir.Bag: ("bag", N_("Bag")), ir.Term: ("term", N_("Term")), ir.Odds: ("odds", N_("Probabilities")),
+    ir.Const: ("const", N_("Constant")),
 }
-STATUS_BADGES = {"deferred": ("Aplazada", "rb-badge--deferred"), "not_playable": ("No jugable", "rb-badge--not-playable")}
+STATUS_BADGES = {"deferred": (N_("Deferred"), "rb-badge--deferred"), "not_playable": (N_("Not playable"), "rb-badge--not-playable")}
 PAGE_NAME_LIMIT = 80  # characters of a page's file name before ".md" (file systems allow 255 bytes)
-INDEX_PAGE, CARD_INDEX_PAGE, RULES_PAGE, QUICK_PAGE = "index.md", "indice-de-fichas.md", "reglas-a-z.md", "referencia-rapida.md"
-DESIGN_PAGE, DATA_PAGE = "disenadores.md", "datos.md"
+INDEX_PAGE = "index.md"
+# the file names (without ".md") of the site's own pages, and the prefixes of datasheet and
+# source pages: message ids, so that an English site has English addresses (compiler.i18n)
+PAGE_FILES = {
+    "card_index": N_("datasheet-index"), "rules": N_("special-rules-a-z"), "quick": N_("quick-reference"),
+    "design": N_("for-designers"), "data": N_("data-for-tools"),
+    "glossary": N_("glossary"),  # the glossary terms declared outside any section (a file without `section`)
+}
+PAGE_PREFIXES = {"cards": N_("datasheets"), "source": N_("source")}
 SEARCH_SCRIPT = "assets/search-index.js"
 NAV = {
-    "home": "Inicio", "cards": "Fichas", "card_index": "Índice de fichas", "rules": "Reglas especiales A–Z",
-    "quick": "Referencia rápida", "manual": "Manual", "design": "Para diseñadores", "data": "Datos para herramientas",
-    "source": "Código fuente",
+    "home": N_("Home"), "cards": N_("Datasheets"), "card_index": N_("Datasheet index"), "rules": N_("Special rules A–Z"),
+    "quick": N_("Quick reference"), "manual": N_("Manual"), "design": N_("For designers"), "data": N_("Data for tools"),
+    "source": N_("Source code"),
 }
 # search weights: what a player looks for first (a datasheet before a rule or term of the same name)
 WEIGHT_DATASHEET, WEIGHT_ENTITY, WEIGHT_PAGE, WEIGHT_HEADING, WEIGHT_DECL = 3.2, 3, 2.5, 1.5, 1
-GLOSSARY_KIND = "Glosario"
+GLOSSARY_KIND = N_("Glossary")
 SNIPPET = 600  # characters of text kept per search entry beyond its title
 ABBREVIATION = re.compile(r"^[A-ZÁÉÍÓÚÑ]{1,4}$")
 
@@ -110,7 +121,8 @@ def _yaml_json(obj, **kw) -> str:
     return json.dumps(obj, **kw)
 
 
-def environment() -> jinja2.Environment:
+def environment(lang: i18n.Language | None = None) -> jinja2.Environment:
+    """The templates' environment; their phrases (``_()``, ``{% trans %}``) in ``lang`` (the current language by default)."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader([str(SITE_DIR / "templates"), str(SITE_DIR)]),
         undefined=jinja2.StrictUndefined,
@@ -118,7 +130,9 @@ def environment() -> jinja2.Environment:
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
+        extensions=["jinja2.ext.i18n"],
     )
+    env.install_gettext_translations((lang or i18n.current()).translations, newstyle=True)  # type: ignore[attr-defined]
     env.policies["json.dumps_function"] = _yaml_json
     env.filters["attr"] = attr
     return env
@@ -126,7 +140,7 @@ def environment() -> jinja2.Environment:
 
 def _badge(status: str) -> dict | None:
     badge = STATUS_BADGES.get(status)
-    return {"text": badge[0], "cls": badge[1]} if badge else None
+    return {"text": _(badge[0]), "cls": badge[1]} if badge else None
 
 
 def _sentences(text: str) -> list[str]:
@@ -155,9 +169,14 @@ class PageBuilder:
         self.catalogs = program.catalogs
         self.enums = program.enums
         self.member_titles = {e.name: {m.name: m.title for m in e.members} for e in self.enums.values()}
-        self.taken = {INDEX_PAGE, CARD_INDEX_PAGE, RULES_PAGE, QUICK_PAGE, DESIGN_PAGE, DATA_PAGE}
+        self.pages = {key: slug(_(name)) + ".md" for key, name in PAGE_FILES.items()}
+        self.taken = {INDEX_PAGE} | {page for key, page in self.pages.items() if key != "glossary"}
+        # terms outside every section get a glossary page of their own (players find them there)
+        self.front_terms = [item for item in program.front if isinstance(item, ir.Term)]
+        if self.front_terms:
+            self.taken.add(self.pages["glossary"])
         self.section_pages = [self.page_name(sec.slug) for sec in program.sections]
-        self.source_pages = {f: self.page_name(f"codigo-{Path(f).stem}") for f in program.files}
+        self.source_pages = {f: self.page_name(f"{_(PAGE_PREFIXES['source'])}-{Path(f).stem}") for f in program.files}
         self.page_of: dict[str, str] = {}
         for sec, page in zip(program.sections, self.section_pages):
             for item in sec.items:
@@ -165,7 +184,7 @@ class PageBuilder:
                     self.page_of[item.name] = page
         for item in program.front:
             if isinstance(item, ir.Decl):
-                self.page_of[item.name] = DESIGN_PAGE
+                self.page_of[item.name] = self.pages["glossary"] if isinstance(item, ir.Term) else self.pages["design"]
         self.examples_of: dict[str, list[tuple[int, ir.Example]]] = {}
         for index, ex in enumerate(program.examples):
             self.examples_of.setdefault(ex.procedure, []).append((index, ex))
@@ -175,6 +194,11 @@ class PageBuilder:
         self.ordered = [item for items in [program.front] + [sec.items for sec in program.sections] for item in items if isinstance(item, ir.Decl)]
         self.terms: list[ir.Term] = [d for d in self.ordered if isinstance(d, ir.Term)]
         self.search: list[list] = []
+        # the words of a formula that say nothing beside a step's label ("result", "if", "otherwise")
+        self.filler_words = {
+            w for phrase in (_("result: %(value)s"), _("if %(condition)s:"), _("otherwise, if %(condition)s:"), _("otherwise: %(line)s"))
+            for w in re.findall(r"\w+", fold(re.sub(r"%\(\w+\)s", " ", phrase)))
+        }
         self._plan_cards()
         self._index_references()
         self._collect_abbreviations()
@@ -208,7 +232,7 @@ class PageBuilder:
         self.card_page: dict[str, str] = {}
         self.datasheet_pages: list[dict] = []
         for title, cats in groups.items():
-            page = self.page_name(f"fichas-{title}")
+            page = self.page_name(f"{_(PAGE_PREFIXES['cards'])}-{title}")
             self.datasheet_pages.append({"title": title, "page": page, "catalogs": cats, "options": self._options_of(cats)})
             for c in cats:
                 self.card_page[c] = page
@@ -218,7 +242,7 @@ class PageBuilder:
             for c in page["catalogs"]:
                 for target in self._referenced_catalogs(T("record", self.catalogs[c].record)):
                     if target not in self.card_page and target in self.catalogs:
-                        p = self.page_name(f"fichas-{self.title_of(target)}")
+                        p = self.page_name(f"{_(PAGE_PREFIXES['cards'])}-{self.title_of(target)}")
                         self.card_page[target] = p
                         self.reference_pages.append({"title": self.title_of(target), "page": p, "catalogs": [target], "options": None})
 
@@ -305,11 +329,11 @@ class PageBuilder:
             rules.append(v)
 
     def _collect_abbreviations(self) -> None:
-        """What each short capitalised label means (``CF``, ``P``), in the rulebook's words.
+        """What each short capitalised label means (``FC``, ``P``), in the rulebook's words.
 
         Taken from the glossary (a term titled like the label, or a definition
         that starts ``P: …``) and from prose lists that define labels
-        (``- **CF**: Cobertura frontal;``, with the paragraph above as context)."""
+        (``- **FC**: Front cover;``, with the paragraph above as context)."""
         self.abbreviations: dict[str, str] = {}
         for t in self.terms:
             head, sep, rest = t.definition.partition(":")
@@ -428,7 +452,7 @@ class PageBuilder:
         if k == "opt":
             return self.cell(v, t.args[0])
         if k == "bool":
-            return "Sí" if v else "No"
+            return _("Yes") if v else _("No")
         if k in ("int", "decimal"):
             return number(v)
         if k == "enum":
@@ -449,6 +473,10 @@ class PageBuilder:
             titles = self.member_titles.get(t.name, {})
             return " · ".join(f"{esc(titles.get(m, m))} {self.cell(x, t.args[0])}" for m, x in v.items())
         if k == "record":
+            shown = self.p.records[t.name].display if t.name in self.p.records else None
+            if shown:  # @display "{cantidad} × {tropas}": the text escaped, each field as a cell
+                types = {f.name: f.type for f in self.fields(t.name)}
+                return "".join(self.cell(v.get(x), types[x]) if i % 2 else esc(x) for i, x in enumerate(re.split(r"\{([^{}]*)\}", shown)))
             parts = []
             for f in self.fields(t.name):
                 x = v.get(f.name)
@@ -480,11 +508,11 @@ class PageBuilder:
 
     @staticmethod
     def rule_args(values) -> str:
-        """The arguments of a rule application as the manual writes them (``2, alto``)."""
+        """The arguments of a rule application as the manual writes them (``2, high``)."""
         return ", ".join(number(a) if _is_number(a) else str(a) for a in values)
 
     def rule_label(self, rule: str, values) -> str:
-        """``LMG(2)``: a rule application as the manual writes it (plain text)."""
+        """``Sniper(2)``: a rule application as the manual writes it (plain text)."""
         args = self.rule_args(values)
         return self.title_of(rule) + (f"({args})" if args else "")
 
@@ -503,19 +531,20 @@ class PageBuilder:
         if lo is not None and hi is not None:
             if r.lo == r.hi:
                 return lo
-            a = f"más de {lo}" if not r.lo_inclusive else lo
-            b = f"menos de {hi}" if not r.hi_inclusive else hi
             if r.lo_inclusive and r.hi_inclusive:
                 return f"{lo}–{hi}"
-            return f"{a} {'y' if not r.hi_inclusive else 'hasta'} {b}"
+            a = _("more than %(n)s") % {"n": lo} if not r.lo_inclusive else lo
+            b = _("less than %(n)s") % {"n": hi} if not r.hi_inclusive else hi
+            joined = _("%(low)s and %(high)s") if not r.hi_inclusive else _("%(low)s to %(high)s")
+            return joined % {"low": a, "high": b}
         if lo is not None:
-            return f"{lo} o más" if r.lo_inclusive else f"más de {lo}"
+            return (_("%(n)s or more") if r.lo_inclusive else _("more than %(n)s")) % {"n": lo}
         if hi is not None:
-            return f"{hi} o menos" if r.hi_inclusive else f"menos de {hi}"
-        return "cualquiera"
+            return (_("%(n)s or less") if r.hi_inclusive else _("less than %(n)s")) % {"n": hi}
+        return _("any")
 
     def value_label(self, v) -> str:
-        """A scalar value: an enum member's title, a catalog entry (linked), a number, sí/no."""
+        """A scalar value: an enum member's title, a catalog entry (linked), a number, yes/no."""
         if isinstance(v, str):
             for cat in self.catalogs.values():
                 if v in cat.entries:
@@ -526,6 +555,7 @@ class PageBuilder:
     def common(self, d: ir.Declaration, anchor_suffix: str = "") -> dict:
         """What every declaration block shows: heading, reference, badge, doc; and its technical details."""
         kind, kind_title = BLOCK_KINDS[type(d)]
+        kind_title = _(kind_title)
         where, source_href = self.source_link(d.span)
         doc = self.unsaid(d.doc) if d.doc and not d.doc_is_prose else None
         return {
@@ -579,6 +609,8 @@ class PageBuilder:
             b = self.decl(d, anchor_suffix=self.show_suffix())
             b["original"] = self.href(item.name)
             return b
+        if getattr(item, "internal", False):  # @internal: a typing-only record or enum
+            return None
         return self.decl(item)
 
     def show_suffix(self) -> str:
@@ -701,7 +733,7 @@ class PageBuilder:
     @staticmethod
     def signed_percent(v: int) -> str:
         """A percentage added to a cost: ``+30 %``, ``−20 %``."""
-        return ("+" if v > 0 else "") + number(v) + "\u00a0%"
+        return percent_sign(("+" if v > 0 else "") + number(v))
 
     def card_catalog(self, catalog: str, level: int, options: str | None) -> dict:
         """A catalog on a card page: heading, badge, link to the manual's table, its cards."""
@@ -763,7 +795,7 @@ class PageBuilder:
         if cost_display is not None and isinstance(rec.get(cost_display.field), int):
             base = rec[cost_display.field]
             cost = {
-                "label": f"{esc(cost_display.field_title)} por {esc(self.title_of(cost_display.enum))}",
+                "label": _("%(cost)s by %(levels)s") % {"cost": esc(cost_display.field_title), "levels": esc(self.title_of(cost_display.enum))},
                 "header": [esc(title) for _m, title, _p in cost_display.levels],
                 "row": [number(self.cost_at(base, pct)) for _m, _t, pct in cost_display.levels],
                 "base": number(base),
@@ -857,7 +889,7 @@ class PageBuilder:
                     rows.append([self.cell(it.get(k.name), k.type) for k in keys] + [self.compact_label(self.label(f), vt)]
                                 + [self.compact(m.get(mv.name), vt) for mv in members])
             return {
-                "header": [esc(self.label(k)) for k in keys] + ["Valor"] + [esc(mv.title) for mv in members],
+                "header": [esc(self.label(k)) for k in keys] + [esc(_("Value"))] + [esc(mv.title) for mv in members],
                 "rows": rows,
             }
         fields = [f for f in all_fields if any(it.get(f.name) not in (None, []) for it in items)]
@@ -949,7 +981,7 @@ class PageBuilder:
         rows, cols = t.get("rows") or {}, t.get("columns") or {}
         col_values = cols.get("values") or [None]
         header = [esc(rows.get("title") or rows.get("variable") or "")]
-        header += [self.value_label(c) if c is not None else "Probabilidad" for c in col_values]
+        header += [self.value_label(c) if c is not None else esc(_("Probability")) for c in col_values]
         out = []
         for rv, line in zip(rows.get("values", []), cells):
             row = [self.value_label(rv)]
@@ -981,19 +1013,19 @@ class PageBuilder:
 
     @staticmethod
     def probability_text(p: Fraction) -> str:
-        """A probability in a grid cell: ``37,5 %``; certain and impossible without decimals."""
+        """A probability in a grid cell: ``37,5 %`` (``37.5%`` in English); certain and impossible without decimals."""
         if p == 0:
-            return "0\u00a0%"
+            return percent_sign("0")
         if p == 1:
-            return "100\u00a0%"
-        return percent(p) + "\u00a0%"
+            return percent_sign("100")
+        return percent_sign(percent(p))
 
     # ------------------------------------------------------------------ glossary, procedures
     def term_block(self, d: ir.Term, b: dict) -> None:
         b["definition"] = esc(d.definition)
         key = " ".join(d.title.split()).casefold()
         b["see"] = [
-            self.a(f"{BLOCK_KINDS[type(o)][1]} «{o.title}»", self.href(o.name))
+            self.a(f"{_(BLOCK_KINDS[type(o)][1])} {quoted(o.title)}", self.href(o.name))
             for o in self.ordered
             if not isinstance(o, ir.Term) and o.has_title and " ".join(o.title.split()).casefold() == key and self.href(o.name)
         ]
@@ -1006,12 +1038,12 @@ class PageBuilder:
             if isinstance(st, ir.Step):
                 said = set(re.findall(r"\w+", fold(st.label)))
                 formulas = [line for s in st.body for line in self.read.statement(s)
-                            if not set(re.findall(r"\w+", fold(line))) <= said | {"resultado", "si", "no"}]
+                            if not set(re.findall(r"\w+", fold(line))) <= said | self.filler_words]
                 steps.append({"label": esc(st.label), "formulas": [attr(f) for f in formulas]})
             else:
                 loose += self.read.statement(st)
         if loose:
-            steps.append({"label": esc("Resultado"), "formulas": [attr(f) for f in loose]})
+            steps.append({"label": esc(_("Result")), "formulas": [attr(f) for f in loose]})
         b["steps"] = steps
         b["tech"]["result"] = attr(str(d.result))
         b["examples"] = [self.example(index, ex) for index, ex in self.examples_of.get(d.name, [])]
@@ -1028,8 +1060,7 @@ class PageBuilder:
             out["results"] = [esc(self.expect_text(x, None)) for x in ex.expects if x.expr is not None]
             out["tech"]["expects"] = [attr(x.text if x.expr is not None else "error") for x in ex.expects]
             return out
-        generated = self.package.examples.EXAMPLES[index]
-        ev = evaluate(self.package, generated)
+        ev, actuals = evaluated(self.package, index)  # resolved once per package (compiler.evaluations)
         if ev.error is not None:
             out["error"] = esc(ev.error.message)
             out["stops"] = ev.expected_error is not None and ev.expected_error in ev.error.message
@@ -1039,23 +1070,19 @@ class PageBuilder:
             return out
         out["tech"]["expects"] = [attr(check.text) for check in ev.checks if check.ok]
         out["tech"]["failed"] = [attr(f"{check.text}: {check.detail}") for check in ev.checks if not check.ok]
-        actuals = []
-        for expectation in generated.expectations:
-            try:
-                actuals.append(expectation.actual(ev.distribution) if expectation.op is not None else None)
-            except Exception:  # noqa: BLE001 - a check that cannot be computed is reported by its verdict
-                actuals.append(None)
         out["results"] = [esc(self.expect_text(x, a)) for x, a in zip([x for x in ex.expects if x.expr is not None], actuals)]
         return out
 
     def expect_text(self, x: ir.Expect, actual: Any) -> str:
-        """``probability(result.impacto) == 1/3`` → ``impacto: probabilidad 1/3 (33,3 %)``; other checks as formulas."""
+        """``probability(result.hit) == 1/3`` → ``hit: probability 1/3 (33.3%)`` (in the rulebook's language); other checks as formulas."""
         e = x.expr
         if isinstance(e, ir.Binary) and e.op == "==" and isinstance(e.left, ir.BuiltinCall) and e.left.name == "probability":
             what = self.read.expr(e.left.args[0])
             if isinstance(actual, Fraction) or _is_number(actual):
-                return f"{what}: probabilidad {exact_probability(Fraction(actual))}"
-            return f"{what}: probabilidad {self.read.expr(e.right)}"
+                p = exact_probability(Fraction(actual))
+            else:
+                p = self.read.expr(e.right)
+            return _("%(what)s: probability %(p)s") % {"what": what, "p": p}
         text = self.read.expr(e)
         return text[:1].upper() + text[1:]
 
@@ -1103,11 +1130,11 @@ class PageBuilder:
         if isinstance(d, ir.Record):
             return
         href = self.site_href(page, anchor(d.name))
-        kind = BLOCK_KINDS[type(d)][1]
+        kind = _(BLOCK_KINDS[type(d)][1])
         if isinstance(d, ir.Rule):
             self.index(d.title, href, kind, WEIGHT_ENTITY, " ".join(d.texts))
         elif isinstance(d, ir.Term):
-            self.index(d.title, href, GLOSSARY_KIND, WEIGHT_ENTITY, d.definition)
+            self.index(d.title, href, _(GLOSSARY_KIND), WEIGHT_ENTITY, d.definition)
         else:
             self.index(d.title, href, kind, WEIGHT_DECL, d.doc or "")
 
@@ -1117,21 +1144,29 @@ def _section_heading(sec: ir.Section) -> str:
     return sec.title if sec.name == sec.title else f"{sec.name}. {sec.title}"
 
 
-def write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, odds: dict) -> None:
+def write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, odds: dict, shown: Invocation) -> None:
     """Render docs/ (Markdown, the search index) and mkdocs.yml into ``out_dir``.
 
     ``package`` is the generated resolver package (it evaluates the worked
     examples; None shows them unevaluated), ``odds`` the ``"tables"`` of
-    ``json/odds.json``. Reads ``out_dir/json`` and ``out_dir/schemas`` (already
-    written) to publish them under ``docs/datos/``.
+    ``json/odds.json``, ``shown`` the rulebook and output folder the data page's
+    commands name. Reads ``out_dir/json`` and ``out_dir/schemas`` (already
+    written) to publish them under ``docs/datos/``. Every phrase is in the
+    rulebook's ``lang`` (:mod:`compiler.i18n`).
     """
-    env = environment()
+    with i18n.using(i18n.of_rulebook(program)) as lang:
+        _write_docs(program, out_dir, package, odds, lang, shown)
+
+
+def _write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, odds: dict, lang: i18n.Language,
+                shown: Invocation) -> None:
+    env = environment(lang)
     pb = PageBuilder(program, package, odds)
     docs = out_dir / "docs"
     for sub in ("includes", "assets"):
         (docs / sub).mkdir(parents=True, exist_ok=True)
     rb = program.rulebook
-    title = rb.title if rb else "Reglamento"
+    title = rb.title if rb else _("Rulebook")
 
     def write(page: str, template: str, **context) -> None:
         (docs / page).write_text(env.get_template(template).render(**context), encoding="utf-8")
@@ -1140,7 +1175,7 @@ def write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, o
     sections, manual_nav, appendix_nav = [], [], []
     for sec, page in zip(program.sections, pb.section_pages):
         heading = _section_heading(sec)
-        pb.index(sec.title, pb.site_href(page), "Sección", WEIGHT_PAGE)
+        pb.index(sec.title, pb.site_href(page), _("Section"), WEIGHT_PAGE)
         blocks = pb.section_blocks(sec.items, page, heading)
         write(page, "page.md.j2", section={"heading": esc(heading)}, blocks=blocks)
         (appendix_nav if sec.name == sec.title else manual_nav).append({"title": heading, "path": page})
@@ -1151,7 +1186,7 @@ def write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, o
     for pg in pb.datasheet_pages + pb.reference_pages:
         pb.start_page(pg["page"])
         single = len(pg["catalogs"]) == 1 and pb.title_of(pg["catalogs"][0]) == pg["title"]
-        pb.index(pg["title"], pb.site_href(pg["page"]), NAV["cards"], WEIGHT_PAGE)
+        pb.index(pg["title"], pb.site_href(pg["page"]), _(NAV["cards"]), WEIGHT_PAGE)
         catalogs = [pb.card_catalog(c, 2 if single else 3, pg["options"]) for c in pg["catalogs"]]
         notes, seen = [], []
         for c in pg["catalogs"]:
@@ -1171,37 +1206,46 @@ def write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, o
             terms.append({"term": term, "definition": definition})
     (docs / "includes" / "glosario.md").write_text(env.get_template("glosario.md.j2").render(terms=terms), encoding="utf-8")
     glossary = next((s for s, sec in zip(sections, program.sections) if any(isinstance(i, ir.Term) for i in sec.items)), None)
+    glossary_nav = []
+    if pb.front_terms:
+        blocks = pb.section_blocks(pb.front_terms, pb.pages["glossary"], _(GLOSSARY_KIND))
+        write(pb.pages["glossary"], "page.md.j2", section={"heading": esc(_(GLOSSARY_KIND))}, blocks=blocks)
+        pb.index(_(GLOSSARY_KIND), pb.site_href(pb.pages["glossary"]), _(GLOSSARY_KIND), WEIGHT_PAGE)
+        glossary_nav = [{"title": _(GLOSSARY_KIND), "path": pb.pages["glossary"]}]
+        glossary = glossary or {"page": pb.pages["glossary"]}
 
     # pages for the table: every datasheet, the special rules A–Z, the quick reference
-    pb.start_page(CARD_INDEX_PAGE)
+    pb.start_page(pb.pages["card_index"])
     card_index = _card_index(pb)
     if card_index["rows"]:
-        write(CARD_INDEX_PAGE, "fichas.md.j2", **card_index)
-        pb.index(NAV["card_index"], pb.site_href(CARD_INDEX_PAGE), NAV["cards"], WEIGHT_PAGE)
-    pb.start_page(RULES_PAGE)
+        write(pb.pages["card_index"], "fichas.md.j2", **card_index)
+        pb.index(_(NAV["card_index"]), pb.site_href(pb.pages["card_index"]), _(NAV["cards"]), WEIGHT_PAGE)
+    pb.start_page(pb.pages["rules"])
     rules = _rules_a_to_z(pb)
     if rules:
-        write(RULES_PAGE, "reglas.md.j2", letters=rules)
-        pb.index(NAV["rules"], pb.site_href(RULES_PAGE), NAV["rules"], WEIGHT_PAGE)
-    pb.start_page(QUICK_PAGE)
+        write(pb.pages["rules"], "reglas.md.j2", letters=rules)
+        pb.index(_(NAV["rules"]), pb.site_href(pb.pages["rules"]), _(NAV["rules"]), WEIGHT_PAGE)
+    pb.start_page(pb.pages["quick"])
     quick = _quick_reference(pb, sections)
     if quick["groups"] or quick["odds"]:
-        write(QUICK_PAGE, "referencia.md.j2", **quick)
-        pb.index(NAV["quick"], pb.site_href(QUICK_PAGE), NAV["quick"], WEIGHT_PAGE)
+        write(pb.pages["quick"], "referencia.md.j2", **quick)
+        pb.index(_(NAV["quick"]), pb.site_href(pb.pages["quick"]), _(NAV["quick"]), WEIGHT_PAGE)
 
     # for designers: the front matter, the data for tools, the rules source of every file
     data = _publish_data(program, pb, out_dir, docs / "datos", package)
-    pb.start_page(DATA_PAGE)
-    data["examples"] = _data_examples(program, pb, package)
-    write(DATA_PAGE, "datos.md.j2", title=esc(title), **data)
+    pb.start_page(pb.pages["data"])
+    data["examples"] = _data_examples(program, pb, package, shown)
+    write(pb.pages["data"], "datos.md.j2", title=esc(title), **data)
+    army_nav = to_army_page.write_pages(pb, out_dir, docs, env, WEIGHT_PAGE)  # the army builder, one page per army
+    army_nav += to_changelog_page.write_page(pb, program, docs, env)  # the version history (@changelog)
     sources = []
     for file, page in pb.source_pages.items():
         write(page, "codigo.md.j2", file=attr(file), lines=_source_lines(program.sources[file]))
         sources.append({"file": attr(file), "href": None, "page": page})
-    front = pb.section_blocks(program.front, DESIGN_PAGE, NAV["design"])
+    front = pb.section_blocks([i for i in program.front if not isinstance(i, ir.Term)], pb.pages["design"], _(NAV["design"]))
     for s in sources:
         s["href"] = pb.url(s["page"])
-    write(DESIGN_PAGE, "disenadores.md.j2", blocks=front, sources=sources, data_href=pb.url(DATA_PAGE), title=esc(title))
+    write(pb.pages["design"], "disenadores.md.j2", blocks=front, sources=sources, data_href=pb.url(pb.pages["data"]), title=esc(title))
 
     # the home page: one tap to what players use at the table
     pb.start_page(INDEX_PAGE)
@@ -1213,12 +1257,12 @@ def write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, o
     write(INDEX_PAGE, "index.md.j2", title=esc(title), version=attr(rb.version) if rb else "", intro=intro,
           sections=[dict(s, href=pb.url(s["page"])) for s in sections],
           datasheets=[{"title": attr(c["title"]), "href": pb.url(c["path"]), "count": c["count"]} for c in card_nav],
-          card_index={"href": pb.url(CARD_INDEX_PAGE), "count": len(card_index["rows"])} if card_index["rows"] else None,
-          rules={"href": pb.url(RULES_PAGE), "count": sum(len(g["rules"]) for g in rules)} if rules else None,
+          card_index={"href": pb.url(pb.pages["card_index"]), "count": len(card_index["rows"])} if card_index["rows"] else None,
+          rules={"href": pb.url(pb.pages["rules"]), "count": sum(len(g["rules"]) for g in rules)} if rules else None,
           glossary={"href": pb.url(glossary["page"]), "count": len(pb.terms)} if glossary else None,
-          quick=pb.url(QUICK_PAGE) if quick["groups"] or quick["odds"] else None,
-          design=pb.url(DESIGN_PAGE), data=pb.url(DATA_PAGE))
-    pb.index(title, pb.site_href(INDEX_PAGE), NAV["home"], WEIGHT_PAGE)
+          quick=pb.url(pb.pages["quick"]) if quick["groups"] or quick["odds"] else None,
+          design=pb.url(pb.pages["design"]), data=pb.url(pb.pages["data"]))
+    pb.index(title, pb.site_href(INDEX_PAGE), _(NAV["home"]), WEIGHT_PAGE)
 
     (docs / SEARCH_SCRIPT).write_text(
         "window.rulebookSearch = " + json.dumps({"entries": pb.search}, ensure_ascii=False, separators=(",", ":")) + ";\n",
@@ -1229,22 +1273,67 @@ def write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, o
     if (out_dir / "overrides").exists():
         shutil.rmtree(out_dir / "overrides")
     shutil.copytree(SITE_DIR / "overrides", out_dir / "overrides")
-    nav: list[dict] = [{"title": NAV["home"], "path": INDEX_PAGE}]
-    cards = ([{"title": NAV["card_index"], "path": CARD_INDEX_PAGE}] if card_index["rows"] else []) + card_nav
-    nav += [{"title": NAV["cards"], "children": cards}] if cards else []
-    nav += [{"title": NAV["rules"], "path": RULES_PAGE}] if rules else []
-    nav += [{"title": NAV["quick"], "path": QUICK_PAGE}] if quick["groups"] or quick["odds"] else []
-    nav += [{"title": NAV["manual"], "children": manual_nav}] if manual_nav else []
-    nav += appendix_nav
-    nav.append({"title": NAV["design"], "children": [{"title": NAV["design"], "path": DESIGN_PAGE}, {"title": NAV["data"], "path": DATA_PAGE}]})
+    nav: list[dict] = [{"title": _(NAV["home"]), "path": INDEX_PAGE}]
+    cards = ([{"title": _(NAV["card_index"]), "path": pb.pages["card_index"]}] if card_index["rows"] else []) + card_nav
+    nav += [{"title": _(NAV["cards"]), "children": cards}] if cards else []
+    nav += [{"title": _(NAV["rules"]), "path": pb.pages["rules"]}] if rules else []
+    nav += [{"title": _(NAV["quick"]), "path": pb.pages["quick"]}] if quick["groups"] or quick["odds"] else []
+    nav += army_nav
+    nav += [{"title": _(NAV["manual"]), "children": manual_nav}] if manual_nav else []
+    nav += appendix_nav + glossary_nav
+    nav.append({"title": _(NAV["design"]), "children": [{"title": _(NAV["design"]), "path": pb.pages["design"]}, {"title": _(NAV["data"]), "path": pb.pages["data"]}]})
     mk = env.get_template("mkdocs.yml.j2").render(
         site_name=title,
-        site_description=f"{title}: reglamento generado a partir de las reglas en el lenguaje de reglas.",
-        copyright=f"{title} — versión {rb.version}" if rb else title,
+        site_description=_("%(title)s: a rulebook generated from its rules in the rules language.") % {"title": title},
+        copyright=(_("%(title)s — version %(version)s") % {"title": title, "version": rb.version}) if rb else title,
         nav=nav,
         not_in_nav=sorted("/" + page for page in pb.source_pages.values()),
+        language=lang.code,
+        messages=site_messages(),
     )
     (out_dir / "mkdocs.yml").write_text(mk, encoding="utf-8")
+
+
+def site_messages() -> dict:
+    """The phrases of the theme overrides (``config.extra.rb``) and, under ``script``, of
+    ``site/assets/rulebook.js`` (``{n}`` stands for a number), in the current language."""
+    return {
+        "menu": _("Menu"), "tech": _("Technical details"), "tech_title": _("Technical details: names, types and source code"),
+        "search": _("Search"), "search_dialog": _("Search the rulebook"), "close_search": _("Close the search"),
+        "search_options": _("Search options"), "clear_query": _("Clear"),
+        "search_hint": _("Type to search: datasheets, special rules, terms and sections; accents and capitals do not matter."),
+        "not_found": _("Page not found"), "go_home": _("Go to the home page"),
+        "not_found_text": _("This address is not a page of the rulebook. The link may be misspelt, or the page may have been renamed."),
+        "script": {
+            "search_failed": _("The search index could not be loaded."), "no_results": _("No results"),
+            "one_result": _("1 result"), "n_results": _("{n} results"), "scroll_hint": _("Swipe to see the whole table"),
+        },
+    }
+
+
+def write_bundle_index(out_dir: Path, books: list[tuple[str, ir.Program]]) -> Path:
+    """``out_dir/index.html``: links to the sites of rulebooks built into ``out_dir/<folder>/``.
+
+    ``books``: (folder name, checked program) in the order to list them. The page
+    is in the rulebooks' language when they share one, else the default one.
+    Returns the page's path."""
+    langs = {i18n.of_rulebook(program) for _folder, program in books}
+    code = langs.pop() if len(langs) == 1 else i18n.DEFAULT
+    with i18n.using(code) as lang:
+        entries = [{
+            "title": attr(program.rulebook.title if program.rulebook else folder),
+            "version": attr(program.rulebook.version) if program.rulebook else "",
+            "lang": attr(i18n.of_rulebook(program)),
+            "href": attr(f"{quote(folder)}/site/index.html"),
+            "folder": attr(folder),
+        } for folder, program in books]
+        page = environment(lang).get_template("bundle-index.html.j2").render(lang=code, books=entries)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    target = out_dir / "index.html"
+    partial = out_dir / ".index.html.partial"
+    partial.write_text(page, encoding="utf-8")
+    os.replace(partial, target)
+    return target
 
 
 def _card_index(pb: PageBuilder) -> dict:
@@ -1293,7 +1382,7 @@ def _rules_a_to_z(pb: PageBuilder) -> list[dict]:
     out = []
     for letter, items in letters.items():
         ident = pb.claim_id(f"letra-{letter.lower() if letter.isalpha() else 'otros'}")
-        out.append({"letter": letter, "id": ident, "href": pb.url(RULES_PAGE, ident), "rules": items})
+        out.append({"letter": letter, "id": ident, "href": pb.url(pb.pages["rules"], ident), "rules": items})
     return out
 
 
@@ -1352,7 +1441,7 @@ def _publish_data(program: ir.Program, pb: PageBuilder, out_dir: Path, dest: Pat
     if dest.exists():
         shutil.rmtree(dest)
     dest.mkdir(parents=True)
-    pb.start_page(DATA_PAGE)
+    pb.start_page(pb.pages["data"])
     files = []
     for sub in ("json", "schemas"):
         if (out_dir / sub).is_dir():
@@ -1397,6 +1486,15 @@ def _json_scalar(v) -> bool:
     return isinstance(v, (bool, int, str)) or v is None
 
 
+@dataclass(frozen=True)
+class Invocation:
+    """How the build was asked for, as the data page's commands repeat it: the rulebook's
+    path and the output folder, as given on the command line (or relative to where it runs)."""
+
+    rulebook: str
+    output: str = "build"
+
+
 def _typical_call(program: ir.Program, package: ModuleType) -> tuple[str, dict] | None:
     """A worked example to show as a call: JSON-shaped inputs (about four), no expected error."""
     calls = [
@@ -1407,26 +1505,40 @@ def _typical_call(program: ir.Program, package: ModuleType) -> tuple[str, dict] 
     return min(calls, key=lambda call: abs(len(call[1]) - 4), default=None)
 
 
-def _data_examples(program: ir.Program, pb: PageBuilder, package: ModuleType | None) -> dict:
-    """Usage examples built from this rulebook's own data (highlighted HTML)."""
-    rb = program.rulebook.name if program.rulebook else "reglamento"
-    out: dict[str, Any] = {"python": None, "cli": None, "jq": None, "js": None, "schema": None}
+def _data_examples(program: ir.Program, pb: PageBuilder, package: ModuleType | None, shown: Invocation) -> dict:
+    """Usage examples built from this rulebook's own data and this build's folders (highlighted HTML).
+
+    Every snippet runs as shown from the folder the build was run in: the Python
+    ones with the project installed, the shell ones with ``rulebook`` and ``jq``."""
+    rb = program.rulebook.name if program.rulebook else "rulebook"
+    site_data = f"{shown.output}/site/datos"
+    out: dict[str, Any] = {"python": None, "cli": None, "jq": None, "js": None, "schema": None,
+                           "build": highlight(f"rulebook build {shlex.quote(shown.rulebook)} -o {shlex.quote(shown.output)}\n", "bash"),
+                           "python_dir": esc(f"{shown.output}/python/"), "site_data": esc(site_data + "/")}
     call = _typical_call(program, package) if package is not None else None
     if call is not None:
-        proc, inputs = call[0], json.dumps(call[1], ensure_ascii=False)
+        proc, inputs = call
+        package_note = _("the package that `rulebook build` generated")
+        input_note = _("the JSON of %(schema)s") % {"schema": f"schemas/procedures/{proc}.input.schema.json"}
+        fraction_note = _("p is an exact fraction")
         out["python"] = highlight(
             "import sys\n"
-            'sys.path.insert(0, "build/python")  # el paquete generado por `rulebook build`\n'
+            f"sys.path.insert(0, {shown.output + '/python'!r})  # {package_note}\n"
             f"import runtime, {rb}\n\n"
             f"proc = {rb}.PROCEDURES[{proc!r}]\n"
-            f"entrada = {inputs}  # el JSON de schemas/procedures/{proc}.input.schema.json\n"
-            "dist = runtime.exact(proc.function, **proc.convert(entrada))\n"
-            "for resultado, p in dist.items():\n"
-            "    print(resultado, p)  # p es una fracción exacta\n"
-            "resultado, traza = runtime.sample(proc.function, seed=1, **proc.convert(entrada))\n",
+            f"inputs = {inputs!r}  # {input_note}\n"
+            "dist = runtime.exact(proc.function, **proc.convert(inputs))\n"
+            "for result, p in dist.items():\n"
+            f"    print(result, p)  # {fraction_note}\n"
+            "result, trace = runtime.sample(proc.function, seed=1, trace=True, **proc.convert(inputs))\n"
+            f"print(trace.render_text(lang={rb}.LANG))\n",
             "python",
         )
-        out["cli"] = highlight(f"rulebook resolve {proc} --exact --input '{inputs}'\n", "bash")
+        out["cli"] = highlight(
+            f"rulebook resolve {shlex.quote(proc)} --rulebook {shlex.quote(shown.rulebook)} --exact"
+            f" --input {shlex.quote(json.dumps(inputs, ensure_ascii=False))}\n",
+            "bash",
+        )
         out["proc_title"] = pb.a(pb.title_of(proc), pb.href(proc))
     # a catalog entry: the JSON examples
     with_entries = [c.name for c in pb.catalogs.values() if c.entries]
@@ -1435,22 +1547,24 @@ def _data_examples(program: ir.Program, pb: PageBuilder, package: ModuleType | N
         ident = next(iter(pb.catalogs[cat].entries))
         fields = pb.fields(pb.catalogs[cat].record)
         field = next((f.name for f in fields if f.type.kind == "int"), fields[0].name if fields else None)
-        out["jq"] = highlight(f"jq '.entries.{ident}' datos/json/{cat}.json\njq '.entries | keys' datos/json/{cat}.json\n", "bash")
+        doc = shlex.quote(f"{site_data}/json/{cat}.json")
+        out["jq"] = highlight(f"jq {shlex.quote('.entries[' + json.dumps(ident) + ']')} {doc}\njq '.entries | keys' {doc}\n", "bash")
         out["js"] = highlight(
-            f'const catalogo = await (await fetch("datos/json/{cat}.json")).json();\n'
-            f'console.log(catalogo.title, catalogo.entries["{ident}"]' + (f'.{field}' if field else "") + ");\n",
+            f"const catalog = await (await fetch({json.dumps(f'datos/json/{cat}.json')})).json();\n"
+            f"console.log(catalog.title, catalog.entries[{json.dumps(ident)}]" + (f"[{json.dumps(field)}]" if field else "") + ");\n",
             "javascript",
         )
+        invalid_note = _("ValidationError if it does not conform")
         out["schema"] = highlight(
             "import json, pathlib\n"
             "from jsonschema import Draft202012Validator\n"
             "from referencing import Registry, Resource\n\n"
-            'raiz = pathlib.Path("datos")\n'
-            "esquemas = [json.loads(p.read_text()) for p in (raiz / \"schemas\").rglob(\"*.schema.json\")]\n"
-            "registro = Registry().with_resources((s[\"$id\"], Resource.from_contents(s)) for s in esquemas)\n"
-            f'datos = json.loads((raiz / "json" / "{cat}.json").read_text())\n'
-            f'esquema = json.loads((raiz / "schemas" / "{cat}.schema.json").read_text())\n'
-            "Draft202012Validator(esquema, registry=registro).validate(datos)  # ValidationError si no cumple\n",
+            f"root = pathlib.Path({site_data!r})\n"
+            "schemas = [json.loads(p.read_text()) for p in (root / \"schemas\").rglob(\"*.schema.json\")]\n"
+            "registry = Registry().with_resources((s[\"$id\"], Resource.from_contents(s)) for s in schemas)\n"
+            f"data = json.loads((root / \"json\" / {cat + '.json'!r}).read_text())\n"
+            f"schema = json.loads((root / \"schemas\" / {cat + '.schema.json'!r}).read_text())\n"
+            f"Draft202012Validator(schema, registry=registry).validate(data)  # {invalid_note}\n",
             "python",
         )
         out["catalog"] = pb.a(pb.title_of(cat), pb.href(cat))
@@ -1516,6 +1630,13 @@ def run_mkdocs(out_dir: Path) -> str | None:
     )
     if proc.returncode != 0:
         return (proc.stderr or proc.stdout)[-4000:]
+    finish_site(site)
+    return None
+
+
+def finish_site(site: Path, pages: list[Path] | None = None) -> None:
+    """Drop what the site never loads, thin the tooltips of ``pages`` (every page when
+    None; ``rulebook serve`` passes the pages it re-rendered), strip source-map comments."""
     for rel in UNSHIPPED:
         path = site / rel
         if path.is_dir():
@@ -1524,7 +1645,7 @@ def run_mkdocs(out_dir: Path) -> str | None:
             path.unlink()
     for path in sorted(site.rglob("*.map")):
         path.unlink()
-    for path in sorted(site.rglob("*.html")):
+    for path in sorted(site.rglob("*.html")) if pages is None else [p for p in pages if p.is_file()]:
         page = path.read_text(encoding="utf-8")
         thinned = thin_tooltips(page)
         if thinned != page:
@@ -1534,4 +1655,3 @@ def run_mkdocs(out_dir: Path) -> str | None:
         stripped = SOURCE_MAP_COMMENT.sub(b"\n", data)
         if stripped != data:
             path.write_bytes(stripped)
-    return None

@@ -7,10 +7,14 @@ The package (named after the rulebook id) holds:
 
 * ``types.py`` — enum values and orders, one frozen dataclass per record
   (``runtime.record``);
-* ``data.py`` — constants, catalogs, tables, dice and bags as Python literals;
+* ``data.py`` — constants, catalogs, tables, dice and bags as Python literals,
+  and ``GRANTS``: the special rules each rule grants (read by ``has_rule`` and
+  ``rule_param`` through ``runtime.granted``);
 * ``procedures.py`` — one function per procedure, ``fn(ctx, **params)``: the fast
   resolvers, which only roll dice (steps are comments; a table is indexed
-  directly where the types guarantee the row);
+  directly where the types guarantee the row). The body of a ``repeat … until``
+  is a function of its own, ``_repeat_<procedure>_<n>(ctx, <values it reads>)``,
+  run by ``ctx.repeat``;
 * ``traced.py`` — the same functions, traced (``fn.traced``): they report steps,
   bindings and rolls to the context, look every table up with the rule's
   position, and give each roll the state exact enumeration may merge on (from
@@ -41,6 +45,7 @@ from rules_dsl.diagnostics import Span
 
 from . import ir, liveness
 from .builtins import BUILTINS
+from .i18n import of_rulebook
 from .names import module_name, py_name
 from .types import DEC, T
 
@@ -419,6 +424,10 @@ class PythonEmitter:
         self.liveness = liveness.analyse(program)
         self.traced = False  # writing traced.py (the twins) rather than procedures.py
         self.in_procedure = False  # writing a procedure body, where ``ctx`` counts loops
+        self.grants = _granted(program)
+        self.granted_rules = {a.rule for apps in self.grants.values() for a in apps}
+        self.repeats: list[ir.Repeat] = []  # repeats met in the procedure being written: their bodies follow it
+        self.step_number: int | None = None  # the step being written
 
     # ------------------------------------------------------------------ modules
     def header(self, w: Writer, doc: str) -> None:
@@ -527,6 +536,13 @@ class PythonEmitter:
             w.line("}")
         for t in sorted(self.p.tables.values(), key=lambda d: d.name):
             self.table_data(w, t)
+        if self.grants:
+            w.line()
+            w.comment("special rules granted by other rules (transitively): has_rule and rule_param see them")
+            w.line("GRANTS = {")
+            for name, apps in self.grants.items():
+                w.line(f"{INDENT}{name!r}: ({''.join(self.rule_app(a) + ', ' for a in apps).rstrip(' ')}),")
+            w.line("}")
         for d in sorted(self.p.of(ir.Die), key=lambda d: d.name):
             w.line()
             w.comment(f"die {d.name} ({d.span.src})")
@@ -537,6 +553,10 @@ class PythonEmitter:
             w.comment(f"bag {b.name} ({b.span.src})")
             w.code(Seq((f"BAG_{py_name(b.name)} = ", call("_rt.Bag", Text(b.title), tokens))))
         return self.module("Constants, catalogs, tables, dice and bags of the rulebook, as Python data.", w, imports=("types",))
+
+    def rule_app(self, app: ir.RuleApp) -> str:
+        """``_rt.RuleApp('rule', (('X', 2),))``: a special rule applied with its arguments."""
+        return self.value({"rule": app.rule, "args": dict(app.args)}, T("rule"))
 
     def row_value(self, t: ir.Table, row: ir.TableRow) -> str:
         if t.across is not None:
@@ -622,8 +642,27 @@ class PythonEmitter:
             arguments = dict_of([(Text(prm.name), py_name(prm.name)) for prm in d.params])
             w.code(call("ctx.enter", Text(d.name), Text(d.title), Text(d.ref), self.src.cite(d.span), arguments))
         self.in_procedure = True
+        self.step_number = None
         self.block(w, d.body, d, top=True)
+        w.outdent()
+        while self.repeats:
+            self.repeat_body(w, d, self.repeats.pop(0))
         self.in_procedure = False
+
+    def repeat_name(self, proc: ir.Procedure, rep: ir.Repeat) -> str:
+        return f"_repeat_{py_name(proc.name)}_{rep.number}"
+
+    def repeat_body(self, w: Writer, d: ir.Procedure, rep: ir.Repeat) -> None:
+        """The body of a ``repeat``, as a function of the values it reads from before
+        the repeat: one run, returning ``(condition, (bound values…))``."""
+        w.line()
+        w.line()
+        w.code(Seq(("def ", Group(self.repeat_name(d, rep), ("ctx", *[py_name(name) for name in rep.reads])), ":")))
+        w.indent()
+        w.docstring([f"One run of the repeat of {d.name} until {rep.text} ({rep.span.src}).", "",
+                     "Returns whether the condition holds and the values the repeat binds."])
+        self.block(w, rep.body, d)
+        w.statement("return ", tuple_of([self.expr(rep.cond), tuple_of([py_name(name) for name in rep.binds])]))
         w.outdent()
 
     def block(self, w: Writer, stmts: tuple[ir.Stmt, ...], proc: ir.Procedure, top: bool = False) -> None:
@@ -635,6 +674,7 @@ class PythonEmitter:
             if isinstance(st, ir.Step):
                 if top or k > 0:
                     w.line()
+                self.step_number = st.number
                 if self.traced:
                     w.code(call("ctx.step", str(st.number), Text(st.label), Text(proc.ref), self.src.cite(st.span)))
                 else:
@@ -651,6 +691,22 @@ class PythonEmitter:
             elif isinstance(st, ir.Return):
                 value = self.expr(st.value)
                 w.statement("return ", call("ctx.leave", value) if self.traced else value)
+            elif isinstance(st, ir.Repeat):
+                self.repeats.append(st)
+                fields: list[Doc] = [
+                    self.repeat_name(proc, st),
+                    dict_of([(Text(py_name(name)), py_name(name)) for name in st.reads]),
+                    self.src.cite(st.span),
+                    Seq(("until=", Text(st.text))),
+                    Seq(("procedure=", Text(proc.name))),
+                ]
+                if self.step_number is not None:
+                    fields.append(Seq(("step=", str(self.step_number))))
+                found = self.liveness.choice(st)
+                if self.traced and found.state is not None:
+                    fields.append(Seq(("state=", self.state(found.state))))
+                target = ", ".join(py_name(name) for name in st.binds) + ("," if len(st.binds) == 1 else "")
+                w.statement(target + " = ", call("ctx.repeat", *fields))
             elif isinstance(st, ir.Require):
                 w.code(Seq(("if not ", self.expr(st.cond), ":")))
                 w.indent()
@@ -727,6 +783,12 @@ class PythonEmitter:
                 return self.roll(e)
             case ir.Draw():
                 return self.draw(e)
+            case ir.Sources():
+                values = tuple_of([self.expr(v) for _, v in e.items])
+                if self.traced:  # the trace lists each source that applies
+                    pairs = tuple_of([tuple_of([Text(label), self.expr(v)]) for label, v in e.items])
+                    return call("ctx.sources", pairs, self.src.cite(e.span))
+                return call("tuple", Chain("_m", (("for _m in", values), ("if", "_m != 0"))))
         raise AssertionError(type(e))
 
     def lookup(self, mapping: Doc, key: Doc, name: str, span: Span, present: bool) -> Doc:
@@ -786,7 +848,16 @@ class PythonEmitter:
     def builtin(self, e: ir.BuiltinCall) -> Doc:
         """A built-in call written from its template in :mod:`compiler.builtins`."""
         template = BUILTINS[e.name].python
+        if e.name in ("min", "max") and len(e.args) == 1 and e.args[0].type.kind == "list":
+            # of a list, which may be empty: a rule error naming the line, not a crash
+            template = "_rt.smallest({0}, {src})" if e.name == "min" else "_rt.largest({0}, {src})"
         args = [self.expr(a) for a in e.args]
+        if e.name in ("has_rule", "rule_param") and e.rule in self.granted_rules:
+            args[0] = call("_rt.granted", args[0], "_d.GRANTS")  # the rules the list grants count too
+        rule = self.p.decls.get(e.rule) if e.rule else None
+        if e.name == "rule_param" and isinstance(rule, ir.Rule) and rule.combine not in (None, "first"):
+            # several applications of the rule: combined as it declares (stacking sum|max|min)
+            return call("_rt.stacked_param", args[0], repr(e.rule), repr(e.param), repr(rule.combine))
         fills: dict[str, Doc | list[Doc]] = {"args": args, **{str(i): a for i, a in enumerate(args)}}
         if "{src}" in template:
             fills["src"] = self.src.cite(e.span)
@@ -881,7 +952,9 @@ class PythonEmitter:
         """``lambda _v: (…)``: the values the rest of the procedure reads after a choice of ``_v``."""
         docs: list[Doc] = []
         for part in parts:
-            if isinstance(part, liveness.Sum):
+            if isinstance(part, liveness.Item):
+                docs.append(f"_v[{part.index}]")
+            elif isinstance(part, liveness.Sum):
                 (sign, first), rest = part.terms[0], part.terms[1:]
                 head = _state_name(first) if sign > 0 else Seq(("-", _state_name(first)))
                 docs.append(Chain(head, tuple(("+" if s > 0 else "-", _state_name(n)) for s, n in rest)) if rest else head)
@@ -1010,6 +1083,7 @@ class PythonEmitter:
         w.code(Seq(("RULEBOOK = ", Text(rb.name if rb else package))))
         w.code(Seq(("TITLE = ", Text(title))))
         w.code(Seq(("VERSION = ", Text(rb.version if rb else ""))))
+        w.code(Seq(("LANG = ", Text(of_rulebook(self.p)))))  # the players' language: trace.render_text(lang=LANG)
         w.line()
         w.code(Seq(("SCHEMA = ", kwargs_call("_rt.Schema", [
             ("records", dict_of([(Text(r.name), self.schema_record(r)) for r in sorted(self.p.records.values(), key=lambda d: d.name)], always_break=True)),
@@ -1023,7 +1097,7 @@ class PythonEmitter:
         procedures = [(Text(d.name), self.procedure_object(d)) for d in self.p.of(ir.Procedure)]
         w.code(Seq(("PROCEDURES = ", dict_of(procedures, always_break=True))))
         w.line()
-        names = ["PROCEDURES", "SCHEMA", "RULEBOOK", "TITLE", "VERSION", "data", "examples", "odds", "procedures", "traced", "types"]
+        names = ["PROCEDURES", "SCHEMA", "RULEBOOK", "TITLE", "VERSION", "LANG", "data", "examples", "odds", "procedures", "traced", "types"]
         w.code(Seq(("__all__ = ", Group("", tuple(f'"{name}"' for name in names), "[", "]"))))
         return "\n".join(w.lines).rstrip() + "\n"
 
@@ -1052,6 +1126,28 @@ class PythonEmitter:
 
 
 # ---------------------------------------------------------------------------- helpers
+
+
+def _granted(program: ir.Program) -> dict[str, tuple[ir.RuleApp, ...]]:
+    """Each rule that grants others → every application it grants, directly or through
+    the rules it grants (depth first, each rule once; a cycle is reported by the checker)."""
+    rules = {r.name: r for r in program.of(ir.Rule)}
+    out: dict[str, tuple[ir.RuleApp, ...]] = {}
+    for name in sorted(rules):
+        found: list[ir.RuleApp] = []
+        seen = {name}
+        pending = list(rules[name].grants)
+        while pending:
+            app = pending.pop(0)
+            if app.rule in seen:
+                continue
+            seen.add(app.rule)
+            found.append(app)
+            if app.rule in rules:
+                pending = list(rules[app.rule].grants) + pending
+        if found:
+            out[name] = tuple(found)
+    return out
 
 
 def _state_name(name: str) -> str:

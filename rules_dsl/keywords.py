@@ -34,7 +34,7 @@ from __future__ import annotations
 #: of a special-rule application: ``reglas: list[rule]``).
 DECLARATION_KEYWORDS = (
     "rulebook", "section", "enum", "record", "catalog", "table", "die", "bag",
-    "rule", "procedure", "example", "show", "term", "odds", "const",
+    "rule", "procedure", "example", "show", "term", "odds", "const", "army",
 )
 
 #: Words that build a type: ``list[T]``, ``map[E, T]``, ``ref catalogo``, ``id``.
@@ -57,11 +57,13 @@ OTHER_KEYWORDS = (
     # rule
     "level", "grants", "stacking",
     # procedure
-    "step", "let", "return", "require", "if", "then", "else",
+    "step", "let", "return", "require", "if", "then", "else", "repeat", "until",
     # example
     "given", "expect", "error",
     # dice and bags
     "roll", "times", "keep", "highest", "lowest", "count", "draw", "from", "except", "with",
+    # stacked modifiers
+    "stack",
     # odds (with ``procedure`` and ``columns``)
     "each", "rows", "cell", "cells",
     # list comprehensions

@@ -358,7 +358,19 @@ class Draw:
     mode: str = "except"  # or "with": ``with (kind: n, …)`` sets how many tokens of each kind the bag holds
 
 
-Expr = Union[Num, Str, Bool, NoneLit, Name, Attr, Index, Call, Unary, Binary, IfExpr, ListExpr, Comprehension, Roll, Draw]
+@dataclass(frozen=True, slots=True)
+class Stack:
+    """``stack proc(args) { "source": value, … }``: modifiers from named sources,
+    combined by the procedure ``proc``."""
+
+    procedure: str
+    args: tuple[Arg, ...]
+    sources: tuple[tuple[str, "Expr", Span], ...]
+    span: Span
+    procedure_span: Span | None = None
+
+
+Expr = Union[Num, Str, Bool, NoneLit, Name, Attr, Index, Call, Unary, Binary, IfExpr, ListExpr, Comprehension, Roll, Draw, Stack]
 
 # ----------------------------------------------------------------------------- statements
 
@@ -398,7 +410,16 @@ class If:
     span: Span
 
 
-Stmt = Union[Let, Return, Require, If]
+@dataclass(frozen=True, slots=True)
+class Repeat:
+    """``repeat { … } until cond``: the body again until ``cond`` holds."""
+
+    body: tuple["Stmt", ...]
+    cond: Expr
+    span: Span
+
+
+Stmt = Union[Let, Return, Require, If, Repeat]
 
 
 @dataclass(frozen=True, slots=True)
@@ -664,6 +685,7 @@ class RuleDecl:
     span: Span
     annotations: tuple[Annotation, ...] = ()
     source_text: str = ""
+    combine: tuple[str, Span] | None = None  # ``stacking max``: how rule_param combines several applications
 
 
 @dataclass(frozen=True, slots=True)
@@ -753,9 +775,34 @@ class OddsDecl:
     cells: bool = False  # written `cells outcomes(…)` (one column per outcome) rather than `cell …`
 
 
+@dataclass(frozen=True, slots=True)
+class ArmyClause:
+    """One clause of an ``army`` block: ``word value… name: value… [{ clauses }]``.
+    ``args`` are ``(name, value)``, the name None when positional; the checker
+    (``compiler/check/armies.py``) knows the words."""
+
+    word: str
+    args: tuple[tuple[str | None, Value], ...]
+    clauses: tuple["ArmyClause", ...]
+    span: Span
+    word_span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class ArmyDecl:
+    """``army id "Title" { clauses }``: one way of building a force (list building)."""
+
+    name: str
+    title: str | None
+    clauses: tuple[ArmyClause, ...]
+    span: Span
+    annotations: tuple[Annotation, ...] = ()
+    source_text: str = ""
+
+
 Decl = Union[
     RulebookDecl, SectionDecl, ShowDecl, TermDecl, ConstDecl, EnumDecl, RecordDecl, CatalogDecl, TableDecl, DieDecl, BagDecl,
-    RuleDecl, ProcedureDecl, ExampleDecl, OddsDecl, BrokenDecl,
+    RuleDecl, ProcedureDecl, ExampleDecl, OddsDecl, ArmyDecl, BrokenDecl,
 ]
 
 

@@ -466,6 +466,19 @@ class _ToAst(Transformer):
         return ("list", [x for x in c if x is not None])
 
     @v_args(meta=True)
+    def army_decl(self, meta, c):
+        name, title, *clauses = c
+        return n.ArmyDecl(str(name), _opt_str(title), tuple(x for x in clauses if x is not None), self.sp(meta))
+
+    @v_args(meta=True)
+    def army_clause(self, meta, c):
+        word, *args, block = c
+        return n.ArmyClause(str(word), tuple(a for a in args if a is not None), tuple(block or ()), self.sp(meta), self.tsp(word))
+
+    def army_block(self, c):
+        return [x for x in c if x is not None]
+
+    @v_args(meta=True)
     def const_decl(self, meta, c):
         return n.ConstDecl(str(c[0]), _opt_str(c[1]), c[2], self.sp(meta))
 
@@ -647,7 +660,7 @@ class _ToAst(Transformer):
     @v_args(meta=True)
     def rule_decl(self, meta, c):
         name, title, params, *items = c
-        texts, levels, grants, stacking = [], [], [], None
+        texts, levels, grants, stacking, combine = [], [], [], None, None
         for kind, payload in (i for i in items if i is not None):
             if kind == "text":
                 texts.append(payload)
@@ -655,9 +668,12 @@ class _ToAst(Transformer):
                 levels.append(payload)
             elif kind == "grants":
                 grants.append(payload)
+            elif kind == "combine":
+                combine = payload
             else:
                 stacking = payload
-        return n.RuleDecl(str(name), _opt_str(title), params or (), tuple(texts), tuple(levels), tuple(grants), stacking, self.sp(meta))
+        return n.RuleDecl(str(name), _opt_str(title), params or (), tuple(texts), tuple(levels), tuple(grants), stacking, self.sp(meta),
+                          combine=combine)
 
     def rule_text(self, c):
         return ("text", _unquote(c[0]))
@@ -672,6 +688,9 @@ class _ToAst(Transformer):
 
     def rule_stacking(self, c):
         return ("stacking", _unquote(c[0]))
+
+    def rule_stacking_rule(self, c):
+        return ("combine", (str(c[0]), self.tsp(c[0])))
 
     # -- procedures
     def params(self, c):
@@ -715,6 +734,11 @@ class _ToAst(Transformer):
             elif x is not None:
                 body.append(x)
         return n.If(((cond, tuple(body)), *branches_extra), orelse, self.sp(meta))
+
+    @v_args(meta=True)
+    def repeat_stmt(self, meta, c):
+        *body, cond = c
+        return n.Repeat(tuple(b for b in body if b is not None), cond, self.sp(meta))
 
     def elif_clause(self, c):
         cond, *body = c
@@ -915,6 +939,17 @@ class _ToAst(Transformer):
         count, bag, mode, *changes = c
         return n.Draw(count, str(bag), self.sp(meta), tuple(a for a in changes if a is not None), str(mode) if mode else "except")
 
+    @v_args(meta=True)
+    def stack(self, meta, c):
+        name, *rest = c
+        args = tuple(a for a in rest if isinstance(a, n.Arg))
+        sources = tuple(x for x in rest if isinstance(x, tuple))
+        return n.Stack(str(name), args, sources, self.sp(meta), self.tsp(name))
+
+    @v_args(meta=True)
+    def source(self, meta, c):
+        return (_unquote(c[0]), c[1], self.sp(meta))
+
     def std_dice(self, c):
         tok, times, keep, count = c
         num, sides = str(tok).split("d")
@@ -1101,6 +1136,8 @@ def _syntax_diagnostic(err: UnexpectedInput, filename: str, offset: int, lines: 
                 hint = f"did you mean '{kw}'?"
         elif lines and tok.type not in ("_NL", "$END", "NAME") and 0 < tok.line <= len(lines) and not lines[tok.line - 1][: tok.column - 1].strip() and tok.type in _CONTINUATION:
             hint = "a line cannot start in the middle of an expression: continue it inside ( ) or [ ], or join the lines"
+        elif str(tok) == "{" and lines and any(l.startswith("army") for l in lines):
+            hint = "in an army, a clause's block opens on the clause's line: units catalogo cost: campo {"
         elif tok.type in {"IF", "ELSE", "LET", "RETURN", "TABLE", "RULE", "ENUM", "IN", "FROM", "COUNT", "BY", "STEP"}:
             hint = f"'{tok}' is a reserved word; choose another name"
         return Diagnostic("error", f"{msg}; expected {expected}", span, hint, "syntax")
@@ -1183,7 +1220,7 @@ def parse(text: str, filename: str) -> tuple[n.Module, list[Diagnostic]]:
     return n.Module(filename, tuple(items), text), diags
 
 
-_DECL_NAME = re.compile(r"^(rulebook|enum|record|catalog|table|die|bag|rule|procedure|term|odds|const)\s+([^\W\d]\w*)")
+_DECL_NAME = re.compile(r"^(rulebook|enum|record|catalog|table|die|bag|rule|procedure|term|odds|const|army)\s+([^\W\d]\w*)")
 
 
 def _broken(chunk: list[str], offset: int, filename: str) -> list:

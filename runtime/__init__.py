@@ -54,7 +54,7 @@ from .protocol import Example, Expectation, Odds, OddsAxis, Param, Procedure
 from .records import RuleApp, Schema, field, from_input, has_rule, rule_param
 from .tables import index, lookup, lookup_range, ordinal, shift
 from .trace import LetEvent, ProcedureFrame, RollEvent, Step, Trace
-from .values import Counts, format_value, number_text, record, sort_key, to_jsonable
+from .values import Counts, format_value, granted, largest, number_text, record, smallest, sort_key, stacked_param, to_jsonable
 
 __all__ = [
     # re-exported so generated code imports nothing else
@@ -89,6 +89,10 @@ __all__ = [
     "sort_key",
     "format_value",
     "number_text",
+    "smallest",
+    "largest",
+    "granted",
+    "stacked_param",
     # dice
     "RandomVariable",
     "Die",

@@ -2,7 +2,10 @@
 
 Takes: the calls a resolver makes — ``ctx.roll(rv, …)`` is its ONLY source of
 randomness; ``ctx.call(fn, args, …)`` calls a procedure that rolls dice;
-``ctx.loop(items)`` announces a loop over a list; the traced resolvers also
+``ctx.loop(items)`` announces a loop over a list; ``ctx.repeat(fn, args, …)``
+runs the body of a ``repeat … until`` until its condition holds;
+``ctx.sources(pairs)`` gives the modifiers of a ``stack`` that apply (the traced
+context lists each by its source); the traced resolvers also
 report ``ctx.enter``/``ctx.leave`` around each procedure body, ``ctx.step``
 for numbered steps and ``ctx.let`` for local bindings.
 Produces, depending on the implementation:
@@ -86,6 +89,19 @@ class Context:
         """``items``, about to be looped over (counted as work)."""
         return items
 
+    def repeat(self, fn: Callable[..., tuple[bool, tuple]], args: dict, src: str | None = None, until: str = "",
+               procedure: str = "", step: int | None = None, state: State = None) -> tuple:
+        """``repeat { … } until c``: ``fn(ctx, **args)`` runs the body once and returns
+        ``(c, values bound by the body)``; the values of the run where ``c`` holds.
+        ``until`` is the condition as written, ``procedure`` and ``step`` where the
+        repeat stands (for messages); ``state`` as for :meth:`roll`."""
+        raise NotImplementedError
+
+    def sources(self, items: tuple[tuple[str, Any], ...], src: str | None = None) -> tuple:
+        """The modifiers of a ``stack``: of ``(source, value)`` pairs, the values that
+        apply (not 0), in order; a traced context records each one by its source."""
+        return tuple(value for _, value in items if value != 0)
+
     def enter(self, proc_name: str, title: str, ref: str, src: str, args: dict) -> None:
         """A procedure body starts (``args``: its arguments by name)."""
 
@@ -121,6 +137,11 @@ def _where(frame: tuple | None, label: str, chain: list[tuple[str, dict]]) -> st
         shown = ", ".join(f"{k} = {_short(v)}" for k, v in args.items())
         parts.append(f"datos de {name}: {shown or '(ninguno)'}")
     return "; ".join(parts)
+
+
+def _repeat_where(procedure: str, step: int | None) -> str:
+    """``en p, paso 2``: where a repeat stands, for its messages."""
+    return f"en {procedure}" + (f", paso {step}" if step is not None else "") if procedure else ""
 
 
 def _short(value: Any) -> str:
@@ -177,6 +198,36 @@ class SampleContext(Context):
             raise self._over(f"{len(items)} elementos recorridos", "", None)
         self.work = work
         return items
+
+    def repeat(self, fn: Callable[..., tuple[bool, tuple]], args: dict, src: str | None = None, until: str = "",
+               procedure: str = "", step: int | None = None, state: State = None) -> tuple:
+        runs = 0
+        while True:
+            try:
+                done, values = fn(self, **args)
+            except WorkLimitError:
+                if not runs:
+                    raise
+                done, values = False, ()
+                self.work = self.max_work  # the runs so far used the whole budget
+            runs += 1
+            if self.trace is not None:
+                self.trace.let(f"until {until}", done, src)
+            if done:
+                return values
+            if self.work + 1 > self.max_work:
+                raise _over_limit(
+                    f"{runs} repeticiones sin cumplir «{until}» en una resolución", self.max_work,
+                    _repeat_where(procedure, step), src,
+                )
+            self.work += 1
+
+    def sources(self, items: tuple[tuple[str, Any], ...], src: str | None = None) -> tuple:
+        applied = tuple((source, value) for source, value in items if value != 0)
+        if self.trace is not None:
+            for source, value in applied:
+                self.trace.let(f"«{source}»", value, src)
+        return tuple(value for _, value in applied)
 
     def _over(self, what: str, label: str, src: str | None) -> WorkLimitError:
         frame = None
@@ -375,6 +426,41 @@ class ExactContext(Context):
                 key, results = None, None
         if results is None:
             results = _Results(getattr(fn, "__name__", "procedimiento"), ExactContext(session).distribution(fn, (), args))
+            if key is not None:
+                session.calls[key] = results
+        return self._choose(results, results.weighted(), (src, fn), state, "", src)
+
+    def repeat(self, fn: Callable[..., tuple[bool, tuple]], args: dict, src: str | None = None, until: str = "",
+               procedure: str = "", step: int | None = None, state: State = None) -> tuple:
+        """The body's runs are independent (it reads only values fixed before the
+        repeat), so the values kept are distributed as one run's values *given*
+        that the condition holds: one run's distribution, restricted to the runs
+        where it holds and normalised. Computed once per distinct arguments."""
+        if self._every_path:
+            state = None
+        session = self._session
+        try:
+            key: tuple | None = ("repeat", fn, tuple(args.items()))
+            results = session.calls.get(key)
+        except TypeError:  # a map among the arguments
+            try:
+                key = ("repeat", fn, _frozen(args))
+                results = session.calls.get(key)
+            except TypeError:
+                key, results = None, None
+        if results is None:
+            weights, _ = ExactContext(session, self._every_path).distribution(fn, (), args)
+            kept = {values: weight for (done, values), weight in weights.items() if done}
+            if not kept:
+                where = _repeat_where(procedure, step)
+                raise RuleError(
+                    f"la condición «{until}» de la repetición{' ' + where if where else ''} no se cumple "
+                    "en ninguna tirada posible: la repetición no terminaría nunca",
+                    src,
+                )
+            total = sum(kept.values())
+            common = gcd(total, *kept.values())
+            results = _Results(getattr(fn, "__name__", "repeat"), ({v: w // common for v, w in kept.items()}, total // common))
             if key is not None:
                 session.calls[key] = results
         return self._choose(results, results.weighted(), (src, fn), state, "", src)

@@ -7,7 +7,9 @@ Produces: a tree of :class:`ProcedureFrame` objects, each with its arguments,
 the events recorded before its first step, its :class:`Step` list (each with
 its events: :class:`LetEvent`, :class:`RollEvent` and nested frames) and its
 result; rendered as JSON-safe data (:meth:`Trace.to_json`) or as indented
-text for players (:meth:`Trace.render_text`), e.g.::
+text for players in their language (:meth:`Trace.render_text`, whose phrases
+come from the gettext catalogs ``runtime/locale/<lang>/LC_MESSAGES/runtime.mo``,
+read with the standard library only), e.g. in Spanish::
 
     Resolución de la prueba (resolver_prueba) [II.4] (03-ejemplo.rules:100)
          datos: base = 6, m = 0
@@ -18,8 +20,11 @@ text for players (:meth:`Trace.render_text`), e.g.::
 
 from __future__ import annotations
 
+import gettext
 import os
 from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
 from typing import Any, Union
 
 from .values import format_value, to_jsonable
@@ -114,6 +119,14 @@ class ProcedureFrame:
 Event = Union[LetEvent, RollEvent, ProcedureFrame]
 
 _INDENT = " " * 5
+LOCALE_DIR = Path(__file__).resolve().parent / "locale"
+DEFAULT_LANGUAGE = "es"
+
+
+@lru_cache(maxsize=None)
+def phrases(lang: str) -> gettext.NullTranslations:
+    """The runtime's catalog for ``lang`` (message ids are English: a language without a catalog reads English)."""
+    return gettext.translation("runtime", LOCALE_DIR, [lang], fallback=True)
 
 
 class Trace:
@@ -184,11 +197,12 @@ class Trace:
         (``"procedure"``, ``"let"`` or ``"roll"``)."""
         return {"events": [e.to_json() for e in self.events]}
 
-    def render_text(self) -> str:
-        """Indented explanation for players (see the module docstring)."""
+    def render_text(self, lang: str = DEFAULT_LANGUAGE) -> str:
+        """Indented explanation for players in ``lang`` (a generated package's ``LANG``; see the module docstring)."""
         lines: list[str] = []
+        _ = phrases(lang).gettext
         for event in self.events:
-            _render_event(event, "", lines)
+            _render_event(event, "", lines, _)
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -209,17 +223,17 @@ def _suffix(ref: str | None, src: str | None) -> str:
     return text
 
 
-def _render_event(event: Event, indent: str, lines: list[str]) -> None:
+def _render_event(event: Event, indent: str, lines: list[str], _) -> None:
     if isinstance(event, LetEvent):
         lines.append(f"{indent}{event.name} = {format_value(event.value)}")
     elif isinstance(event, RollEvent):
-        label = f"{event.label}: " if event.label else "tirada: "
-        lines.append(f"{indent}{label}{event.description} → {format_value(event.value)}")
+        label = event.label or _("roll")
+        lines.append(f"{indent}{label}: {event.description} → {format_value(event.value)}")
     else:
-        _render_frame(event, indent, lines)
+        _render_frame(event, indent, lines, _)
 
 
-def _render_frame(frame: ProcedureFrame, indent: str, lines: list[str]) -> None:
+def _render_frame(frame: ProcedureFrame, indent: str, lines: list[str], _) -> None:
     inner = indent + _INDENT
     if frame.name or frame.title:
         heading = frame.title or frame.name
@@ -228,15 +242,15 @@ def _render_frame(frame: ProcedureFrame, indent: str, lines: list[str]) -> None:
         lines.append(f"{indent}{heading}{_suffix(frame.ref, frame.src)}")
         if frame.args:
             args = ", ".join(f"{k} = {format_value(v)}" for k, v in frame.args.items())
-            lines.append(f"{inner}datos: {args}")
+            lines.append(inner + _("data: %(args)s") % {"args": args})
     for event in frame.events:
-        _render_event(event, inner, lines)
+        _render_event(event, inner, lines, _)
     for step in frame.steps:
         lines.append(f"{indent}{step.number}. {step.label}{_suffix(step.ref, step.src)}")
         for event in step.events:
-            _render_event(event, inner, lines)
+            _render_event(event, inner, lines, _)
     if frame.name or frame.title:
         if frame.finished:
-            lines.append(f"{indent}⇒ resultado: {format_value(frame.result)}")
+            lines.append(indent + _("⇒ result: %(value)s") % {"value": format_value(frame.result)})
         else:
-            lines.append(f"{indent}⇒ (sin resultado)")
+            lines.append(indent + _("⇒ (no result)"))

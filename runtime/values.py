@@ -13,7 +13,11 @@ Produces:
   value, then strings, tuples element-wise, dataclasses field by field...);
 * :func:`to_jsonable`, JSON-safe data (``Fraction`` -> ``"n/d"``);
 * :func:`format_value`, a short human-readable text for traces;
-* :func:`number_text`, an exact number as text (``"n/d"``), however many digits.
+* :func:`number_text`, an exact number as text (``"n/d"``), however many digits;
+* :func:`smallest` / :func:`largest`, ``min``/``max`` of a list, with a
+  :class:`~runtime.errors.RuleError` for an empty one;
+* :func:`granted`, a list of special rules with the rules they grant;
+* :func:`stacked_param`, a parameter of a rule applied several times, combined.
 """
 
 from __future__ import annotations
@@ -26,7 +30,9 @@ from fractions import Fraction
 from operator import attrgetter
 from typing import Any
 
-__all__ = ["Counts", "record", "to_jsonable", "sort_key", "format_value", "number_text"]
+from .errors import RuleError
+
+__all__ = ["Counts", "record", "to_jsonable", "sort_key", "format_value", "number_text", "smallest", "largest", "granted", "stacked_param"]
 
 
 class Counts(Mapping):
@@ -298,3 +304,39 @@ def _int_text(n: int) -> str:
     half = digits // 2
     high, low = divmod(n, 10**half)
     return (_int_text(high) if high else "") + _int_text(low).zfill(half if high else 1)
+
+
+def smallest(values: Iterable, src: str | None = None) -> Any:
+    """The smallest element of a list: a RuleError citing ``src`` when it is empty."""
+    values = tuple(values)
+    if not values:
+        raise RuleError("min() de una lista vacía: no hay ningún valor", src)
+    return min(values)
+
+
+def largest(values: Iterable, src: str | None = None) -> Any:
+    """The largest element of a list: a RuleError citing ``src`` when it is empty."""
+    values = tuple(values)
+    if not values:
+        raise RuleError("max() de una lista vacía: no hay ningún valor", src)
+    return max(values)
+
+
+def granted(rules: Iterable, grants: Mapping[str, tuple]) -> tuple:
+    """``rules`` (special-rule applications) followed by the applications they grant
+    (``grants``: rule name → the applications it grants, transitively). A rule
+    listed itself comes first, so its own parameters win over granted ones."""
+    rules = tuple(rules)
+    return rules + tuple(g for r in rules for g in grants.get(r.rule, ()))
+
+
+def stacked_param(rules: Iterable, rule: str, param: str, how: str) -> Any:
+    """The values of ``param`` in every application of ``rule`` in ``rules``, combined
+    as the rule declares (``stacking sum|max|min``); None when the rule is absent."""
+    values = [dict(r.args).get(param) for r in rules if r.rule == rule]
+    values = [v for v in values if v is not None]
+    if not values:
+        return None
+    if how == "sum":
+        return sum(values)
+    return max(values) if how == "max" else min(values)

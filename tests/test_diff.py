@@ -54,7 +54,10 @@ def test_reports_exactly_the_edited_data(changes):
 def test_reports_the_odds_impact(changes):
     from fractions import Fraction
 
-    assert changes.odds and {c.path[1] for c in changes.odds} == {"resultados_danio_vehiculo"}
+    # the vehicle damage table (the row), and the profile's hit chance at Media (its I at Media)
+    assert changes.odds and {c.path[1] for c in changes.odds} == {"resultados_danio_vehiculo", "impacto_por_perfil_y_banda"}
+    band = {c.path[2:] for c in changes.odds if c.path[1] == "impacto_por_perfil_y_banda"}
+    assert band and all(group == "fusiles_seccion" and column == "35" for group, _, column in band)
     cell = next(c for c in changes.odds if c.path[2:] == ("None", "1", "danado_supresion"))
     assert (Fraction(cell.old), Fraction(cell.new)) == (Fraction(1, 2), Fraction(13, 18))
     assert {c.path[1] for c in changes.examples} >= {"danio_vehiculo"}

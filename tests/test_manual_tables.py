@@ -136,6 +136,10 @@ class Built:
     def enum_id(self, enum: str, title: str) -> str | None:
         """The id of the value of ``enum`` whose title is ``title`` (None when none is)."""
         matches = [i for i, t in self.enum_titles[enum].items() if norm_text(t) == norm_text(title)]
+        if not matches:  # a variant spelling of the title (the manual prints «Cañon» and «Cañón»)
+            from compiler.check.contract import fold
+
+            matches = [i for i, t in self.enum_titles[enum].items() if fold(t) == fold(title)]
         return matches[0] if len(matches) == 1 else None
 
     @property
@@ -263,7 +267,8 @@ def conv_enum_name(cell: str, ctx: Ctx, arg: str) -> Any:
 
 @converter("armas")
 def conv_armas(cell: str, ctx: Ctx, arg: str) -> Any:
-    """«Fusiles (TipoArma:Normal PerfilDisparo:fusiles_seccion) / …» → list of ArmaUnidad."""
+    """«Fusiles (TipoArma:Normal PerfilDisparo:fusiles_seccion) / …» → list of ArmaUnidad
+    (TipoArma printed by its title → the enum id)."""
     text = norm_text(cell)
     if not text:
         return []
@@ -271,7 +276,8 @@ def conv_armas(cell: str, ctx: Ctx, arg: str) -> Any:
     for part in text.split(" / "):
         m = re.fullmatch(r"(.*) \(TipoArma:(.*) PerfilDisparo:(\S+)\)", part)
         assert m, f"unreadable weapon {part!r}"
-        out.append({"nombre": m[1], "tipo_arma": m[2], "perfil": m[3]})
+        tipo = ctx.built.enum_id("TipoArma", m[2]) or f"<no TipoArma titled {m[2]!r}>"
+        out.append({"nombre": m[1], "tipo_arma": tipo, "perfil": m[3]})
     return out
 
 

@@ -109,7 +109,7 @@ def test_counts_quoted_in_the_closing_note(build):
     assert len(program.tables) == 17
     assert {name: len(c.entries) for name, c in program.catalogs.items()} == {
         "armas": 8, "regimientos": 17, "tropas": 19, "elementos_terreno": 11}
-    assert len(program.of(ir.Rule)) == 15
-    assert len(program.of(ir.Procedure)) == 23
-    assert len(program.examples) == 79
+    assert len(program.of(ir.Rule)) == 17  # with the type rules reglas_caballeria and reglas_artilleria
+    assert len(program.of(ir.Procedure)) == 25  # with valor_apilado and aumentos_netos, the stacking rules of modifiers
+    assert len(program.examples) == 83
     assert len(program.of(ir.Term)) == 18

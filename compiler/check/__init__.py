@@ -16,6 +16,7 @@ references          ``ref`` values name existing entries; ids defined twice
 procedures          procedure bodies → typed IR statements and expressions
 examples            worked examples against their procedure
 odds                odds tables: axes and the value shown
+armies              army lists: sides, budgets, costs, options, limits
 links and lints     prose ``[[links]]``, ``show`` targets, unused declarations
 layout              site layout annotations (@datasheet, @cost_field, …)
 ==================  =======================================================
@@ -29,6 +30,7 @@ from rules_dsl import nodes as n
 from rules_dsl.diagnostics import Reporter
 
 from .. import ir
+from .armies import check_armies
 from .data import check_data, check_references
 from .declarations import collect
 from .examples import check_examples
@@ -42,7 +44,7 @@ from .tables import check_tables
 
 PASSES = (
     collect, check_signatures, check_data, check_tables, check_references, check_procedures, check_examples, check_odds,
-    check_links_and_unused, check_layout,
+    check_armies, check_links_and_unused, check_layout,
 )
 
 
@@ -82,7 +84,7 @@ def _assemble(st: CheckState) -> ir.Program:
     rulebook = ir.RulebookInfo(name=rb.name, title=rb.title, version=rb.version or "", lang=rb.lang or "", span=rb.span) if rb else None
     return ir.Program(
         rulebook=rulebook, sources=st.sources, decls=decls, sections=sections, front=front, examples=st.examples,
-        uses={k: set(v) for k, v in st.uses.items()},
+        uses={k: set(v) for k, v in st.uses.items()}, armies=getattr(st, "armies", {}),
     )
 
 

@@ -6,8 +6,9 @@ Entry points: :func:`convert_value` (one written value against a type →
 pass too), :func:`check_data(state)` (catalogs, dice, bags, rules → IR
 :class:`~compiler.ir.Catalog`, :class:`~compiler.ir.Die`,
 :class:`~compiler.ir.Bag`, :class:`~compiler.ir.Rule`) and
-:func:`check_references(state)` (every ``ref`` value names an existing entry;
-an id defined twice with different values).
+:func:`check_references(state)` (every ``ref`` value names an existing entry, an
+error unless the declaration lists the id in ``@as_printed``; an id defined twice
+with different values; then the contract lints of :mod:`.contract`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from rules_dsl.diagnostics import did_you_mean
 from .. import ir
 from ..types import RULE, T
 from .signatures import member_name
+from .contract import check_contract
 from .state import CheckState, describe_value, hint
 
 
@@ -265,6 +267,7 @@ def check_data(st: CheckState) -> None:
             )
             st.decls[name] = ir.Rule(
                 **st.common(d), params=params, texts=tuple(d.texts), levels=tuple(d.levels), grants=tuple(grants), stacking=d.stacking,
+                combine=_combine(st, d, params),
             )
     st.current = None
 
@@ -349,9 +352,15 @@ def check_references(st: CheckState) -> None:
                     f"the other definition is at {st.catalog_row_spans[(other, ident)]}",
                     "duplicate-id",
                 )
+    printed = _as_printed(st)
+    dangling: dict[str, set[str]] = {}
     for cats, ident, span, ctx in st.pending_refs:
         names = cats.split("|")
         if any(ident in st.ref_ids(c) for c in names):
+            continue
+        owner = _owner(st, span)
+        if owner in printed and ident in printed[owner][0]:
+            dangling.setdefault(owner, set()).add(ident)
             continue
         pool = [i for c in names for i in st.ref_ids(c) if isinstance(i, str)]
         guess = did_you_mean(ident, pool)
@@ -361,8 +370,74 @@ def check_references(st: CheckState) -> None:
             where = "any of the catalogs " + ", ".join(names)
         else:
             where = f"any of the {len(names)} catalogs {', '.join(names[:2])}, …"
-        st.warn(
+        keep = f" If the manual prints it so, list it in @as_printed(ids: [{ident}], reason: \"…\") above {owner}." if owner else ""
+        st.err(
             f"{ctx}: '{ident}' is not an entry of {where}", span,
-            f"did you mean '{guess}'?" if guess else f"catalog {names[0]} is declared at {st.ast[names[0]].span}", "unknown-ref",
+            (f"did you mean '{guess}'?" if guess else f"catalog {names[0]} is declared at {st.ast[names[0]].span}.") + keep, "unknown-ref",
         )
+    for owner, (ids, reason, ann) in printed.items():
+        stale = [i for i in ids if i not in dangling.get(owner, set())]
+        if stale:
+            st.err(
+                f"@as_printed on {owner} lists {', '.join(repr(i) for i in stale)}, which {owner} does not reference or which exist",
+                ann.span, "list only the ids that name no entry", "annotation",
+            )
+        decl = st.decls.get(owner)
+        if decl is not None:
+            decl.as_printed = tuple(ids)
+            decl.as_printed_reason = reason
+    check_contract(st)
 
+
+def _owner(st: CheckState, span) -> str | None:
+    """The declaration whose text holds ``span``: the last one of its file that starts before it."""
+    best, where = None, (0, 0)
+    for name, d in st.ast.items():
+        ds = getattr(d, "span", None)
+        if ds is not None and ds.file == span.file and where < (ds.line, ds.col) <= (span.line, span.col):
+            best, where = name, (ds.line, ds.col)
+    return best
+
+
+def _as_printed(st: CheckState) -> dict[str, tuple[list[str], str, n.Annotation]]:
+    """``@as_printed(ids: [a, b], reason: "…")`` of each declaration: ids it may reference
+    though no entry defines them, because the manual prints them so."""
+    out = {}
+    for name, d in st.ast.items():
+        for ann in getattr(d, "annotations", ()):
+            if ann.name != "as_printed":
+                continue
+            fields = dict(ann.value.fields) if isinstance(ann.value, n.VRecord) and all(k for k, _ in ann.value.fields) else None
+            ids = fields.get("ids") if fields else None
+            reason = fields.get("reason") if fields else None
+            if (fields is None or set(fields) != {"ids", "reason"} or not isinstance(ids, n.VList) or not ids.items
+                    or not all(isinstance(i, (n.VName, n.VStr)) for i in ids.items)
+                    or not isinstance(reason, n.VStr) or not reason.value.strip()):
+                st.err(
+                    "@as_printed expects the ids and a reason", ann.span,
+                    '@as_printed(ids: [id_a, id_b], reason: "El manual lista estas filas, pero …")', "annotation",
+                )
+                continue
+            out[name] = ([i.name if isinstance(i, n.VName) else i.value for i in ids.items], reason.value.strip(), ann)
+    return out
+
+
+COMBINATIONS = ("first", "sum", "max", "min")
+"""How ``rule_param`` combines several applications of one rule (``stacking max``)."""
+
+
+def _combine(st: CheckState, d: n.RuleDecl, params) -> str | None:
+    """The ``stacking NAME`` of a rule: one of :data:`COMBINATIONS`; all but ``first``
+    need numeric parameters."""
+    if d.combine is None:
+        return None
+    how, span = d.combine
+    if how not in COMBINATIONS:
+        st.err(f"unknown way of stacking '{how}'", span, hint(how, COMBINATIONS) or "expected one of: " + ", ".join(COMBINATIONS), "type")
+        return None
+    if how != "first":
+        for p in params:
+            if p.type.inner.kind not in ("int", "decimal"):
+                st.err(f"stacking {how} adds up or compares parameters: {p.name} is {p.type}", span, "stack rules with numeric parameters, or write stacking first", "type")
+                return None
+    return how

@@ -5,6 +5,8 @@ Entry point: :func:`check_expr(state, expr, scope, in_expect=False) -> ir.Expr`
 the scope and the declarations, every operand is type-checked, and the result
 is an IR node carrying its type (``ANY`` after an error, so one mistake is
 reported once). Built-in functions are those of :mod:`compiler.builtins`.
+``stack proc(…) { "source": value, … }`` becomes a call of ``proc`` whose list
+parameter receives an :class:`~compiler.ir.Sources` node (the named modifiers).
 """
 
 from __future__ import annotations
@@ -123,6 +125,8 @@ def _expr(st: CheckState, e, scope: Scope, in_expect: bool) -> ir.Expr:
         return _roll(st, e, scope)
     if isinstance(e, n.Draw):
         return _draw(st, e, scope)
+    if isinstance(e, n.Stack):
+        return _stack(st, e, scope, in_expect)
     raise AssertionError(type(e))
 
 
@@ -402,6 +406,9 @@ def _builtin_type(st: CheckState, e: n.Call, fn: str, ts: list[T], in_expect: bo
 
     if fn in ("min", "max"):
         if len(ts) == 1 and ts[0].kind == "list":
+            if isinstance(e.args[0].value, n.ListExpr) and not e.args[0].value.items:
+                st.err(f"{fn}() of an empty list has no value", e.args[0].value.span, f"give {fn}() at least one value", "type")
+                return ANY
             return ts[0].args[0]
         if len(ts) == 1 and ts[0].kind != "any":
             st.err(f"{fn}() of one value needs a list, got {ts[0]}", e.args[0].value.span, f"write {fn}(a, b, …) or {fn}(list)", "type")
@@ -573,6 +580,52 @@ def _draw(st: CheckState, e: n.Draw, scope: Scope) -> ir.Expr:
         removed.append((a.name, value))
     t = T("counts", e.bag, tuple(T("key", k) for k in kinds))
     return ir.Draw(e.bag, count, tuple(removed), e.mode, ir.span_text(st.sources, e.span), t, e.span)
+
+
+def _stack(st: CheckState, e: n.Stack, scope: Scope, in_expect: bool) -> ir.Expr:
+    """``stack proc(args) { "source": value, … }``: a call of ``proc`` whose one
+    parameter of type list[int] (or list[decimal]) left out of ``args`` receives
+    the values of the sources that apply (those that are not 0)."""
+    d = st.ast.get(e.procedure)
+    if not isinstance(d, n.ProcedureDecl):
+        st.unknown("procedure", e.procedure, e.procedure_span or e.span, st.names_of(n.ProcedureDecl))
+        for a in e.args:
+            check_expr(st, a.value, scope, in_expect)
+        for _label, value, _span in e.sources:
+            check_expr(st, value, scope, in_expect)
+        return _placeholder(e.span)
+    st.use(e.procedure)
+    if not st.in_body:
+        st.err("`stack` stands only in a procedure body", e.span, "compute the value in a procedure and call it", "context")
+    params = st.param_types[e.procedure]
+    named = {a.name for a in e.args if a.name is not None}
+    positional = sum(1 for a in e.args if a.name is None)
+    left = [(p, t) for i, (p, t) in enumerate(params) if p not in named and i >= positional and t.kind == "list" and is_numeric(t.args[0])]
+    if len(left) != 1:
+        shown = ", ".join(p for p, _ in left) or "none"
+        st.err(
+            f"stack needs procedure {e.procedure} to have exactly one list[int] (or list[decimal]) parameter left for the sources, found: {shown}",
+            e.procedure_span or e.span, "declare the parameter that receives the modifiers as list[int] and leave it out of the arguments", "type",
+        )
+        return _placeholder(e.span)
+    pname, ptype = left[0]
+    optional = {p.name for p in d.params if p.default is not None} | {pname}
+    args = bind_args(st, e.args, params, optional, f"procedure {e.procedure}", e.span, scope, in_expect)
+    items = []
+    seen: set[str] = set()
+    for label, value, span in e.sources:
+        if label in seen:
+            st.err(f"source \"{label}\" appears twice", span, "give each source its own name", "duplicate")
+        seen.add(label)
+        x = check_expr(st, value, scope, in_expect)
+        if not assignable(x.type, ptype.args[0]) and x.type.kind != "any":
+            st.err(f"the modifier of source \"{label}\" must be {ptype.args[0]}, got {x.type}", value.span,
+                   OPTIONAL_HINT if x.type.kind == "opt" else None, "type")
+        items.append((label, x))
+    if not items:
+        st.err("a stack needs at least one source", e.span, 'write { "source": value, … }', "arity")
+    sources = ir.Sources(tuple(items), ptype, e.span)
+    return ir.ProcedureCall(e.procedure, args + ((pname, sources),), st.result_types[e.procedure], e.span)
 
 
 def _path(e) -> str | None:

@@ -1,6 +1,8 @@
 """Pass 8 — links and lints: every ``[[link]]`` of the prose and every ``show``
 names a declaration; constants, records, enums, dice and bags that nothing
-uses are reported.
+uses are reported; a special rule may not grant itself (through any chain of
+``grants``); last, ``@allow code("reason")`` silences the warnings of one kind
+inside its declaration (every pass that warns has run by then).
 
 Entry point: :func:`check_links_and_unused(state)`. Reads the declarations
 and the uses recorded by the earlier passes; adds the uses by prose and
@@ -9,9 +11,12 @@ and the uses recorded by the earlier passes; adds the uses by prose and
 
 from __future__ import annotations
 
+import re
+
 from rules_dsl import nodes as n
 
-from .state import CheckState
+from .. import ir
+from .state import CheckState, hint
 
 UNUSED_KINDS = (n.ConstDecl, n.RecordDecl, n.EnumDecl, n.DieDecl, n.BagDecl)
 
@@ -41,6 +46,105 @@ def check_links_and_unused(st: CheckState) -> None:
                     st.unknown("declaration", item.name, item.span, st.ast)
                 else:
                     st.uses[item.name].add("show")
+    _grant_cycles(st)
     for name, d in st.ast.items():
         if isinstance(d, UNUSED_KINDS) and not st.uses.get(name):
             st.warn(f"{type(d).__name__.removesuffix('Decl').lower()} '{name}' is never used", d.span, None, "unused")
+    _presentation(st)
+    _allowances(st)
+
+
+def _grant_cycles(st: CheckState) -> None:
+    """A rule that grants itself, directly or through the rules it grants, is an error
+    (``has_rule`` reads granted rules through every link of the chain)."""
+    grants = {name: [a.rule for a in d.grants] for name, d in st.decls.items() if isinstance(d, ir.Rule)}
+    reported: set[str] = set()  # each cycle once, at its first rule
+    for name in grants:
+        if name in reported:
+            continue
+        path, pending, seen = None, [(g, [name, g]) for g in grants[name]], set()
+        while pending and path is None:
+            rule, chain = pending.pop()
+            if rule == name:
+                path = chain
+            elif rule not in seen:
+                seen.add(rule)
+                pending += [(g, chain + [g]) for g in grants.get(rule, [])]
+        if path is not None:
+            reported.update(path)
+            st.err(f"rule {name} grants itself: {' → '.join(path)}", st.ast[name].span, "remove one of the grants of the cycle", "grants")
+
+
+def _allowances(st: CheckState) -> None:
+    """``@allow code("reason")`` on a declaration: the warnings of kind ``code``
+    inside it are not reported. A missing reason is an error; an ``@allow`` that
+    silences nothing is itself a warning. Runs after every pass that warns."""
+    allows: list[tuple[str, n.Annotation, object]] = []
+    for mod in st.modules:
+        for item in mod.items:
+            for ann in getattr(item, "annotations", ()):
+                if ann.name != "allow":
+                    continue
+                v = ann.value
+                args = v.args if isinstance(v, n.VApply) else ()
+                if isinstance(v, n.VApply) and len(args) == 1 and isinstance(args[0][1], n.VStr) and args[0][1].value.strip():
+                    allows.append((v.name, ann, item.span))
+                elif isinstance(v, (n.VName, n.VApply)):
+                    st.err(f"@allow {v.name} needs a reason", ann.span, f'write @allow {v.name}("why this warning is right here")', "annotation")
+                else:
+                    st.err("@allow names the kind of warning and why it is silenced", ann.span,
+                           'write @allow unused("why this warning is right here")', "annotation")
+    if not allows:
+        return
+    used: set[int] = set()
+    kept = []
+    for d in st.rep.diagnostics:
+        hit = next((i for i, (code, _, span) in enumerate(allows) if d.severity == "warning" and d.code == code and _inside(d.span, span)), None)
+        if hit is None:
+            kept.append(d)
+        else:
+            used.add(hit)
+    st.rep.diagnostics[:] = kept
+    for i, (code, ann, span) in enumerate(allows):
+        if i not in used:
+            here = sorted({d.code for d in kept if d.severity == "warning" and d.code and _inside(d.span, span)})
+            hint_text = ("the warnings here are of kind: " + ", ".join(here)) if here else "remove it: this declaration has no warning to silence"
+            st.warn(f"@allow {code} silences no warning here", ann.span, hint_text, "allow")
+
+
+def _inside(span, outer) -> bool:
+    """Does ``span`` start within ``outer`` (same file)?"""
+    return span.file == outer.file and (outer.line, outer.col) <= (span.line, span.col) <= (outer.end_line, outer.end_col)
+
+
+DISPLAY_FIELD = re.compile(r"\{([^{}]*)\}")
+"""A placeholder of a ``@display`` template: ``{field}``."""
+
+
+def _presentation(st: CheckState) -> None:
+    """``@display "{a} × {b}"`` on a record (every placeholder a field of it) and
+    ``@internal`` on a record or an enum, recorded on their IR declarations."""
+    for name, d in st.ast.items():
+        for ann in getattr(d, "annotations", ()):
+            target = st.decls.get(name)
+            if ann.name == "internal":
+                if not isinstance(target, (ir.Record, ir.Enum)):
+                    st.err("@internal applies to records and enums only", ann.span, None, "annotation")
+                elif ann.value is not None:
+                    st.err("@internal takes no value", ann.span, "write @internal alone", "annotation")
+                else:
+                    target.internal = True
+            elif ann.name == "display":
+                if not isinstance(target, ir.Record):
+                    st.err("@display applies to records only", ann.span, None, "annotation")
+                elif not isinstance(ann.value, n.VStr) or not ann.value.value.strip():
+                    st.err('@display expects a template, e.g. @display "{cantidad} × {tropas}"', ann.span, None, "annotation")
+                else:
+                    fields = [f.name for f in target.fields]
+                    wrong = [p for p in DISPLAY_FIELD.findall(ann.value.value) if p not in fields]
+                    for p in wrong:
+                        st.err(f"@display: '{p}' is not a field of record {name}", ann.value.span, hint(p, fields) or "fields: " + ", ".join(fields), "annotation")
+                    if not DISPLAY_FIELD.search(ann.value.value):
+                        st.err("@display shows no field: write each field as {field}", ann.value.span, "fields: " + ", ".join(fields), "annotation")
+                    elif not wrong:
+                        target.display = ann.value.value

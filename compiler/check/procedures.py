@@ -4,8 +4,10 @@ IR statements.
 Entry point: :func:`check_procedures(state)`. Reads the signatures of pass 2
 and the data of passes 3–4; adds an IR :class:`~compiler.ir.Procedure` per
 procedure. Reports type errors, names used before they are defined or defined
-twice, paths that end without ``return``, unreachable statements and locals
-that are never used.
+twice, paths that end without ``return``, unreachable statements, locals
+that are never used, and ``repeat … until`` blocks that could never end
+(a condition that reads nothing the body sets, ``until false``, a body with
+nothing random) or hold a ``return``.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from rules_dsl import nodes as n
 from rules_dsl.parser import KEYWORDS
 
 from .. import ir
+from ..liveness import expressions, walk
 from ..types import ANY, assignable
 from .expressions import check_expr, not_none, want_bool
 from .state import CheckState, Scope
@@ -35,6 +38,8 @@ class _Body:
         self.st = st
         self.result = result
         self.steps = 0
+        self.repeats = 0
+        self.in_repeat = False  # checking the body of a repeat, where `return` cannot stand
 
     def block(self, stmts, scope: Scope) -> tuple[tuple[ir.Stmt, ...], bool]:
         """Check statements; returns them as IR and whether every path returns."""
@@ -62,6 +67,9 @@ class _Body:
                 st.local_decl[(scope, stmt.name)] = stmt.span
                 out.append(ir.Let(stmt.name, value, stmt.span))
             elif isinstance(stmt, n.Return):
+                if self.in_repeat:
+                    st.err("`return` cannot stand inside `repeat … until`", stmt.span,
+                           "bind the values with let inside the repeat and return after `until`", "repeat")
                 value = check_expr(st, stmt.value, scope)
                 if not assignable(value.type, self.result):
                     st.err(f"returns {value.type}, but the procedure's result is {self.result}", stmt.value.span, None, "type")
@@ -89,7 +97,63 @@ class _Body:
                     all_return = False
                 out.append(ir.If(tuple(branches), orelse, stmt.span))
                 returned = all_return
+            elif isinstance(stmt, n.Repeat):
+                out.append(self.repeat(stmt, scope))
         return tuple(out), returned
+
+    def repeat(self, stmt: n.Repeat, scope: Scope) -> ir.Repeat:
+        """``repeat { … } until c``: the body in a scope of its own, whose top-level
+        lets then belong to the enclosing scope (they keep the last run's values)."""
+        st = self.st
+        self.repeats += 1
+        number = self.repeats
+        inner = Scope(scope)
+        outer_repeat, self.in_repeat = self.in_repeat, True
+        body, _ = self.block(list(stmt.body), inner)
+        self.in_repeat = outer_repeat
+        cond = want_bool(st, stmt.cond, inner, "until")
+        bound = [name for s in body for name in ((s.name,) if isinstance(s, ir.Let) else s.binds if isinstance(s, ir.Repeat) else ())]
+        binds = tuple(name for name in bound if inner.vars.get(name) is not None)
+        for name in binds:
+            scope.vars[name] = inner.vars[name]
+            st.local_decl[(scope, name)] = st.local_decl.pop((inner, name), inner.vars[name][1])
+            if (inner, name) in st.local_uses:
+                st.local_uses.add((scope, name))
+        read_in_cond = {x.name for x in walk(cond) if isinstance(x, ir.Local)}
+        if isinstance(cond, ir.Literal) and cond.value is False:
+            st.err("this `until` condition never holds: the repeat would never end", stmt.cond.span,
+                   "write the condition that ends the repetition", "repeat")
+        elif cond.type.kind != "any" and not read_in_cond & set(binds):
+            st.err("the `until` condition reads nothing the repeat sets: it would hold always or never", stmt.cond.span,
+                   "test a value bound with let inside the repeat", "repeat")
+        if not any(isinstance(x, (ir.Roll, ir.Draw, ir.ProcedureCall)) for x in _stmt_exprs(body)):
+            st.err("nothing inside this repeat is random: each run would give the same values", stmt.span,
+                   "roll or draw inside the repeat", "repeat")
+        reads = sorted({x.name for x in _stmt_exprs(body) if isinstance(x, ir.Local)} | read_in_cond)
+        outer = tuple(name for name in reads if scope.get(name) is not None and name not in binds
+                      and name not in _declared_in(body))
+        return ir.Repeat(number, body, cond, binds, outer, ir.span_text(st.sources, stmt.cond.span), stmt.span)
+
+
+def _stmt_exprs(stmts: tuple[ir.Stmt, ...]):
+    """Every expression (and sub-expression) of statements, nested blocks included."""
+    for top in expressions(stmts):
+        yield from walk(top)
+
+
+def _declared_in(stmts: tuple[ir.Stmt, ...]) -> set[str]:
+    """Names bound by lets anywhere in statements (nested blocks included)."""
+    out: set[str] = set()
+    for s in stmts:
+        if isinstance(s, ir.Let):
+            out.add(s.name)
+        elif isinstance(s, ir.If):
+            for _, body in s.branches:
+                out |= _declared_in(body)
+            out |= _declared_in(s.orelse or ())
+        elif isinstance(s, ir.Repeat):
+            out |= _declared_in(s.body)
+    return out
 
 
 def _procedure(st: CheckState, d: n.ProcedureDecl) -> ir.Procedure:
@@ -121,7 +185,9 @@ def _procedure(st: CheckState, d: n.ProcedureDecl) -> ir.Procedure:
         st.local_decl[(scope, pname)] = p.span
         text = ir.span_text(st.sources, p.default.span) if p.default is not None else None
         params.append(ir.Param(name=pname, type=pt, default=default, span=p.span, default_text=text))
+    st.in_body = True
     body, returns = _Body(st, result).block(list(d.body), scope)
+    st.in_body = False
     if not returns:
         st.err(f"procedure {d.name} may end without returning a value", d.span, "end every path with `return …`", "no-return")
     for (owner, lname), span in st.local_decl.items():

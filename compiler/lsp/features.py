@@ -48,6 +48,7 @@ _DECL_KINDS = {
     "term": (types.SymbolKind.Key, types.CompletionItemKind.Text),
     "odds": (types.SymbolKind.Operator, types.CompletionItemKind.Value),
     "example": (types.SymbolKind.Method, types.CompletionItemKind.Method),
+    "army": (types.SymbolKind.Object, types.CompletionItemKind.Module),
     "broken": (types.SymbolKind.Null, types.CompletionItemKind.Text),
 }
 _DOTTED = re.compile(r"([^\W\d]\w*(?:\.[^\W\d]\w*)*)\.(\w*)$")

@@ -16,6 +16,8 @@
  * - Scrollable tables: a container wider than the screen gets .rb-overflows (a
  *   visible hint, see extra.css) and can take the keyboard focus.
  * - Filters of the datasheet index (form[data-rb-filter]).
+ * - Words shown to players come from window.rulebookMessages, written by
+ *   overrides/main.html from the rulebook's language (mkdocs.yml extra.rb).
  */
 (function () {
   "use strict";
@@ -23,6 +25,12 @@
   var STORAGE = "rulebook.tech";
   var MAX_RESULTS = 30;
   var html = document.documentElement;
+  var MESSAGES = window.rulebookMessages || {};
+
+  // A phrase of the site's language: MESSAGES[key] with "{n}" replaced.
+  function say(key, n) {
+    return String(MESSAGES[key] || key).replace("{n}", String(n));
+  }
 
   /* ------------------------------------------------------------ helpers */
 
@@ -79,6 +87,7 @@
     boxes.forEach(function (box) {
       var over = box.scrollWidth > box.clientWidth + 1;
       box.classList.toggle("rb-overflows", over);
+      if (over) box.setAttribute("data-rb-scroll-hint", say("scroll_hint"));
       if (over && !box.hasAttribute("tabindex")) box.setAttribute("tabindex", "0");
     });
   }
@@ -188,7 +197,7 @@
     function open() {
       if (toggle && !toggle.checked) toggle.checked = true;
       loadIndex().then(render, function () {
-        meta.textContent = "No se pudo cargar el índice de búsqueda.";
+        meta.textContent = say("search_failed");
       });
     }
 
@@ -205,8 +214,8 @@
         return;
       }
       var results = search(input.value);
-      meta.textContent = results.length === 0 ? "Sin resultados"
-        : results.length === 1 ? "1 resultado" : results.length + " resultados";
+      meta.textContent = results.length === 0 ? say("no_results")
+        : results.length === 1 ? say("one_result") : say("n_results", results.length);
       list.innerHTML = results.slice(0, MAX_RESULTS).map(function (e) {
         var href = siteBase() + "/" + e.href;
         return "<li class=\"md-search-result__item\"><a href=\"" + escapeHtml(href) + "\" class=\"md-search-result__link\">"

@@ -21,8 +21,8 @@ def test_numbers_use_a_decimal_comma_and_a_true_minus():
 def test_probabilities():
     assert percent(Fraction(3, 8)) == "37,5"
     assert percent(Fraction(1, 3)) == "33,3"
-    assert exact_probability(Fraction(1, 3)) == "1/3 (33,3 %)"
-    assert exact_probability(Fraction(1)) == "1 (100,0 %)"
+    assert exact_probability(Fraction(1, 3)) == "1/3 (33,3\u00a0%)"
+    assert exact_probability(Fraction(1)) == "1 (100,0\u00a0%)"
     assert bar_width(Fraction(1, 3)) == "33.33"
 
 

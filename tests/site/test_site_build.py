@@ -208,14 +208,14 @@ def test_deferred_catalogs_have_badges(built):
 def test_rule_lists_units_that_have_it(built):
     page = _read(built, "03-reglas-especiales.html")
     section = page[page.index('id="lmg"'):page.index('id="casco"')]
-    assert "Unidades que la tienen" in section
+    assert "Fichas que la tienen" in section
     assert 'href="fichas-bando-nacional.html#infanteria_nacional--n_cazadores_montana"' in section
     assert "X = 2" in _text(section)
 
 
 def test_profile_lists_units_that_carry_it(built):
     card = _card(_read(built, "fichas-perfiles-de-armas.html"), "perfiles_armas--pistola")
-    assert "Unidades que lo llevan" in card
+    assert "Aparece en" in card
     assert 'href="fichas-bando-nacional.html#infanteria_nacional--n_oficial"' in card
 
 
@@ -258,8 +258,8 @@ def test_data_page_python_examples_run(built):
     run = subprocess.run([sys.executable, "-c", python[0]], cwd=built.parent, capture_output=True, text=True, env=env, timeout=300)
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip()
-    # the schema example runs next to datos/
-    run = subprocess.run([sys.executable, "-c", python[1]], cwd=built / "site", capture_output=True, text=True, env=env, timeout=300)
+    # so does the schema example (it reads build/site/datos/)
+    run = subprocess.run([sys.executable, "-c", python[1]], cwd=built.parent, capture_output=True, text=True, env=env, timeout=300)
     assert run.returncode == 0, run.stderr
 
 
@@ -267,7 +267,7 @@ def test_data_page_cli_example_runs(built):
     import shlex
 
     page = _read(built, "datos.html")
-    (cli,) = _code_blocks(page, "bash")[:1]
+    (cli,) = [b for b in _code_blocks(page, "bash") if b.startswith("rulebook resolve ")]
     argv = shlex.split(cli.strip())
     assert argv[:2] == ["rulebook", "resolve"]
     env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"}

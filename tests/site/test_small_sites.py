@@ -3,7 +3,8 @@
 Each folder of ``tests/site/data/sites/`` is a rulebook: ``smallest`` (no
 section at all), ``glossary_brackets`` (glossary terms whose titles hold ``]``,
 ``]:`` and a backslash), ``long_titles`` (two ~300-character section titles
-that only differ at the end). Every one must build, with a site whose links all
+that only differ at the end), ``unnumbered`` (no numbered section, and its
+glossary in a file without ``section``: issue 9 §5). Every one must build, with a site whose links all
 work, whose page file names are bounded and distinct, and which shows every
 section and glossary term.
 """
@@ -64,3 +65,18 @@ def test_an_empty_source_date_epoch_does_not_fail_the_site(tmp_path, monkeypatch
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "")
     result = driver.build(Path(__file__).parent / "data" / "sites" / "smallest", tmp_path / "build", site=True)
     assert result.ok, [d.render(result.sources) for d in result.diagnostics if d.severity == "error"]
+
+
+def test_a_glossary_outside_every_section_has_its_own_page(tmp_path):
+    """``unnumbered``: no numbered section, and its glossary in a file without ``section``:
+    the terms get a glossary page that the home page and the navigation link to."""
+    out = tmp_path / "build"
+    result = driver.build(Path(__file__).parent / "data" / "sites" / "unnumbered", out, site=True)
+    assert result.ok, [d.render(result.sources) for d in result.diagnostics if d.severity == "error"]
+    site = out / "site"
+    home = (site / "index.html").read_text(encoding="utf-8")
+    assert re.search(r'<a class="rb-tile" href="glosario\.html"><strong>Glosario</strong><span>2 términos</span>', home)
+    glossary = (site / "glosario.html").read_text(encoding="utf-8")
+    assert 'id="g_carga"' in glossary and 'id="g_moral"' in glossary
+    assert 'id="g_carga"' not in (site / "disenadores.html").read_text(encoding="utf-8")
+    assert '"Glosario": "glosario.md"' in (out / "mkdocs.yml").read_text(encoding="utf-8")

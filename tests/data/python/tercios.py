@@ -19,13 +19,25 @@ _min, _max, _abs, _len, _sum, _any, _all = min, max, abs, len, sum, any, all
 
 # source positions (file.rules:LINE) cited below as _SRC[i]
 _SRC = (
-    'tests/data/python/tercios.rules:16',  # 0
-    'tests/data/python/tercios.rules:22',  # 1
-    'tests/data/python/tercios.rules:23',  # 2
-    'tests/data/python/tercios.rules:57',  # 3
-    'tests/data/python/tercios.rules:69',  # 4
-    'tests/data/python/tercios.rules:89',  # 5
+    'tests/data/python/tercios.rules:53',  # 0
+    'tests/data/python/tercios.rules:54',  # 1
+    'tests/data/python/tercios.rules:64',  # 2
+    'tests/data/python/tercios.rules:67',  # 3
+    'tests/data/python/tercios.rules:72',  # 4
+    'tests/data/python/tercios.rules:74',  # 5
+    'tests/data/python/tercios.rules:119',  # 6
+    'tests/data/python/tercios.rules:126',  # 7
+    'tests/data/python/tercios.rules:157',  # 8
+    'tests/data/python/tercios.rules:158',  # 9
+    'tests/data/python/tercios.rules:159',  # 10
+    'tests/data/python/tercios.rules:180',  # 11
+    'tests/data/python/tercios.rules:181',  # 12
+    'tests/data/python/tercios.rules:182',  # 13
+    'tests/data/python/tercios.rules:239',  # 14
 )
+
+# random variables with fixed shape, built once
+_RV_1 = _rt.roll_one(_rt.std_die(6))
 
 
 @_rt.traced_by(_traced.valor_modificado)
@@ -37,90 +49,131 @@ def valor_modificado(ctx, original, aumentos=0, reducciones=0):
     reducciones: int
     Result: int
 
-    Generated from tests/data/python/tercios.rules:15."""
-    if not ((original >= 1) and (aumentos >= 0) and (reducciones >= 0)):
-        raise _rt.RuleError('los valores y modificadores no pueden ser negativos', _SRC[0])
+    Generated from tests/data/python/tercios.rules:51."""
 
-    # 1. Aumentos y reducciones se anulan entre sí
+    # 1. Valor original 0–10 y cuántos aumentos y reducciones se aplican
+    if not ((original >= 0) and (original <= 10)):
+        raise _rt.RuleError('Las tablas de aumentos y reducciones cubren los valores originales 0–10', _SRC[0])
+    if not ((aumentos >= 0) and (reducciones >= 0)):
+        raise _rt.RuleError('Los aumentos y las reducciones se cuentan con números no negativos', _SRC[1])
+
+    # 2. Por cada Valor Aumentado se anula un Valor Reducido
     neto = aumentos - reducciones
+    if (neto == 0) or (original == 0):
+        return original
 
-    # 2. Aplicar la tabla de aumentos y reducciones
+    # 3. Tabla Aumentando: 1 aumento, o 2 ó más aumentos (el doble, que es el máximo)
     if neto >= 2:
-        return original * 2
+        return _rt.lookup(_d.TABLE_valor_aumentado, original, 'valor_aumentado', _SRC[2]).dos_o_mas
     if neto == 1:
-        return original + _rt.floor_(_rt.div(original, 2, _SRC[1]))
+        return _rt.lookup(_d.TABLE_valor_aumentado, original, 'valor_aumentado', _SRC[3]).un_aumento
+
+    # 4. Tabla Reduciendo: 1 reducción, o 2 ó más reducciones (valor fijo de 1)
     if neto == (-1):
-        return original - _rt.floor_(_rt.div(original, 2, _SRC[2]))
-    if neto <= (-2):
-        return 1
-    return original
+        return _rt.lookup(_d.TABLE_valor_reducido, original, 'valor_reducido', _SRC[4]).una_reduccion
+    return _rt.lookup(_d.TABLE_valor_reducido, original, 'valor_reducido', _SRC[5]).dos_o_mas
 
 
-@_rt.traced_by(_traced.chequeo_disciplina)
-def chequeo_disciplina(ctx, disciplina, aumentos=0, reducciones=0):
-    """Chequeo de Disciplina (T.2).
+@_rt.traced_by(_traced.chequeo_orden)
+def chequeo_orden(ctx, disciplina, desgaste, reaccion=False, aumentos=0, reducciones=0):
+    """Chequeo de Orden (T.2).
 
     disciplina: int
+    desgaste: int
+    reaccion: bool
     aumentos: int
     reducciones: int
-    Result: Chequeo
+    Result: ChequeoOrden
 
-    Generated from tests/data/python/tercios.rules:54."""
+    Generated from tests/data/python/tercios.rules:115."""
 
-    # 1. Disciplina (modificada) × D6, éxito con 5+
+    # 1. Una unidad sin marcadores de Desgaste ejecuta automáticamente la orden, salvo que reaccione
+    if not (desgaste >= 0):
+        raise _rt.RuleError('El número de marcadores de desgaste no puede ser negativo', _SRC[6])
+    if (desgaste == 0) and (not reaccion):
+        return _t.ChequeoOrden(automatico=True, exitos=0, superado=True)
+
+    # 2. Disciplina x D6 = objetivo 5+: basta un 5+ en alguno de los dados
     dados = _proc_valor_modificado(ctx, original=disciplina, aumentos=aumentos, reducciones=reducciones)
-    exitos = ctx.roll(_rt.pool_count(_rt.std_die(6), dados, '>=', 5, src=_SRC[3]))
-    return _t.Chequeo(exitos=exitos, superado=(exitos >= 1))
+    exitos = ctx.roll(_rt.pool_count(_rt.std_die(6), dados, '>=', 5, src=_SRC[7]))
+    return _t.ChequeoOrden(automatico=False, exitos=exitos, superado=(exitos >= 1))
+
+
+@_rt.traced_by(_traced.iniciativa)
+def iniciativa(ctx):
+    """Iniciativa (T.3).
+
+    Result: Jugador
+
+    Generated from tests/data/python/tercios.rules:155."""
+
+    # 1. Cada jugador lanza 1D6; los empates se repiten hasta obtener resultados diferentes
+    dado_a, dado_b = ctx.repeat(
+        _repeat_iniciativa_1, {}, _SRC[8], until='dado_a != dado_b', procedure='iniciativa', step=1
+    )
+
+    # 2. La iniciativa es del jugador con el número mayor
+    return 'jugador_a' if (dado_a > dado_b) else 'jugador_b'
+
+
+def _repeat_iniciativa_1(ctx):
+    """One run of the repeat of iniciativa until dado_a != dado_b (tests/data/python/tercios.rules:157).
+
+    Returns whether the condition holds and the values the repeat binds."""
+    dado_a = ctx.roll(_RV_1)
+    dado_b = ctx.roll(_RV_1)
+    return ((dado_a != dado_b), (dado_a, dado_b))
 
 
 @_rt.traced_by(_traced.chequeo_ruptura)
 def chequeo_ruptura(ctx, disciplina_original, puntos_ruptura):
-    """Chequeo de Ruptura (T.2).
+    """Chequeo de Ruptura (T.4).
 
     disciplina_original: int
     puntos_ruptura: int
     Result: bool
 
-    Generated from tests/data/python/tercios.rules:67."""
+    Generated from tests/data/python/tercios.rules:178."""
 
-    # 1. Tantos resultados de 6 como Puntos de Ruptura, con la Disciplina original
-    return ctx.roll(_rt.pool_count(_rt.std_die(6), disciplina_original, '==', 6, src=_SRC[4])) >= puntos_ruptura
+    # 1. Tantos dados como la Disciplina original, sin aumentos ni reducciones
+    if not (disciplina_original >= 0):
+        raise _rt.RuleError('La Disciplina no puede ser negativa', _SRC[11])
+    if not (puntos_ruptura >= 1):
+        raise _rt.RuleError('Sólo hay Chequeo de Ruptura cuando el desgaste supera el Aguante', _SRC[12])
+    seises = ctx.roll(_rt.pool_count(_rt.std_die(6), disciplina_original, '==', 6, src=_SRC[13]))
 
-
-@_rt.traced_by(_traced.robar_ordenes)
-def robar_ordenes(ctx, n, fuego_fuera=0):
-    """Robar órdenes del mazo (T.2).
-
-    n: int
-    fuego_fuera: int
-    Result: int
-
-    Generated from tests/data/python/tercios.rules:87."""
-
-    # 1. Se roban n cartas del mazo sin las ya jugadas
-    return ctx.roll(_rt.bag_draw(_rt.bag_without(_d.BAG_Mazo, {'fuego': fuego_fuera}, _SRC[5]), n, src=_SRC[5]))[
-        'fuego'
-    ]
+    # 2. Éxito con tantos resultados de 6 como Puntos de Ruptura
+    return seises >= puntos_ruptura
 
 
-@_rt.traced_by(_traced.defensa_caballeria)
-def defensa_caballeria(ctx, unidad):
-    """defensa_caballeria (T.2).
+@_rt.traced_by(_traced.chequeo_evasion)
+def chequeo_evasion(ctx, unidad, carga):
+    """Chequeo de Orden de una Evasión (T.5).
 
-    unidad: ref unidades
-    Result: int
+    unidad: ref tropas
+    carga: ref tropas
+    Result: ChequeoOrden
 
-    Generated from tests/data/python/tercios.rules:115."""
-    picas_x = _rt.rule_param(_d.CATALOG_unidades[unidad].reglas, 'picas', 'X')
-    return (
-        (picas_x if (picas_x is not None) else 0)
-        + (1 if _rt.has_rule(_d.CATALOG_unidades[unidad].reglas, 'veteranos') else 0)
+    Generated from tests/data/python/tercios.rules:237."""
+
+    # 1. Sólo la caballería tiene Evasión
+    if not _rt.has_rule(_rt.granted(_d.CATALOG_tropas[unidad].reglas, _d.GRANTS), 'evasion'):
+        raise _rt.RuleError('Sólo las unidades de caballería tienen Evasión', _SRC[14])
+
+    # 2. Reaccionar exige el chequeo; Disciplina+ si la unidad que carga es infantería
+    contra_infanteria = _d.CATALOG_tropas[carga].tipo == 'infanteria'
+    return _proc_chequeo_orden(
+        ctx,
+        disciplina=_d.CATALOG_tropas[unidad].disciplina,
+        desgaste=0,
+        reaccion=True,
+        aumentos=(1 if contra_infanteria else 0),
     )
 
 
 # internal aliases: calls between procedures never see a local of the same name
 _proc_valor_modificado = valor_modificado
-_proc_chequeo_disciplina = chequeo_disciplina
+_proc_chequeo_orden = chequeo_orden
+_proc_iniciativa = iniciativa
 _proc_chequeo_ruptura = chequeo_ruptura
-_proc_robar_ordenes = robar_ordenes
-_proc_defensa_caballeria = defensa_caballeria
+_proc_chequeo_evasion = chequeo_evasion

@@ -18,27 +18,46 @@ _min, _max, _abs, _len, _sum, _any, _all = min, max, abs, len, sum, any, all
 
 # source positions (file.rules:LINE) cited below as _SRC[i]
 _SRC = (
-    'tests/data/python/tercios.rules:15',  # 0
-    'tests/data/python/tercios.rules:16',  # 1
-    'tests/data/python/tercios.rules:17',  # 2
-    'tests/data/python/tercios.rules:18',  # 3
-    'tests/data/python/tercios.rules:20',  # 4
-    'tests/data/python/tercios.rules:22',  # 5
-    'tests/data/python/tercios.rules:23',  # 6
-    'tests/data/python/tercios.rules:54',  # 7
-    'tests/data/python/tercios.rules:55',  # 8
-    'tests/data/python/tercios.rules:56',  # 9
-    'tests/data/python/tercios.rules:57',  # 10
-    'tests/data/python/tercios.rules:67',  # 11
-    'tests/data/python/tercios.rules:68',  # 12
-    'tests/data/python/tercios.rules:69',  # 13
-    'tests/data/python/tercios.rules:87',  # 14
-    'tests/data/python/tercios.rules:88',  # 15
-    'tests/data/python/tercios.rules:89',  # 16
-    'tests/data/python/tercios.rules:115',  # 17
-    'tests/data/python/tercios.rules:116',  # 18
-    'tests/data/python/tercios.rules:117',  # 19
+    'tests/data/python/tercios.rules:51',  # 0
+    'tests/data/python/tercios.rules:52',  # 1
+    'tests/data/python/tercios.rules:53',  # 2
+    'tests/data/python/tercios.rules:54',  # 3
+    'tests/data/python/tercios.rules:56',  # 4
+    'tests/data/python/tercios.rules:57',  # 5
+    'tests/data/python/tercios.rules:62',  # 6
+    'tests/data/python/tercios.rules:64',  # 7
+    'tests/data/python/tercios.rules:67',  # 8
+    'tests/data/python/tercios.rules:70',  # 9
+    'tests/data/python/tercios.rules:72',  # 10
+    'tests/data/python/tercios.rules:74',  # 11
+    'tests/data/python/tercios.rules:115',  # 12
+    'tests/data/python/tercios.rules:118',  # 13
+    'tests/data/python/tercios.rules:119',  # 14
+    'tests/data/python/tercios.rules:124',  # 15
+    'tests/data/python/tercios.rules:125',  # 16
+    'tests/data/python/tercios.rules:126',  # 17
+    'tests/data/python/tercios.rules:155',  # 18
+    'tests/data/python/tercios.rules:156',  # 19
+    'tests/data/python/tercios.rules:157',  # 20
+    'tests/data/python/tercios.rules:162',  # 21
+    'tests/data/python/tercios.rules:158',  # 22
+    'tests/data/python/tercios.rules:159',  # 23
+    'tests/data/python/tercios.rules:178',  # 24
+    'tests/data/python/tercios.rules:179',  # 25
+    'tests/data/python/tercios.rules:180',  # 26
+    'tests/data/python/tercios.rules:181',  # 27
+    'tests/data/python/tercios.rules:182',  # 28
+    'tests/data/python/tercios.rules:184',  # 29
+    'tests/data/python/tercios.rules:237',  # 30
+    'tests/data/python/tercios.rules:238',  # 31
+    'tests/data/python/tercios.rules:239',  # 32
+    'tests/data/python/tercios.rules:241',  # 33
+    'tests/data/python/tercios.rules:242',  # 34
+    'tests/data/python/tercios.rules:243',  # 35
 )
+
+# random variables with fixed shape, built once
+_RV_1 = _rt.roll_one(_rt.std_die(6))
 
 
 def valor_modificado(ctx, original, aumentos=0, reducciones=0):
@@ -49,7 +68,7 @@ def valor_modificado(ctx, original, aumentos=0, reducciones=0):
     reducciones: int
     Result: int
 
-    Generated from tests/data/python/tercios.rules:15."""
+    Generated from tests/data/python/tercios.rules:51."""
     ctx.enter(
         'valor_modificado',
         'Valor aumentado o reducido',
@@ -57,130 +76,189 @@ def valor_modificado(ctx, original, aumentos=0, reducciones=0):
         _SRC[0],
         {'original': original, 'aumentos': aumentos, 'reducciones': reducciones},
     )
-    if not ((original >= 1) and (aumentos >= 0) and (reducciones >= 0)):
-        raise _rt.RuleError('los valores y modificadores no pueden ser negativos', _SRC[1])
 
-    ctx.step(1, 'Aumentos y reducciones se anulan entre sí', 'T.1', _SRC[2])
-    neto = ctx.let('neto', (aumentos - reducciones), _SRC[3])
+    ctx.step(1, 'Valor original 0–10 y cuántos aumentos y reducciones se aplican', 'T.1', _SRC[1])
+    if not ((original >= 0) and (original <= 10)):
+        raise _rt.RuleError('Las tablas de aumentos y reducciones cubren los valores originales 0–10', _SRC[2])
+    if not ((aumentos >= 0) and (reducciones >= 0)):
+        raise _rt.RuleError('Los aumentos y las reducciones se cuentan con números no negativos', _SRC[3])
 
-    ctx.step(2, 'Aplicar la tabla de aumentos y reducciones', 'T.1', _SRC[4])
+    ctx.step(2, 'Por cada Valor Aumentado se anula un Valor Reducido', 'T.1', _SRC[4])
+    neto = ctx.let('neto', (aumentos - reducciones), _SRC[5])
+    if (neto == 0) or (original == 0):
+        return ctx.leave(original)
+
+    ctx.step(3, 'Tabla Aumentando: 1 aumento, o 2 ó más aumentos (el doble, que es el máximo)', 'T.1', _SRC[6])
     if neto >= 2:
-        return ctx.leave(original * 2)
+        return ctx.leave(_rt.lookup(_d.TABLE_valor_aumentado, original, 'valor_aumentado', _SRC[7]).dos_o_mas)
     if neto == 1:
-        return ctx.leave(original + _rt.floor_(_rt.div(original, 2, _SRC[5])))
+        return ctx.leave(_rt.lookup(_d.TABLE_valor_aumentado, original, 'valor_aumentado', _SRC[8]).un_aumento)
+
+    ctx.step(4, 'Tabla Reduciendo: 1 reducción, o 2 ó más reducciones (valor fijo de 1)', 'T.1', _SRC[9])
     if neto == (-1):
-        return ctx.leave(original - _rt.floor_(_rt.div(original, 2, _SRC[6])))
-    if neto <= (-2):
-        return ctx.leave(1)
-    return ctx.leave(original)
+        return ctx.leave(_rt.lookup(_d.TABLE_valor_reducido, original, 'valor_reducido', _SRC[10]).una_reduccion)
+    return ctx.leave(_rt.lookup(_d.TABLE_valor_reducido, original, 'valor_reducido', _SRC[11]).dos_o_mas)
 
 
-def chequeo_disciplina(ctx, disciplina, aumentos=0, reducciones=0):
-    """Chequeo de Disciplina (T.2).
+def chequeo_orden(ctx, disciplina, desgaste, reaccion=False, aumentos=0, reducciones=0):
+    """Chequeo de Orden (T.2).
 
     disciplina: int
+    desgaste: int
+    reaccion: bool
     aumentos: int
     reducciones: int
-    Result: Chequeo
+    Result: ChequeoOrden
 
-    Generated from tests/data/python/tercios.rules:54."""
+    Generated from tests/data/python/tercios.rules:115."""
     ctx.enter(
-        'chequeo_disciplina',
-        'Chequeo de Disciplina',
+        'chequeo_orden',
+        'Chequeo de Orden',
         'T.2',
-        _SRC[7],
-        {'disciplina': disciplina, 'aumentos': aumentos, 'reducciones': reducciones},
+        _SRC[12],
+        {
+            'disciplina': disciplina,
+            'desgaste': desgaste,
+            'reaccion': reaccion,
+            'aumentos': aumentos,
+            'reducciones': reducciones,
+        },
     )
 
-    ctx.step(1, 'Disciplina (modificada) × D6, éxito con 5+', 'T.2', _SRC[8])
+    ctx.step(
+        1,
+        'Una unidad sin marcadores de Desgaste ejecuta automáticamente la orden, salvo que reaccione',
+        'T.2',
+        _SRC[13],
+    )
+    if not (desgaste >= 0):
+        raise _rt.RuleError('El número de marcadores de desgaste no puede ser negativo', _SRC[14])
+    if (desgaste == 0) and (not reaccion):
+        return ctx.leave(_t.ChequeoOrden(automatico=True, exitos=0, superado=True))
+
+    ctx.step(2, 'Disciplina x D6 = objetivo 5+: basta un 5+ en alguno de los dados', 'T.2', _SRC[15])
     dados = ctx.let(
-        'dados', _proc_valor_modificado(ctx, original=disciplina, aumentos=aumentos, reducciones=reducciones), _SRC[9]
+        'dados', _proc_valor_modificado(ctx, original=disciplina, aumentos=aumentos, reducciones=reducciones), _SRC[16]
     )
     exitos = ctx.let(
         'exitos',
         ctx.roll(
-            _rt.pool_count(_rt.std_die(6), dados, '>=', 5, src=_SRC[10]),
+            _rt.pool_count(_rt.std_die(6), dados, '>=', 5, src=_SRC[17]),
             'roll d6 times dados count >= 5',
-            _SRC[10],
+            _SRC[17],
             state=lambda _v: (_v,),
         ),
-        _SRC[10],
+        _SRC[17],
     )
-    return ctx.leave(_t.Chequeo(exitos=exitos, superado=(exitos >= 1)))
+    return ctx.leave(_t.ChequeoOrden(automatico=False, exitos=exitos, superado=(exitos >= 1)))
+
+
+def iniciativa(ctx):
+    """Iniciativa (T.3).
+
+    Result: Jugador
+
+    Generated from tests/data/python/tercios.rules:155."""
+    ctx.enter('iniciativa', 'Iniciativa', 'T.3', _SRC[18], {})
+
+    ctx.step(1, 'Cada jugador lanza 1D6; los empates se repiten hasta obtener resultados diferentes', 'T.3', _SRC[19])
+    dado_a, dado_b = ctx.repeat(
+        _repeat_iniciativa_1,
+        {},
+        _SRC[20],
+        until='dado_a != dado_b',
+        procedure='iniciativa',
+        step=1,
+        state=lambda _v: (_v[0], _v[1]),
+    )
+
+    ctx.step(2, 'La iniciativa es del jugador con el número mayor', 'T.3', _SRC[21])
+    return ctx.leave('jugador_a' if (dado_a > dado_b) else 'jugador_b')
+
+
+def _repeat_iniciativa_1(ctx):
+    """One run of the repeat of iniciativa until dado_a != dado_b (tests/data/python/tercios.rules:157).
+
+    Returns whether the condition holds and the values the repeat binds."""
+    dado_a = ctx.let('dado_a', ctx.roll(_RV_1, 'roll d6', _SRC[22], state=lambda _v: (_v,)), _SRC[22])
+    dado_b = ctx.let('dado_b', ctx.roll(_RV_1, 'roll d6', _SRC[23], state=lambda _v: (dado_a, _v)), _SRC[23])
+    return ((dado_a != dado_b), (dado_a, dado_b))
 
 
 def chequeo_ruptura(ctx, disciplina_original, puntos_ruptura):
-    """Chequeo de Ruptura (T.2).
+    """Chequeo de Ruptura (T.4).
 
     disciplina_original: int
     puntos_ruptura: int
     Result: bool
 
-    Generated from tests/data/python/tercios.rules:67."""
+    Generated from tests/data/python/tercios.rules:178."""
     ctx.enter(
         'chequeo_ruptura',
         'Chequeo de Ruptura',
-        'T.2',
-        _SRC[11],
+        'T.4',
+        _SRC[24],
         {'disciplina_original': disciplina_original, 'puntos_ruptura': puntos_ruptura},
     )
 
-    ctx.step(1, 'Tantos resultados de 6 como Puntos de Ruptura, con la Disciplina original', 'T.2', _SRC[12])
-    return ctx.leave(
+    ctx.step(1, 'Tantos dados como la Disciplina original, sin aumentos ni reducciones', 'T.4', _SRC[25])
+    if not (disciplina_original >= 0):
+        raise _rt.RuleError('La Disciplina no puede ser negativa', _SRC[26])
+    if not (puntos_ruptura >= 1):
+        raise _rt.RuleError('Sólo hay Chequeo de Ruptura cuando el desgaste supera el Aguante', _SRC[27])
+    seises = ctx.let(
+        'seises',
         ctx.roll(
-            _rt.pool_count(_rt.std_die(6), disciplina_original, '==', 6, src=_SRC[13]),
+            _rt.pool_count(_rt.std_die(6), disciplina_original, '==', 6, src=_SRC[28]),
             'roll d6 times disciplina_original count == 6',
-            _SRC[13],
+            _SRC[28],
             state=lambda _v: (puntos_ruptura, _v),
-        )
-        >= puntos_ruptura
+        ),
+        _SRC[28],
     )
 
+    ctx.step(2, 'Éxito con tantos resultados de 6 como Puntos de Ruptura', 'T.4', _SRC[29])
+    return ctx.leave(seises >= puntos_ruptura)
 
-def robar_ordenes(ctx, n, fuego_fuera=0):
-    """Robar órdenes del mazo (T.2).
 
-    n: int
-    fuego_fuera: int
-    Result: int
+def chequeo_evasion(ctx, unidad, carga):
+    """Chequeo de Orden de una Evasión (T.5).
 
-    Generated from tests/data/python/tercios.rules:87."""
-    ctx.enter('robar_ordenes', 'Robar órdenes del mazo', 'T.2', _SRC[14], {'n': n, 'fuego_fuera': fuego_fuera})
+    unidad: ref tropas
+    carga: ref tropas
+    Result: ChequeoOrden
 
-    ctx.step(1, 'Se roban n cartas del mazo sin las ya jugadas', 'T.2', _SRC[15])
+    Generated from tests/data/python/tercios.rules:237."""
+    ctx.enter('chequeo_evasion', 'Chequeo de Orden de una Evasión', 'T.5', _SRC[30], {'unidad': unidad, 'carga': carga})
+
+    ctx.step(1, 'Sólo la caballería tiene Evasión', 'T.5', _SRC[31])
+    if not _rt.has_rule(
+        _rt.granted(_rt.lookup(_d.CATALOG_tropas, unidad, 'tropas', _SRC[32]).reglas, _d.GRANTS), 'evasion'
+    ):
+        raise _rt.RuleError('Sólo las unidades de caballería tienen Evasión', _SRC[32])
+
+    ctx.step(2, 'Reaccionar exige el chequeo; Disciplina+ si la unidad que carga es infantería', 'T.5', _SRC[33])
+    contra_infanteria = ctx.let(
+        'contra_infanteria', (_rt.lookup(_d.CATALOG_tropas, carga, 'tropas', _SRC[34]).tipo == 'infanteria'), _SRC[34]
+    )
     return ctx.leave(
-        ctx.roll(
-            _rt.bag_draw(_rt.bag_without(_d.BAG_Mazo, {'fuego': fuego_fuera}, _SRC[16]), n, src=_SRC[16]),
-            'draw n from Mazo except (fuego: fuego_fuera)',
-            _SRC[16],
+        ctx.call(
+            _proc_chequeo_orden,
+            {
+                'disciplina': _rt.lookup(_d.CATALOG_tropas, unidad, 'tropas', _SRC[35]).disciplina,
+                'desgaste': 0,
+                'reaccion': True,
+                'aumentos': (1 if contra_infanteria else 0),
+            },
+            _SRC[35],
             state=lambda _v: (_v,),
-            reads=('fuego',),
-        )['fuego']
-    )
-
-
-def defensa_caballeria(ctx, unidad):
-    """defensa_caballeria (T.2).
-
-    unidad: ref unidades
-    Result: int
-
-    Generated from tests/data/python/tercios.rules:115."""
-    ctx.enter('defensa_caballeria', 'defensa_caballeria', 'T.2', _SRC[17], {'unidad': unidad})
-    picas_x = ctx.let(
-        'picas_x',
-        _rt.rule_param(_rt.lookup(_d.CATALOG_unidades, unidad, 'unidades', _SRC[18]).reglas, 'picas', 'X'),
-        _SRC[18],
-    )
-    return ctx.leave(
-        (picas_x if (picas_x is not None) else 0)
-        + (1 if _rt.has_rule(_rt.lookup(_d.CATALOG_unidades, unidad, 'unidades', _SRC[19]).reglas, 'veteranos') else 0)
+        )
     )
 
 
 # internal aliases: calls between procedures never see a local of the same name
 _proc_valor_modificado = valor_modificado
-_proc_chequeo_disciplina = chequeo_disciplina
+_proc_chequeo_orden = chequeo_orden
+_proc_iniciativa = iniciativa
 _proc_chequeo_ruptura = chequeo_ruptura
-_proc_robar_ordenes = robar_ordenes
-_proc_defensa_caballeria = defensa_caballeria
+_proc_chequeo_evasion = chequeo_evasion

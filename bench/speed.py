@@ -1,0 +1,249 @@
+"""Benchmarks of the command line's speed for bench/run.py: ``rulebook resolve`` with
+its cache (row g1), ``resolve --batch`` (g2) and the ``rulebook serve`` edit loop
+(g3, g4). Each function takes what run.py passes and returns its rows, each with
+the target of issue 10.
+
+    g1  a warm ``rulebook resolve disparo_directo --seed N`` (the compiled rulebook
+        comes from the cache) ÷ the same call with ``--no-cache`` (check and
+        compile on every call, as before). Whole processes, timed from outside;
+        the notes give their CPU time too. Target: ≤ 0.2 s.
+    g2  ``rulebook resolve --batch`` on N JSON lines of sampled ``disparo_directo``
+        (the scenarios of row b, seed = line number), per line, whole process ÷
+        the same N resolutions by ``runtime.sample`` in this process (no JSON, no
+        process start). Target: ≥ 5,000 lines a second. Before timing, a sample
+        of the answers is checked equal to ``runtime.sample`` with the same seed.
+    g3  ``rulebook serve`` on a copy of content/1936: a one-line prose edit →
+        the new page served with the new text, ÷ the serve command's first full
+        build (what every edit cost before). Target ≤ 1 s.
+    g4  the same for a one-number data edit (a catalog value shown on a page).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import resource
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import runtime
+
+ROOT = Path(__file__).resolve().parent.parent
+RULEBOOK = ROOT / "content" / "1936"
+
+
+class BenchFailure(Exception):
+    """A command failed or gave a wrong answer."""
+
+
+def _cli(args: list[str], env: dict, stdin: str | None = None) -> tuple[float, float, str]:
+    """(wall seconds, CPU seconds, stdout) of one ``rulebook`` process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "compiler.cli", *args], cwd=ROOT, env=env, input=stdin,
+                          capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        raise BenchFailure(f"rulebook {' '.join(args[:3])} … failed ({proc.returncode}): {proc.stderr[-1500:]}")
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), proc.stdout
+
+
+def bench_resolve(Row, fmt_time, scenario: dict, repeat: int, notes: list[str]) -> list:
+    with tempfile.TemporaryDirectory(prefix="rulebook-bench-cache-") as cache:
+        env = {**os.environ, "XDG_CACHE_HOME": cache}
+        args = ["resolve", "disparo_directo", "--seed", "7", "--input", json.dumps(scenario)]
+        first, _, answer = _cli(args, env)  # fills the cache
+        warm: list[tuple[float, float]] = []
+        cold: list[tuple[float, float]] = []
+        for i in range(repeat):
+            for side in ((warm, cold) if i % 2 == 0 else (cold, warm)):
+                wall, cpu, out = _cli(args + (["--no-cache"] if side is cold else []), env)
+                if out != answer:
+                    raise BenchFailure("(g1) the cached and uncached answers differ")
+                side.append((wall, cpu))
+    w, c = statistics.median(t for t, _ in warm), statistics.median(t for t, _ in cold)
+    ratios = [a[0] / b[0] for a, b in zip(warm, cold)]
+    notes.append(
+        f"g1: {repeat} warm and {repeat} --no-cache calls, alternated; the first call (check, compile, write the "
+        f"cache) took {fmt_time(first)}; CPU time, warm {fmt_time(statistics.median(u for _, u in warm))}, "
+        f"--no-cache {fmt_time(statistics.median(u for _, u in cold))}; same answers ✓"
+    )
+    return [Row("g1", "rulebook resolve, warm cache ÷ --no-cache (CLI)", fmt_time(w), fmt_time(c), w / c,
+                (min(ratios), max(ratios)), f"≤ 0.2 s {'✓' if w <= 0.2 else '✗'}")]
+
+
+def bench_batch(Row, fmt_time, scenarios: list[dict], lines: int, repeat: int, notes: list[str]) -> list:
+    from compiler import resolve
+
+    work = [scenarios[i % len(scenarios)] for i in range(lines)]
+    text = "".join(json.dumps({"procedure": "disparo_directo", "input": kw, "seed": i}) + "\n" for i, kw in enumerate(work))
+    with tempfile.TemporaryDirectory(prefix="rulebook-bench-cache-") as cache:
+        env = {**os.environ, "XDG_CACHE_HOME": cache}
+        _cli(["resolve", "--list"], env)  # fills the cache: the batch measures answering, not compiling
+        old = os.environ.get("XDG_CACHE_HOME")
+        os.environ["XDG_CACHE_HOME"] = cache
+        try:
+            resolver = resolve.open_rulebook(None, "json")
+        finally:
+            if old is None:
+                os.environ.pop("XDG_CACHE_HOME")
+            else:
+                os.environ["XDG_CACHE_HOME"] = old
+        assert resolver is not None
+        proc = resolver.package.PROCEDURES["disparo_directo"]
+        fn = proc.function
+
+        def in_process() -> float:
+            t0 = time.perf_counter()
+            for i, kw in enumerate(work):
+                runtime.sample(fn, seed=i, trace=False, **proc.convert(kw))
+            return time.perf_counter() - t0
+
+        subject: list[float] = []
+        base: list[float] = []
+        cpu: list[float] = []
+        for i in range(repeat):
+            if i % 2:
+                base.append(in_process())
+            wall, used, out = _cli(["resolve", "--batch"], env, stdin=text)
+            subject.append(wall)
+            cpu.append(used)
+            if i % 2 == 0:
+                base.append(in_process())
+        answers = out.splitlines()
+        if len(answers) != lines:
+            raise BenchFailure(f"(g2) {lines} lines in, {len(answers)} out")
+        for i in range(0, lines, max(1, lines // 50)):
+            got = json.loads(answers[i])
+            want, _ = runtime.sample(fn, seed=i, trace=False, **proc.convert(work[i]))
+            if got.get("result") != runtime.to_jsonable(want) or got.get("seed") != i:
+                raise BenchFailure(f"(g2) line {i + 1}: {answers[i][:200]} differs from runtime.sample")
+    s, b = statistics.median(subject), statistics.median(base)
+    rate = lines / s
+    ratios = [a / c for a, c in zip(subject, base)]
+    notes.append(
+        f"g2: {lines} lines, {repeat} run(s): {rate:,.0f} lines/s for the whole process "
+        f"(CPU {lines / statistics.median(cpu):,.0f} lines per CPU second); answers equal runtime.sample with the same seed ✓"
+    )
+    return [Row("g2", f"resolve --batch, {lines} lines ÷ runtime.sample in-process", fmt_time(s / lines) + "/line",
+                fmt_time(b / lines) + "/line", s / b, (min(ratios), max(ratios)), f"≥ 5,000/s {'✓' if rate >= 5000 else '✗'}")]
+
+
+# ---------------------------------------------------------------------------- g3, g4: the edit loop
+
+PROSE = ("06-disparo.rules", "Esta sección sustituye al antiguo sistema de disparo.", "06-iniciativa-y-disparos.html")
+"""A one-line prose edit: the file, the sentence edited, the page that shows it."""
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class _Serve:
+    def __init__(self, folder: Path, tmp: Path) -> None:
+        self.port = _free_port()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "compiler.cli", "serve", str(folder), "--port", str(self.port)],
+            cwd=ROOT, env={**os.environ, "TMPDIR": str(tmp)}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        )
+        self.lines: list[str] = []
+        threading.Thread(target=lambda: self.lines.extend(self.proc.stdout), daemon=True).start()
+        self.wait("serving http://", 600)
+        built = re.search(r"built in ([\d.]+)s", "".join(self.lines))
+        self.first_build = float(built.group(1)) if built else float("nan")
+
+    def wait(self, needle: str, seconds: float, after: int = 0) -> None:
+        deadline = time.monotonic() + seconds
+        while needle not in "".join(self.lines[after:]):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise BenchFailure(f"rulebook serve: no {needle!r}:\n{''.join(self.lines)[-2000:]}")
+            time.sleep(0.01)
+
+    def page(self, name: str) -> str:
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/{name}", timeout=60) as r:
+            return r.read().decode("utf-8")
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(timeout=60)
+
+
+def _edit_to_page(serve: _Serve, path: Path, old: str, new: str, page: str, shown: str) -> tuple[float, str]:
+    """Seconds from writing the edit to the page served with ``shown``; and the serve log's timings."""
+    mark = len(serve.lines)
+    text = path.read_text(encoding="utf-8")
+    if old not in text:
+        raise BenchFailure(f"(g3/g4) {old!r} is not in {path.name}: update bench/speed.py")
+    t0 = time.perf_counter()
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    deadline = t0 + 180
+    while shown not in serve.page(page):
+        if time.perf_counter() > deadline:
+            raise BenchFailure(f"(g3/g4) the edit never showed on {page}")
+        time.sleep(0.01)
+    elapsed = time.perf_counter() - t0
+    serve.wait("reloading", 60, mark)
+    log = re.search(r"updated .*\((.*)\); reloading", "".join(serve.lines[mark:]))
+    return elapsed, log.group(1) if log else "?"
+
+
+DATA_PAGE = "fichas-bando-nacional.html"
+
+
+def _data_edit(folder: Path, shown_page: str) -> tuple[Path, str, str, str]:
+    """A one-number data edit: a value of the 2 cm Flak 30's catalog row (shown on its
+    datasheet) set to a number the page does not show yet."""
+    path = folder / "02-costes-listas.rules"
+    text = path.read_text(encoding="utf-8")
+    m = re.search(r'^(  n_flak_30_20 \| "2 cm Flak 30" \| "[^"]*" \| \d+ \| \d+ \| \w+ \| )(\d+)( \|)', text, re.M)
+    if m is None:
+        raise BenchFailure("(g4) the Flak 30 row of 02-costes-listas.rules was not found: update bench/speed.py")
+    value = next(str(v) for v in range(913, 999) if f">{v}<" not in shown_page and f" {v} " not in shown_page)
+    return path, m.group(0), m.group(1) + value + m.group(3), value
+
+
+def bench_edit_loop(Row, fmt_time, repeat: int, notes: list[str]) -> list:
+    with tempfile.TemporaryDirectory(prefix="rulebook-bench-serve-") as tmp:
+        folder = Path(tmp) / "1936"
+        shutil.copytree(RULEBOOK, folder)
+        serve = _Serve(folder, Path(tmp))
+        try:
+            prose: list[float] = []
+            data: list[float] = []
+            logs: dict[str, str] = {}
+            file, sentence, page = PROSE
+            for i in range(repeat):
+                edited = sentence.replace("antiguo", f"antiguo ({i + 1})")
+                t, logs["prose"] = _edit_to_page(serve, folder / file, sentence, edited, page, f"antiguo ({i + 1})")
+                prose.append(t)
+                _edit_to_page(serve, folder / file, edited, sentence, page, "antiguo sistema")
+                path, old, new, shown = _data_edit(folder, serve.page(DATA_PAGE))
+                t, logs["data"] = _edit_to_page(serve, path, old, new, DATA_PAGE, shown)
+                data.append(t)
+                _edit_to_page(serve, path, new, old, DATA_PAGE, "Flak 30")
+        finally:
+            serve.stop()
+    base = serve.first_build
+    p, d = statistics.median(prose), statistics.median(data)
+    notes.append(
+        f"g3/g4: {repeat} edit(s) of each kind on a copy of content/1936, timed from writing the file to the page "
+        f"served with the new text; the serve log's stages, last prose edit: {logs.get('prose')}; last data edit: {logs.get('data')}"
+    )
+    return [
+        Row("g3", "serve: prose edit → page updated ÷ first full build", fmt_time(p), fmt_time(base), p / base,
+            (min(prose) / base, max(prose) / base), f"≤ 1 s {'✓' if p <= 1 else '✗'}"),
+        Row("g4", "serve: data edit → page updated ÷ first full build", fmt_time(d), fmt_time(base), d / base,
+            (min(data) / base, max(data) / base), f"≤ 1 s {'✓' if d <= 1 else '✗'}"),
+    ]

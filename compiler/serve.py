@@ -1,0 +1,365 @@
+"""``rulebook serve``: the rulebook's site on localhost, rebuilt on every edit, with
+the browser reloaded when the new pages are ready.
+
+Reads: a rulebook folder (or file), watched with ``watchfiles``; the command's
+host and port. Produces: a full build in a private temporary folder (removed on
+exit), served over HTTP; after each edit, the pages that changed. Entry point:
+:func:`main(args) -> int`; :class:`Preview` does the work and can be driven
+without a server (tests).
+
+How an edit becomes a reloaded page (and why):
+
+1. ``watchfiles`` (Rust ``notify``, no polling) reports changes to ``*.rules``
+   files under the rulebook; changes that arrive together are one rebuild.
+2. :func:`compiler.driver.build` runs **without the site** into a second
+   folder (``next/``): check, Python, odds, JSON and Markdown are all rebuilt.
+   These stages read the whole program (cross-links, the glossary, the A–Z
+   index, the search index), so finding what one edit touches would be as
+   costly and more fragile than redoing them; they are the fast part, and
+   their cost is what ``build --no-site`` measures.
+3. The Markdown tree of ``next/`` is compared with the served one file by file;
+   only files whose bytes differ are copied over (so unchanged pages keep
+   their modification times). MkDocs then runs **in this process** (imports,
+   theme and Markdown extensions are loaded once) as a ``dirty`` build: it
+   renders only the pages whose Markdown is newer than their HTML. That is the
+   slow part of a full build (every page through Python-Markdown), cut to the
+   edited pages. When the glossary include or ``mkdocs.yml`` change, every page
+   depends on them and all are rendered. The HTML gets the same finishing as a
+   build (:func:`compiler.to_pages.finish_site`).
+4. Every HTML page served gets a small script that listens on
+   ``/__rulebook__/events`` (Server-Sent Events) and reloads the page when the
+   site's version changes. A failed rebuild keeps the last good site, prints the
+   diagnostics in the terminal and shows them, escaped, in a banner on every
+   page; fixing the error removes it.
+
+The server binds ``127.0.0.1`` unless told otherwise, serves only files under
+the site folder, and stops cleanly on Ctrl-C (the watcher, the server and the
+temporary folder).
+"""
+
+from __future__ import annotations
+
+import html
+import http.server
+import logging
+import os
+import posixpath
+import signal
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+from pathlib import Path
+
+from rules_dsl.diagnostics import escaped, render_all
+
+EVENTS = "/__rulebook__/events"
+"""The Server-Sent Events stream pages listen on."""
+
+KEEPALIVE_SECONDS = 15.0
+
+_CLIENT = """<script>(function(){var v=%d;var s=new EventSource("%s");
+s.addEventListener("version",function(e){if(+e.data!==v){s.close();location.reload();}});})();</script>"""
+
+_BANNER = """<div id="rulebook-serve-errors" role="alert" style="position:fixed;z-index:1000;left:0;right:0;bottom:0;
+max-height:50vh;overflow:auto;margin:0;padding:.8em 1em;background:#3b0d0c;color:#ffdede;border-top:4px solid #ff5252;
+font:13px/1.4 monospace"><strong>%s</strong><pre style="white-space:pre-wrap;margin:.5em 0 0">%s</pre></div>"""
+
+
+class Preview:
+    """A rulebook built into ``work`` and kept up to date by :meth:`rebuild`.
+
+    ``site`` is the folder served; ``version`` counts the rebuilds that changed
+    what a browser sees (new pages or new diagnostics); ``errors`` is the text
+    of the last failed rebuild's diagnostics (empty when the last one succeeded).
+    """
+
+    def __init__(self, rulebook: Path, work: Path, log=print) -> None:
+        self.rulebook = rulebook
+        self.live = work / "live"
+        self.next = work / "next"
+        self.site = self.live / "site"
+        self.version = 0
+        self.errors = ""
+        self.timings: dict[str, float] = {}
+        self.changed: list[str] = []
+        self.log = log
+        self.ready = threading.Condition()
+        self._mkdocs_config = None
+
+    # ------------------------------------------------------------------ building
+
+    def build_all(self) -> bool:
+        """The first build, with the site (as ``rulebook build``)."""
+        from . import driver
+
+        t0 = time.perf_counter()
+        result = driver.build(self.rulebook, self.live, site=True)
+        if not self._report(result):
+            return False
+        self.timings = {"build": time.perf_counter() - t0}
+        self._publish()
+        return True
+
+    def rebuild(self) -> bool:
+        """Rebuild after an edit: everything but the site into ``next/``, then the
+        changed pages of the site. Returns whether the site was updated."""
+        from . import driver
+
+        t0 = time.perf_counter()
+        result = driver.build(self.rulebook, self.next, site=False)
+        timings = {"no-site build": time.perf_counter() - t0}
+        if not self._report(result):
+            return False
+        if not self.site.is_dir():  # the first build failed: this is the first site
+            return self.build_all()
+        t = time.perf_counter()
+        changed, everything = self._sync()
+        timings["sync"] = time.perf_counter() - t
+        t = time.perf_counter()
+        if changed:
+            self._render(changed, everything)
+        timings["pages"] = time.perf_counter() - t
+        self.timings = timings
+        self.changed = changed
+        self._publish()
+        return True
+
+    def _report(self, result) -> bool:
+        """Print the diagnostics; on errors keep them for the banner and tell the browsers."""
+        if result.diagnostics:
+            self.log(render_all(result.diagnostics, result.sources, "text"))
+        if result.ok:
+            return True
+        errors = [d for d in result.diagnostics if d.severity == "error"]
+        self.errors = render_all(errors, result.sources, "text") or "the build failed"
+        self.log("the build failed; the last good site is still served")
+        self._bump()
+        return False
+
+    def _publish(self) -> None:
+        self.errors = ""
+        self._bump()
+
+    def _bump(self) -> None:
+        with self.ready:
+            self.version += 1
+            self.ready.notify_all()
+
+    def _sync(self) -> tuple[list[str], bool]:
+        """Copy what differs from ``next/`` into ``live/`` (docs/, overrides/, mkdocs.yml,
+        json/, schemas/, python/); remove what is gone. Returns the changed Markdown
+        pages (relative to docs/) and whether every page must be rendered."""
+        changed: list[str] = []
+        everything = False
+        for rel in _files(self.next, skip=("site",)):
+            new, old = self.next / rel, self.live / rel
+            data = new.read_bytes()
+            if old.is_file() and old.read_bytes() == data:
+                continue
+            old.parent.mkdir(parents=True, exist_ok=True)
+            tmp = old.with_name(old.name + ".serve-tmp")
+            tmp.write_bytes(data)
+            os.replace(tmp, old)
+            if rel.startswith("docs/"):
+                page = rel.removeprefix("docs/")
+                if page.startswith("includes/"):
+                    everything = True
+                changed.append(page)
+            elif rel == "mkdocs.yml" or rel.startswith("overrides/"):
+                everything = True
+                changed.append(rel)
+        for rel in _files(self.live, skip=("site",)):
+            if not (self.next / rel).exists():
+                (self.live / rel).unlink()
+                if rel.startswith("docs/") or rel.startswith("overrides/"):
+                    everything = True
+                    changed.append(rel)
+        return sorted(changed), everything
+
+    def _render(self, changed: list[str], everything: bool) -> None:
+        """MkDocs in this process: a dirty build (only pages newer than their HTML), or
+        a full one when every page depends on what changed; then the build's finishing."""
+        from mkdocs.commands.build import build
+        from mkdocs.config import load_config
+
+        from . import to_pages
+
+        logging.getLogger("mkdocs").setLevel(logging.ERROR)
+        config = load_config(config_file=str(self.live / "mkdocs.yml"), site_dir=str(self.site))
+        if everything:
+            for page in self.live.joinpath("docs").rglob("*.md"):
+                os.utime(page)
+        build(config, dirty=True)
+        pages = None if everything else [self.site / Path(p).with_suffix(".html") for p in changed if p.endswith(".md")]
+        to_pages.finish_site(self.site, pages)
+
+    # ------------------------------------------------------------------ serving
+
+    def page(self, data: bytes) -> bytes:
+        """An HTML page as served: with the reload script and, after a failed rebuild,
+        the diagnostics banner."""
+        extra = (_CLIENT % (self.version, EVENTS)).encode()
+        if self.errors:
+            extra += (_BANNER % (html.escape("rulebook serve: the last edit has errors; this is the last good site"),
+                                 html.escape(self.errors))).encode()
+        at = data.rfind(b"</body>")
+        return data + extra if at < 0 else data[:at] + extra + data[at:]
+
+
+def _files(folder: Path, skip: tuple[str, ...]) -> list[str]:
+    if not folder.is_dir():
+        return []
+    out = []
+    for dirpath, dirnames, filenames in os.walk(folder):
+        rel_dir = os.path.relpath(dirpath, folder)
+        if rel_dir == ".":
+            dirnames[:] = [d for d in dirnames if d not in skip]
+        for name in filenames:
+            out.append(posixpath.normpath(posixpath.join(rel_dir.replace(os.sep, "/"), name)))
+    return sorted(out)
+
+
+def handler_for(preview: Preview, stopping: threading.Event):
+    """The request handler: files of the site (pages with the reload script), and the events."""
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args) -> None:  # noqa: D401 - no access log in the terminal
+            pass
+
+        def do_GET(self) -> None:  # noqa: N802 - http.server's name
+            path = urllib.parse.unquote(urllib.parse.urlsplit(self.path).path)
+            if path == EVENTS:
+                self.events()
+                return
+            rel = posixpath.normpath("/" + path).lstrip("/")
+            if rel in ("", "."):
+                rel = "index.html"
+            target = preview.site / rel
+            if target.is_dir():
+                target = target / "index.html"
+            try:
+                target.resolve().relative_to(preview.site.resolve())
+                data = target.read_bytes()
+            except (OSError, ValueError):
+                data, status, kind = (preview.site / "404.html").read_bytes() if (preview.site / "404.html").is_file() else b"not found", 404, "text/html"
+                self.send(status, kind, preview.page(data))
+                return
+            kind = _content_type(target.name)
+            if kind.startswith("text/html"):
+                data = preview.page(data)
+            self.send(200, kind, data)
+
+        def send(self, status: int, kind: str, data: bytes) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(data)))
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            self.wfile.write(data)
+
+        def events(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-store")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            seen = -1
+            try:
+                while not stopping.is_set():
+                    with preview.ready:
+                        if preview.version == seen:
+                            preview.ready.wait(KEEPALIVE_SECONDS)
+                        version = preview.version
+                    if version != seen:
+                        self.wfile.write(f"event: version\ndata: {version}\n\n".encode())
+                        seen = version
+                    else:
+                        self.wfile.write(b": keep-alive\n\n")
+                    self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+
+    return Handler
+
+
+def _content_type(name: str) -> str:
+    import mimetypes
+
+    if name.endswith((".js", ".mjs")):
+        return "text/javascript; charset=utf-8"
+    kind = mimetypes.guess_type(name)[0] or "application/octet-stream"
+    return kind + "; charset=utf-8" if kind.startswith("text/") or kind == "application/json" else kind
+
+
+def watch(preview: Preview, stopping: threading.Event) -> None:
+    """Rebuild on every batch of changes to ``*.rules`` files, until ``stopping``."""
+    import watchfiles
+
+    folder = preview.rulebook if preview.rulebook.is_dir() else preview.rulebook.parent
+
+    def rules_only(change, path: str) -> bool:
+        return path.endswith(".rules")
+
+    for changes in watchfiles.watch(folder, watch_filter=rules_only, debounce=400, step=30, stop_event=stopping,
+                                    raise_interrupt=False):
+        names = sorted({escaped(os.path.relpath(p, folder)) for _, p in changes})
+        preview.log(f"changed: {', '.join(names)}; rebuilding…")
+        t0 = time.perf_counter()
+        try:
+            ok = preview.rebuild()
+        except Exception as exc:  # a bug in a stage: keep serving the last good site
+            preview.errors = f"internal error: {type(exc).__name__}: {exc}"
+            preview.log(preview.errors)
+            preview._bump()
+            continue
+        if ok:
+            parts = ", ".join(f"{k} {v:.2f}s" for k, v in preview.timings.items())
+            preview.log(f"updated {len(preview.changed)} file(s) in {time.perf_counter() - t0:.2f}s ({parts}); reloading")
+
+
+def main(args) -> int:
+    from . import driver
+
+    rulebook = (args.rulebook or driver.DEFAULT_RULEBOOK)
+    if not rulebook.exists():
+        print(f"error: no such file or folder: {escaped(str(rulebook))}", file=sys.stderr)
+        return 1
+    stopping = threading.Event()
+
+    def stop(signum, frame):  # SIGTERM stops like Ctrl-C: the temporary folder is removed
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+    with tempfile.TemporaryDirectory(prefix="rulebook-serve-") as tmp:
+        preview = Preview(rulebook, Path(tmp), log=lambda text: print(text, file=sys.stderr, flush=True))
+        preview.log(f"building {escaped(str(rulebook))}…")
+        if preview.build_all():
+            preview.log(f"built in {preview.timings['build']:.2f}s")
+        else:
+            preview.log("fix the errors: the site is built as soon as the rulebook checks")
+        try:
+            server = http.server.ThreadingHTTPServer((args.host, args.port), handler_for(preview, stopping))
+        except OSError as exc:
+            print(f"error: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+            return 1
+        server.daemon_threads = True
+        host, port = server.server_address[:2]
+        watcher = threading.Thread(target=watch, args=(preview, stopping), name="rulebook-watch", daemon=True)
+        watcher.start()
+        preview.log(f"serving http://{host}:{port}/ — edit the .rules files; Ctrl-C stops")
+        try:
+            server.serve_forever(poll_interval=0.25)
+        except KeyboardInterrupt:
+            preview.log("stopping")
+        finally:
+            stopping.set()
+            with preview.ready:
+                preview.ready.notify_all()
+            server.server_close()
+            watcher.join(timeout=5)
+    return 0

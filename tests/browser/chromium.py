@@ -1,0 +1,78 @@
+"""Headless Chromium for the army builder's tests: start it, serve a site, open the builder.
+
+Used by tests/browser/test_army_builder.py and tests/test_army_agreement.py
+(the same harness as tests/browser/test_site_browser.py: Debian's
+``chromium`` + ``chromium-driver``, each site served from a local port).
+``AVAILABLE`` says whether both are installed; import selenium only when it is.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import shutil
+import tempfile
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+AVAILABLE = CHROMIUM.exists() and CHROMEDRIVER.exists()
+SKIP_REASON = "headless Chromium is not installed (apt-get install -y chromium chromium-driver)"
+WAIT = 30  # seconds
+BUILDER_PAGE = "ejercito.html"
+ARMY_BOOKS = ("1936", "tercios")  # the bundled rulebooks that declare an army
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):  # noqa: D401 - silence the access log
+        pass
+
+
+@contextmanager
+def served(site: Path):
+    """The folder ``site`` over HTTP on a free local port; yields its base URL."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@contextmanager
+def chromium(downloads: Path | None = None):
+    """A headless Chromium driven by selenium (downloads saved into ``downloads``)."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    profile = tempfile.mkdtemp(prefix="rulebook-army-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for arg in (
+        "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage", "--window-size=1280,1400",
+        "--hide-scrollbars", f"--user-data-dir={profile}", "--lang=es", "--allow-file-access-from-files",
+    ):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    driver.set_page_load_timeout(WAIT)
+    driver.set_script_timeout(300)
+    if downloads is not None:
+        driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(downloads)})
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def open_builder(driver, url: str) -> None:
+    """Open the builder page at ``url`` and wait until its script has drawn it."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver.get(url)
+    WebDriverWait(driver, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#rb-army[data-ready='1']"))

@@ -1,0 +1,96 @@
+"""``rulebook serve`` in a browser: an edit on disk reloads the open page by itself,
+and a broken edit shows its diagnostics over the last good page.
+
+Headless Chromium (Debian's ``chromium`` + ``chromium-driver``, see
+``chromium.py``) opens a page of a served copy of a small rulebook and marks
+the window; the test edits the file and waits, without navigating, until the
+page shows the new text in a fresh window (the mark gone): the reload came from
+the page's own event stream. The time from the edit to the reloaded page is
+printed (``-s``). ``RULEBOOK_SERVE_PAGE`` set to ``1936`` runs the same on a
+copy of content/1936 (a minute or more per edit on a busy machine).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from chromium import AVAILABLE, SKIP_REASON, chromium  # noqa: E402
+from test_serve import RULES, Served  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not AVAILABLE, reason=SKIP_REASON)
+
+BIG = os.environ.get("RULEBOOK_SERVE_PAGE") == "1936"
+FILE = "06-disparo.rules" if BIG else "reglas.rules"
+PAGE = "06-iniciativa-y-disparos.html" if BIG else "01-disparo.html"
+PROSE = "Esta sección sustituye al antiguo sistema de disparo." if BIG else "### 11. Dados de disparo"
+EDITED = PROSE.replace("antiguo", "antiguo y retirado") if BIG else "### 11. Dados de disparo del navegador"
+SHOWN = "antiguo y retirado" if BIG else "Dados de disparo del navegador"
+WAIT = 600 if BIG else 120
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("serve-browser")
+    folder = tmp / "reglas"
+    if BIG:
+        shutil.copytree(ROOT / "content" / "1936", folder)
+    else:
+        folder.mkdir()
+        shutil.copy(RULES, folder / "reglas.rules")
+    running = Served(folder, tmp)
+    yield running
+    running.proc.terminate()
+    running.proc.wait(timeout=60)
+
+
+def _wait(browser, condition, seconds: float) -> float:
+    t0 = time.perf_counter()
+    while not browser.execute_script(condition):
+        assert time.perf_counter() - t0 < seconds, f"waited {seconds} s for: {condition}"
+        time.sleep(0.01)
+    return time.perf_counter() - t0
+
+
+def _edit(served, old: str, new: str) -> None:
+    path = served.folder / FILE
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def test_an_edit_reloads_the_open_page(served):
+    with chromium() as browser:
+        browser.get(served.url + PAGE)
+        _wait(browser, "return document.readyState === 'complete'", 60)
+        assert SHOWN not in browser.find_element("tag name", "body").text
+        time.sleep(0.5)  # the page's event stream is connected
+        browser.execute_script("window.__beforeEdit = true")
+        t0 = time.perf_counter()
+        _edit(served, PROSE, EDITED)
+        _wait(browser, f"return !window.__beforeEdit && document.body && document.body.innerText.includes({SHOWN!r})", WAIT)
+        elapsed = time.perf_counter() - t0
+        print(f"\nedit → reloaded page in Chromium: {elapsed:.2f} s ({'content/1936' if BIG else 'small rulebook'})")
+        assert browser.current_url.endswith(PAGE)
+
+
+def test_a_broken_edit_shows_its_errors_over_the_last_good_page(served):
+    with chromium() as browser:
+        browser.get(served.url + PAGE)
+        _wait(browser, "return document.readyState === 'complete'", 60)
+        time.sleep(0.5)
+        browser.execute_script("window.__beforeEdit = true")
+        _edit(served, SHOWN if not BIG else EDITED, (SHOWN if not BIG else EDITED) + "\n\n```rules\nenum <i>Roto</i> {\n```\n")
+        _wait(browser, "return !window.__beforeEdit && !!document.getElementById('rulebook-serve-errors')", WAIT)
+        banner = browser.find_element("id", "rulebook-serve-errors").text
+        assert "<i>Roto</i>" in banner  # shown as text, not markup
+        assert not browser.find_elements("css selector", "#rulebook-serve-errors i")
+        assert SHOWN in browser.find_element("tag name", "body").text  # the last good page

@@ -1,0 +1,159 @@
+"""A rulebook with ``lang "en"`` (tests/data/english/) is English throughout (issue 9 §4).
+
+Its built site is parsed: ``<html lang="en">``, the theme in English, English
+labels and no Spanish word of the interface (every Spanish phrase of the
+catalogs, as visible text or as a tooltip, label or placeholder), numbers with
+decimal points; a Spanish rulebook built the same way keeps decimal commas.
+The English data page's snippets run and print English traces.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from babel.messages.pofile import read_po
+
+from conftest import DATA, ROOT, build_rulebook
+
+ENGLISH = DATA / "english"
+SPANISH = DATA / "python" / "shooting.rules"
+ATTRIBUTES = ("title", "aria-label", "placeholder", "alt")
+
+
+class _Visible(HTMLParser):
+    """What a reader sees or hears of a page: text outside code, scripts and styles, and
+    the words of tooltips, labels and placeholders."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.hidden = 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("script", "style", "code", "pre"):
+            self.hidden += 1
+        self.parts += [v for k, v in attrs if k in ATTRIBUTES and v]
+
+    def handle_endtag(self, tag):
+        if tag in ("script", "style", "code", "pre"):
+            self.hidden = max(0, self.hidden - 1)
+
+    def handle_data(self, data):
+        if not self.hidden:
+            self.parts.append(data)
+
+
+def visible(page: Path) -> str:
+    parser = _Visible()
+    parser.feed(page.read_text(encoding="utf-8"))
+    return " ".join(" ".join(parser.parts).split())
+
+
+def spanish_interface_words() -> set[str]:
+    """Words of the Spanish catalogs that are not English words of the English catalogs."""
+    words: dict[str, set[str]] = {}
+    for lang in ("es", "en"):
+        found: set[str] = set()
+        for po in [ROOT / "compiler" / "locale" / lang / "LC_MESSAGES" / "rulebook.po",
+                   ROOT / "runtime" / "locale" / lang / "LC_MESSAGES" / "runtime.po"]:
+            with open(po, "rb") as fp:
+                for m in read_po(fp):
+                    for s in (m.string if isinstance(m.string, tuple) else (m.string,)):
+                        found |= {w.lower() for w in re.findall(r"[^\W\d_]{4,}", re.sub(r"%\(\w+\)[sd]", " ", s or ""))}
+        words[lang] = found
+    return words["es"] - words["en"]
+
+
+@pytest.fixture(scope="module")
+def english(tmp_path_factory) -> tuple[object, Path]:
+    return build_rulebook(tmp_path_factory, ENGLISH, "english", site=True)
+
+
+@pytest.fixture(scope="module")
+def spanish(tmp_path_factory) -> Path:
+    return build_rulebook(tmp_path_factory, SPANISH, "spanish", site=True)[1]
+
+
+def test_every_page_is_in_english(english):
+    _result, out = english
+    pages = sorted((out / "site").glob("*.html"))
+    assert len(pages) >= 10
+    spanish_words = spanish_interface_words()
+    assert {"fichas", "reglas", "probabilidad", "procedimiento", "buscar"} <= spanish_words
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        assert '<html lang="en"' in text[:400], page.name
+        # every phrase of the theme overrides was found (config.extra.rb)
+        assert "built-in method" not in text and 'title=""' not in text and 'aria-label=""' not in text, page.name
+        words = {w.lower() for w in re.findall(r"[^\W\d_]{4,}", visible(page))}
+        assert sorted(words & spanish_words) == [], page.name
+
+
+def test_page_addresses_are_english(english):
+    _result, out = english
+    pages = {p.name for p in (out / "site").glob("*.html")}
+    assert {"index.html", "datasheet-index.html", "special-rules-a-z.html", "quick-reference.html", "for-designers.html",
+            "data-for-tools.html", "glossary.html", "datasheets-infantry.html", "source-01-units.html"} <= pages, sorted(pages)
+
+
+def test_theme_and_search_are_in_english(english):
+    _result, out = english
+    config = (out / "mkdocs.yml").read_text(encoding="utf-8")
+    assert 'language: "en"' in config
+    index = (out / "site" / "index.html").read_text(encoding="utf-8")
+    assert 'placeholder="Search"' in index and 'aria-label="Search the rulebook"' in index
+    messages = json.loads(re.search(r"window\.rulebookMessages = (\{.*?\});", index).group(1))
+    assert messages["no_results"] == "No results" and messages["n_results"] == "{n} results"
+    # Material's own words follow theme.language
+    assert "Back to top" in visible(out / "site" / "index.html")
+
+
+def test_labels_are_english(english):
+    _result, out = english
+    site = out / "site"
+    text = " ".join(visible(p) for p in sorted(site.glob("*.html")))
+    for phrase in ("Datasheet index", "Special rules A–Z", "Quick reference", "For designers", "Data for tools",
+                   "row in the manual's table", "Cost by Quality", "Rounding:", "Datasheets that have it",
+                   "With shots: 2, cover: no → result = 2: probability 1/4 (25.0%)", "Shooting hits", "the resolution stops", "Exact probabilities computed by"):
+        assert phrase in text, phrase
+
+
+def test_numbers_have_decimal_points(english):
+    _result, out = english
+    units = visible(out / "site" / "01-units.html")
+    assert "4.5" in units and "1.5" in units and "4,5" not in units
+    shooting = (out / "site" / "02-shooting.html").read_text(encoding="utf-8")
+    assert ">87.5%<" in shooting and 'title="7/8 (87.5%)"' in shooting
+    cards = visible(out / "site" / "datasheets-infantry.html")
+    assert "Veteran +25%" in cards and "62.5 → 63" in cards
+
+
+def test_a_spanish_rulebook_keeps_decimal_commas(spanish):
+    page = next(p for p in sorted((spanish / "site").glob("*.html")) if "rb-prob" in p.read_text(encoding="utf-8"))
+    text = page.read_text(encoding="utf-8")
+    assert '<html lang="es"' in text[:400]
+    assert re.search(r">\d+,\d\u00a0%<", text) and not re.search(r">\d+\.\d%<", text)
+    assert "Probabilidad" in visible(page)
+
+
+def test_the_generated_package_speaks_english(english, tmp_path):
+    """The data page's Python snippet, run as shown: English trace phrases; an
+    example that fails a ``require`` shows the rulebook's own (English) message."""
+    result, out = english
+    page = (out / "site" / "data-for-tools.html").read_text(encoding="utf-8")
+    snippets = [html.unescape(re.sub(r"<[^>]+>", "", m)) for m in
+                re.findall(r'<div class="language-python highlight"><pre>(.*?)</pre></div>', page, flags=re.S)]
+    assert snippets
+    proc = subprocess.run([sys.executable, "-c", snippets[0]], capture_output=True, text=True, cwd=out.parent, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "data: " in proc.stdout and "⇒ result: " in proc.stdout, proc.stdout
+    assert "resultado" not in proc.stdout and "datos:" not in proc.stdout
+    shooting = visible(out / "site" / "02-shooting.html")
+    assert "the resolution stops: “a unit cannot fire a negative number of shots”" in shooting

@@ -1,0 +1,157 @@
+"""``rulebook serve`` as a designer uses it: started in a subprocess on a free
+port over a copy of a small rulebook, edited on disk, read over HTTP.
+
+A page is served with the reload script; a prose edit is announced on the
+event stream and then served; a broken edit keeps the last good page, adds a
+banner with the diagnostics (escaped) and prints them in the terminal; the fix
+removes the banner; nothing outside the site is served; Ctrl-C stops the
+command and removes its temporary folder.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from conftest import DATA, ROOT
+
+RULES = DATA / "python" / "shooting.rules"
+PAGE = "01-disparo.html"
+START_SECONDS = 300
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Served:
+    """The running command, its output (read by a thread) and its address."""
+
+    def __init__(self, folder, tmp) -> None:
+        self.folder = folder
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}/"
+        env = {**os.environ, "TMPDIR": str(tmp)}
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "compiler.cli", "serve", str(folder), "--port", str(self.port)],
+            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        )
+        self.output: list[str] = []
+        threading.Thread(target=self._read, daemon=True).start()
+        self.wait_for_output("serving http://127.0.0.1:", START_SECONDS)
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            self.output.append(line)
+
+    def text(self) -> str:
+        return "".join(self.output)
+
+    def wait_for_output(self, needle: str, seconds: float, after: int = 0) -> None:
+        deadline = time.monotonic() + seconds
+        while needle not in "".join(self.output[after:]):
+            assert self.proc.poll() is None, self.text()
+            assert time.monotonic() < deadline, f"no {needle!r} in:\n{self.text()}"
+            time.sleep(0.1)
+
+    def get(self, path: str) -> tuple[int, str]:
+        try:
+            with urllib.request.urlopen(self.url + path, timeout=30) as r:
+                return r.status, r.read().decode("utf-8")
+        except urllib.error.HTTPError as e:
+            return e.code, e.read().decode("utf-8")
+
+    def edit(self, old: str, new: str, seconds: float = START_SECONDS) -> None:
+        """Replace ``old`` by ``new`` in the rulebook and wait until the rebuild is over."""
+        mark = len(self.output)
+        path = self.folder / "reglas.rules"
+        text = path.read_text(encoding="utf-8")
+        assert old in text
+        path.write_text(text.replace(old, new, 1), encoding="utf-8")
+        deadline = time.monotonic() + seconds
+        while not re.search(r"reloading|the last good site is still served", "".join(self.output[mark:])):
+            assert self.proc.poll() is None, self.text()
+            assert time.monotonic() < deadline, self.text()
+            time.sleep(0.1)
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("serve")
+    folder = tmp / "reglas"
+    folder.mkdir()
+    shutil.copy(RULES, folder / "reglas.rules")
+    running = Served(folder, tmp)
+    yield running
+    if running.proc.poll() is None:
+        running.proc.kill()
+        running.proc.wait()
+
+
+def test_pages_are_served_with_the_reload_script(served):
+    status, page = served.get("")
+    assert status == 200 and "<html" in page
+    assert '/__rulebook__/events' in page and "location.reload" in page
+    status, page = served.get(PAGE)
+    assert status == 200 and "Dados de disparo" in page
+    assert "rulebook-serve-errors" not in page
+
+
+def test_nothing_outside_the_site_is_served(served):
+    for path in ("../../../../etc/passwd", "%2e%2e/%2e%2e/%2e%2e/etc/passwd", "..%2f..%2f..%2fetc%2fpasswd"):
+        status, page = served.get(path)
+        assert "root:" not in page
+
+
+def _version(served) -> int:
+    """The site version the event stream announces first."""
+    with urllib.request.urlopen(served.url + "__rulebook__/events", timeout=30) as stream:
+        for raw in stream:
+            line = raw.decode()
+            if line.startswith("data: "):
+                return int(line[6:])
+    raise AssertionError("no version on the event stream")
+
+
+def test_a_prose_edit_is_announced_and_served(served):
+    before = _version(served)
+    served.edit("### 11. Dados de disparo", "### 11. Dados de disparo renovados")
+    assert _version(served) > before
+    status, page = served.get(PAGE)
+    assert status == 200 and "Dados de disparo renovados" in page
+
+
+def test_a_broken_edit_keeps_the_last_good_page_and_shows_the_errors(served):
+    status, good = served.get(PAGE)
+    before = _version(served)
+    served.edit("enum Conserva {", "enum <b>Conserva</b> {")
+    assert "error:" in served.text() and "the last good site is still served" in served.text()
+    assert _version(served) > before
+    status, page = served.get(PAGE)
+    assert status == 200
+    assert "rulebook-serve-errors" in page
+    assert "&lt;b&gt;Conserva&lt;/b&gt;" in page and "<b>Conserva</b>" not in page
+    assert "Dados de disparo" in page  # the last good page, under the banner
+    served.edit("enum <b>Conserva</b> {", "enum Conserva {")
+    status, page = served.get(PAGE)
+    assert "rulebook-serve-errors" not in page and "Dados de disparo" in page
+
+
+def test_ctrl_c_stops_and_cleans_up(served, tmp_path_factory):
+    served.proc.send_signal(signal.SIGINT)
+    assert served.proc.wait(timeout=60) in (0, 130)
+    tmp = served.folder.parent
+    assert not [p for p in tmp.iterdir() if p.name.startswith("rulebook-serve-")]
