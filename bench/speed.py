@@ -206,12 +206,12 @@ def _data_edit(folder: Path, shown_page: str) -> tuple[Path, str, str, str]:
     """A one-number data edit: a value of the 2 cm Flak 30's catalog row (shown on its
     datasheet) set to a number the page does not show yet."""
     path = folder / "02-costes-listas.rules"
-    text = path.read_text(encoding="utf-8")
-    m = re.search(r'^(  n_flak_30_20 \| "2 cm Flak 30" \| "[^"]*" \| \d+ \| \d+ \| \w+ \| )(\d+)( \|)', text, re.M)
-    if m is None:
-        raise BenchFailure("(g4) the Flak 30 row of 02-costes-listas.rules was not found: update bench/speed.py")
+    line = next((ln for ln in path.read_text(encoding="utf-8").splitlines() if ln.startswith("  n_flak_30_20 |")), None)
+    cells = line.split("|") if line else []
+    if len(cells) < 7 or not cells[6].strip().isdigit():
+        raise BenchFailure("(g4) the 2 cm Flak 30 row (7th cell a number) of 02-costes-listas.rules was not found: update bench/speed.py")
     value = next(str(v) for v in range(913, 999) if f">{v}<" not in shown_page and f" {v} " not in shown_page)
-    return path, m.group(0), m.group(1) + value + m.group(3), value
+    return path, line, "|".join(cells[:6] + [f" {value} "] + cells[7:]), value
 
 
 def bench_edit_loop(Row, fmt_time, repeat: int, notes: list[str]) -> list:

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from fractions import Fraction
 from typing import Any
 from urllib.parse import quote
@@ -495,12 +495,14 @@ _CHILD_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 
 def named_types(doc: dict) -> dict:
     """A schema document whose every type has a name of its own: each inline object
-    schema (one with ``properties``) and each inline ``enum`` moves to ``$defs`` under its parent's name followed by the property's
-    (``ArmyDocument`` › ``budget`` → ``ArmyDocumentBudget``; array items add
-    ``Item``, map values ``Value``), and a ``title`` left on a property becomes
-    its ``description``. Code generators then take these names instead of
-    inventing (and numbering) their own. Schemas already written that way are
-    returned unchanged.
+    schema (one with ``properties``) and each inline ``enum`` moves to ``$defs``
+    under its parent's name followed by the property's (``ArmyDocument`` ›
+    ``budget`` → ``ArmyDocumentBudget``; array items add ``Item``, map values
+    ``Value``, the members of an ``anyOf`` holding several such types
+    ``VariantA``, ``VariantB``…), and a ``title`` left on a property becomes its
+    ``description``. Code generators then take these names instead of inventing
+    (and numbering) their own. Schemas already written that way are returned
+    unchanged; a schema whose name is taken by a different one stays inline.
     """
     defs: dict[str, dict] = dict(doc.get("$defs", {}))
 
@@ -517,7 +519,7 @@ def named_types(doc: dict) -> dict:
         for key in _CHILD_LISTS:
             if isinstance(node.get(key), list):
                 objects = [m for m in node[key] if isinstance(m, dict) and ("properties" in m or "enum" in m)]
-                node[key] = [visit(m, name if len(objects) == 1 else f"{name}{type_name(str(i))}") for i, m in enumerate(node[key])]
+                node[key] = [visit(m, name if len(objects) == 1 else f"{name}Variant{_letters(i)}") for i, m in enumerate(node[key])]
         if root:
             return node
         liftable = "$ref" not in node and ("properties" in node or isinstance(node.get("enum"), list))
@@ -528,7 +530,9 @@ def named_types(doc: dict) -> dict:
             return node
         lifted_name = node.get("title") if isinstance(node.get("title"), str) and re.fullmatch(r"[A-Z][A-Za-z0-9]*", node["title"]) else name
         default = node.pop("default", _MISSING)
-        defs.setdefault(lifted_name, {**node, "title": lifted_name})
+        named = {**node, "title": lifted_name}
+        if defs.setdefault(lifted_name, named) != named:  # the name is another type's
+            return node if default is _MISSING else {**node, "default": default}
         target = {"$ref": f"#/$defs/{lifted_name}"}
         return target if default is _MISSING else {"allOf": [target], "default": default}
 
@@ -544,21 +548,44 @@ def named_types(doc: dict) -> dict:
 _MISSING = object()
 
 
-def name_clashes(program: ir.Program) -> list[str]:
-    """Declarations whose type names in ``types.schema.json`` would be the same
-    (``foo_bar`` and ``FooBar``, or a record named ``Range``); [] when all differ."""
-    owners: dict[str, list[str]] = {name: [f"the shared definition {name}"] for name in (*SHARED_DEFS, "RuleId", "RuleApplication")}
+def _letters(i: int) -> str:
+    """0 → A, 25 → Z, 26 → AA…"""
+    return ("" if i < 26 else _letters(i // 26 - 1)) + chr(65 + i % 26)
+
+
+def name_clashes(program: ir.Program, reserved: Iterable[str] = ()) -> list[str]:
+    """Declarations that would give the JSON Schemas one type name twice (``foo_bar``
+    and ``FooBar``; a record named ``Range``, or like one of the ``reserved`` names
+    of the fixed documents); [] when all differ. Each problem names the
+    declarations with their positions."""
+    owners: dict[str, list[str]] = {name: [f"the fixed type {name}"] for name in (*SHARED_DEFS, "RuleId", "RuleApplication", *reserved)}
+
+    def own(name: str, decl: ir.Declaration, what: str) -> None:
+        owners.setdefault(name, []).append(f"{what} ({decl.span})")
+
     for decl in (*program.of(ir.Enum), *program.of(ir.Record)):
-        owners.setdefault(type_name(decl.name), []).append(f"{decl.kind} {decl.name}")
-    for decl in (*program.of(ir.Catalog), *[t for t in program.of(ir.Table) if t.keyed_by_id]):
-        owners.setdefault(id_def(decl.name), []).append(f"the ids of {decl.kind} {decl.name}")
+        own(type_name(decl.name), decl, f"{decl.kind} {decl.name}")
+    for catalog in program.of(ir.Catalog):
+        own(id_def(catalog.name), catalog, f"the ids of catalog {catalog.name}")
+        own(type_name(catalog.name) + "Catalog", catalog, f"catalog {catalog.name}")
+    for table in program.of(ir.Table):
+        if table.keyed_by_id:
+            own(id_def(table.name), table, f"the ids of table {table.name}")
+        for suffix in ("Table", "Key", "Values", "Row", *(["AsPrintedId"] if table.as_printed else [])):
+            own(type_name(table.name) + suffix, table, f"table {table.name}")
     for rule in program.of(ir.Rule):
-        owners.setdefault(type_name(rule.name) + "Application", []).append(f"rule {rule.name}")
+        own(type_name(rule.name) + "Application", rule, f"rule {rule.name}")
         if rule.params:
-            owners.setdefault(type_name(rule.name) + "Args", []).append(f"the parameters of rule {rule.name}")
-    for t in {map_def(t): t for t in _used_types(program) if t.kind == "map"}:
-        owners.setdefault(t, []).append(f"the map type {t}")
-    return [f"schemas/{TYPES}: the type name {name} would stand for {' and '.join(who)}; rename one of them" for name, who in owners.items() if len(who) > 1]
+            own(type_name(rule.name) + "Args", rule, f"the parameters of rule {rule.name}")
+    for proc in program.of(ir.Procedure):
+        own(type_name(proc.name) + "Input", proc, f"the input of procedure {proc.name}")
+        own(type_name(proc.name) + "Result", proc, f"the result of procedure {proc.name}")
+    for name in {map_def(t) for t in _used_types(program) if t.kind == "map"}:
+        owners.setdefault(name, []).append(f"the map type {name}")
+    return [
+        f"the type name {name} in the JSON Schemas would stand for {' and for '.join(who)}; rename one of them"
+        for name, who in owners.items() if len(who) > 1
+    ]
 
 
 def bad_type_names(schema_docs: dict[str, dict]) -> list[str]:

@@ -8,7 +8,7 @@ on the page comes from the rulebook (the catalog's title and ``@doc``, the
 record's field titles, the entries), so the page is in the rulebook's language
 without phrases of its own.
 
-Entry point: :func:`write_page(pb, program, docs, env) -> list[dict]` — the
+Entry point: :func:`write_page(pb, program, docs, env, weight) -> list[dict]` — the
 navigation entry of the page (none without a ``@changelog`` catalog).
 """
 
@@ -29,11 +29,9 @@ def changelog(program: ir.Program) -> ir.Catalog | None:
     return next((c for c in program.of(ir.Catalog) if c.changelog), None)
 
 
-def write_page(pb, program: ir.Program, docs: Path, env: jinja2.Environment) -> list[dict]:
+def write_page(pb, program: ir.Program, docs: Path, env: jinja2.Environment, weight: float) -> list[dict]:
     """Write the changelog page; ``pb`` is the site's :class:`compiler.to_pages.PageBuilder`
-    (search index, link to the catalog). Returns the navigation entries."""
-    from .to_pages import WEIGHT_PAGE
-
+    (its search index gets the page with ``weight``). Returns the navigation entries."""
     catalog = changelog(program)
     if catalog is None:
         return []
@@ -51,5 +49,5 @@ def write_page(pb, program: ir.Program, docs: Path, env: jinja2.Environment) -> 
         versions=versions,
     )
     (docs / PAGE).write_text(text, encoding="utf-8")
-    pb.index(catalog.title, pb.site_href(PAGE), catalog.title, WEIGHT_PAGE)
+    pb.index(catalog.title, pb.site_href(PAGE), catalog.title, weight)
     return [{"title": catalog.title, "path": PAGE}]

@@ -292,6 +292,15 @@ def _fixed_schemas(program: ir.Program) -> dict[str, tuple[str, str, dict]]:
     return out
 
 
+FIXED_TYPE_NAMES = (
+    "RulesDocument", "RuleEntry", "RuleParam", "RuleLevel", "EnumsDocument", "EnumEntry", "EnumMember",
+    "ConstantsDocument", "ConstantEntry", "ConstantType", "ProceduresDocument", "ProcedureEntry", "ProcedureParam",
+    "OddsDocument", "OddsEntry", "OddsAxis", "GlossaryDocument", "GlossaryTerm", "TestVectors", "TestVector",
+    "TestVectorProcedure", "ResultProbability", "Rulebook", "RulebookCatalogs", "RulebookTables", "Manifest", "Types",
+)
+"""The type names of the fixed documents' schemas (a declaration may not take one)."""
+
+
 def _manifest_schema(program: ir.Program) -> dict:
     digest = _str(pattern="^sha256:[0-9a-f]{64}$")
     props = {
@@ -496,7 +505,9 @@ def write_all(program: ir.Program, out_dir: Path, odds_tables: Iterable[OddsTabl
     ``package`` the generated package (for the test vectors).
     Returns the validation problems; when there are any, nothing is written.
     """
-    problems = sch.name_clashes(program)
+    problems = sch.name_clashes(program, FIXED_TYPE_NAMES)
+    if problems:  # the schemas would be wrong, and so every check below
+        return problems
     schema_docs = all_schemas(program)
     problems += sch.bad_type_names(schema_docs)
     fast_validation.check_schemas(schema_docs)

@@ -11,17 +11,23 @@ special rules A–Z, the glossary and the quick reference), one page per section
 datasheet pages (one card per catalog entry), an index of every datasheet that
 filters in the browser, the special rules A–Z, a quick-reference sheet, and,
 for designers, the front matter, the data for tools and the rules source of
-every file (``codigo-*`` in Spanish, ``source-*`` in English; not in the navigation). What only designers need —
-declaration names, types, the rules source, test-style expectations — sits in
-``.rb-tech`` blocks that the "Detalles técnicos" switch shows.
+every file (not in the navigation). What only designers need — declaration
+names, types, the rules source, test-style expectations — sits in ``.rb-tech``
+blocks that the technical-details switch shows.
+
+Every phrase the pages, the theme overrides and ``rulebook.js`` show, the page
+file names and the number notation are in the rulebook's ``lang``
+(:mod:`compiler.i18n`: ``_()`` here, ``_()``/``ngettext()`` in the templates,
+``extra.rb`` in mkdocs.yml for the overrides).
 
 Every link is made by :meth:`PageBuilder.url`, the one function that knows
 which page holds what: it writes the final ``page.html#anchor`` (Markdown
 never rewrites a link, so raw HTML and Markdown links are the same), and every
 anchor is given by the page builder, unique on its page.
 
-Entry points: :func:`write_docs` (the pages) and :func:`run_mkdocs` (the HTML
-site, ``mkdocs build --strict``, then the shipped files pruned).
+Entry points: :func:`write_docs` (the pages), :func:`run_mkdocs` (the HTML
+site, ``mkdocs build --strict``, then the shipped files pruned) and
+:func:`write_bundle_index` (the page linking several rulebooks' sites).
 
 Templates receive data only: every text from the rules is escaped by
 :mod:`compiler.markdown` before it reaches a template, and no rules text is
@@ -1237,7 +1243,7 @@ def _write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, 
     data["examples"] = _data_examples(program, pb, package, shown)
     write(pb.pages["data"], "datos.md.j2", title=esc(title), **data)
     army_nav = to_army_page.write_pages(pb, out_dir, docs, env, WEIGHT_PAGE)  # the army builder, one page per army
-    army_nav += to_changelog_page.write_page(pb, program, docs, env)  # the version history (@changelog)
+    army_nav += to_changelog_page.write_page(pb, program, docs, env, WEIGHT_PAGE)  # the version history (@changelog)
     sources = []
     for file, page in pb.source_pages.items():
         write(page, "codigo.md.j2", file=attr(file), lines=_source_lines(program.sources[file]))

@@ -317,3 +317,69 @@ def test_rulebooks_without_a_changelog_get_no_changelog_page(rulebook):
 
     program = driver.check(ROOT / "content" / rulebook).program
     assert to_changelog_page.changelog(program) is None
+
+
+def test_declarations_that_would_share_a_type_name_are_errors_naming_both(tmp_path):
+    from compiler import driver
+
+    rb = _write(tmp_path, '''```rules
+enum foo_bar "A" {
+  x "X"
+}
+
+record FooBar "B" {
+  v: foo_bar "V"
+}
+
+record Manifest "M" {
+  v: int "V"
+}
+
+catalog cosas "Cosas" of FooBar {
+  a | x
+}
+
+catalog otras "Otras" of Manifest {
+  b | 1
+}
+```
+''')
+    result = driver.build(rb, tmp_path / "out", site=False)
+    errors = sorted(d.message for d in result.diagnostics if d.severity == "error")
+    assert len(errors) == 2, errors
+    assert "the type name FooBar in the JSON Schemas would stand for enum foo_bar (" in errors[0] and "and for record FooBar (" in errors[0]
+    assert "the type name Manifest in the JSON Schemas would stand for the fixed type Manifest and for record Manifest (" in errors[1]
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_fixed_type_names_are_the_names_of_the_fixed_schemas(built):
+    from compiler.to_json import FIXED_TYPE_NAMES
+
+    fixed = ("rules", "enums", "constants", "procedures", "odds", "glossary", "examples", "rulebook", "manifest")
+    names = set()
+    for stem in fixed:
+        doc = _json(built / "schemas" / f"{stem}.schema.json")
+        names |= {doc["title"], *doc.get("$defs", {})}
+    names.add(_json(built / "schemas" / "types.schema.json")["title"])
+    assert names == set(FIXED_TYPE_NAMES)
+
+
+def test_inline_types_of_any_emitted_schema_get_names_of_their_own():
+    from compiler.schemas import named_types
+
+    doc = {"title": "Doc", "type": "object", "properties": {
+        "budget": {"type": "object", "properties": {"points": {"type": "integer", "title": "Puntos"}}},
+        "kind": {"enum": ["a", "b"], "default": "a"},
+        "items": {"type": "array", "items": {"type": "object", "properties": {"x": {"type": "string"}}}},
+        "either": {"anyOf": [{"type": "object", "properties": {"t": {"const": 1}}}, {"type": "object", "properties": {"t": {"const": 2}}}]},
+        "taken": {"type": "object", "properties": {"z": {"type": "integer"}}},
+    }, "$defs": {"DocTaken": {"type": "string"}}}
+    out = named_types(doc)
+    assert out["properties"]["budget"] == {"$ref": "#/$defs/DocBudget"}
+    assert out["$defs"]["DocBudget"]["properties"]["points"] == {"type": "integer", "description": "Puntos"}  # no alias-making title
+    assert out["properties"]["kind"] == {"allOf": [{"$ref": "#/$defs/DocKind"}], "default": "a"}
+    assert out["properties"]["items"]["items"] == {"$ref": "#/$defs/DocItemsItem"}
+    assert [m["$ref"] for m in out["properties"]["either"]["anyOf"]] == ["#/$defs/DocEitherVariantA", "#/$defs/DocEitherVariantB"]
+    assert out["properties"]["taken"] == doc["properties"]["taken"]  # the name is another type's: left inline
+    assert all(d["title"] == name for name, d in out["$defs"].items() if name != "DocTaken")
+    assert named_types(out) == out

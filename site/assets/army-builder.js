@@ -378,7 +378,8 @@
     if (stray.length) {
       const list = h("ul", { class: "rb-army__stray" });
       [...new Set(stray)].forEach((oid) => {
-        list.append(h("li", {}, h("span", { text: oid }),
+        const known = Object.values(army.options).find((o) => o.id === oid);
+        list.append(h("li", {}, h("span", { text: known ? `${known.title} (${oid})` : oid }),
           h("button", { type: "button", class: "rb-army__remove", "aria-label": fill(T.remove_named, { name: oid }), title: T.remove, text: "✕",
             onclick: () => { unit.options = unit.options.filter((x) => x !== oid); if (!unit.options.length) delete unit.options; renderUnits(); update(); } })));
       });
@@ -566,7 +567,11 @@
 
   function share() {
     const url = location.href.split("#")[0] + FRAGMENT + core.encodeRoster(ordered(withoutSchema(roster)));
-    history.replaceState(null, "", url);
+    try {
+      history.replaceState(null, "", url);
+    } catch (err) {
+      // some browsers refuse to rewrite a file:// address; the link is in the box all the same
+    }
     shareBox.value = url;
     shareRow.hidden = false;
     shareBox.focus();

@@ -1,4 +1,4 @@
-"""Headless Chromium for the army builder's tests: start it, serve a site, open the builder.
+"""Headless Chromium for the army builder's tests: start it, serve a site, size and palette, open the builder.
 
 Used by tests/browser/test_army_builder.py and tests/test_army_agreement.py
 (the same harness as tests/browser/test_site_browser.py: Debian's
@@ -23,6 +23,7 @@ SKIP_REASON = "headless Chromium is not installed (apt-get install -y chromium c
 WAIT = 30  # seconds
 BUILDER_PAGE = "ejercito.html"
 ARMY_BOOKS = ("1936", "tercios")  # the bundled rulebooks that declare an army
+SIZES = {"phone": (390, 844), "desktop": (1280, 800)}
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -76,3 +77,17 @@ def open_builder(driver, url: str) -> None:
 
     driver.get(url)
     WebDriverWait(driver, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#rb-army[data-ready='1']"))
+
+
+def look(driver, size: str, scheme: str) -> None:
+    """Window size (``SIZES``) and palette: the system preference, with no palette remembered by the site."""
+    width, height = SIZES[size]
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": size == "phone"})
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "", "features": [{"name": "prefers-color-scheme", "value": scheme}]})
+    driver.execute_script("try { localStorage.clear() } catch (e) {}")
+
+
+def reset(driver) -> None:
+    """Back to the browser's own size and media."""
+    driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "", "features": []})

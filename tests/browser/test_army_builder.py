@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT / "tests" / "site"))
 sys.path.insert(0, str(Path(__file__).parent))
 
 from bundled import bundled_builds  # noqa: E402,F401 - the fixture
-from chromium import ARMY_BOOKS, AVAILABLE, BUILDER_PAGE, SKIP_REASON, WAIT, chromium, open_builder, served  # noqa: E402
+from chromium import ARMY_BOOKS, AVAILABLE, BUILDER_PAGE, SIZES, SKIP_REASON, WAIT, chromium, look, open_builder, reset, served  # noqa: E402
 
 if not AVAILABLE:
     pytest.skip(SKIP_REASON, allow_module_level=True)
@@ -45,7 +45,6 @@ from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 from compiler import roster as rosters  # noqa: E402
 
 ARTIFACTS = ROOT / "tests" / "artifacts"
-SIZES = {"phone": (390, 844), "desktop": (1280, 800)}
 PRINT_PAGE_LIMIT = 4  # A4 pages for a sheet of a few units with their cards
 
 
@@ -129,18 +128,6 @@ def _saved(downloads: Path, name: str) -> dict:
             break
         time.sleep(0.1)
     return json.loads(path.read_text(encoding="utf-8"))
-
-
-def _look(browser, size: str, scheme: str) -> None:
-    width, height = SIZES[size]
-    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": size == "phone"})
-    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "", "features": [{"name": "prefers-color-scheme", "value": scheme}]})
-    browser.execute_script("try { localStorage.clear() } catch (e) {}")
-
-
-def _reset(browser) -> None:
-    browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
-    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "", "features": []})
 
 
 def _broken_roster(army: dict, plan: dict) -> dict:
@@ -295,7 +282,7 @@ def test_builder_at_phone_and_desktop_in_both_palettes_is_axe_clean(browser, sit
     try:
         for size in SIZES:
             for scheme in ("light", "dark"):
-                _look(browser, size, scheme)
+                look(browser, size, scheme)
                 open_builder(browser, sites[rulebook] + BUILDER_PAGE)
                 _load_file(browser, roster_file)
                 _wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".rb-army__unit"))
@@ -305,6 +292,8 @@ def test_builder_at_phone_and_desktop_in_both_palettes_is_axe_clean(browser, sit
                 if overflow > 0:
                     problems.append((size, scheme, overflow))
                 browser.save_screenshot(str(ARTIFACTS / f"{rulebook}-army-{size}-{scheme}.png"))
+                browser.execute_script("document.getElementById('rb-army-units').scrollIntoView(); window.scrollBy(0, -80)")
+                browser.save_screenshot(str(ARTIFACTS / f"{rulebook}-army-units-{size}-{scheme}.png"))
                 if size == "desktop":
                     browser.execute_script(axe)
                     found = browser.execute_async_script(
@@ -316,16 +305,25 @@ def test_builder_at_phone_and_desktop_in_both_palettes_is_axe_clean(browser, sit
                     if bad:
                         serious[scheme] = bad
     finally:
-        _reset(browser)
+        reset(browser)
     assert not problems, problems
     assert not serious, serious
 
 
 def test_builder_works_from_disk(browser, bundled_builds):
-    """Opened as a file (file://): the embedded data is read, units are added, the total is live."""
+    """Opened as a file (file://): the embedded data is read, units are added, the total is live,
+    and the shared link opens the same list."""
     build = bundled_builds["tercios"]
     army = _army(build)
     open_builder(browser, (build / "site" / BUILDER_PAGE).as_uri())
     entry = army["entries"][0]
     _add(browser, entry)
-    assert _text(browser, "rb-army-total") == str(_expected_cost(army, entry, _plain_quality(army), []))
+    total = str(_expected_cost(army, entry, _plain_quality(army), []))
+    assert _text(browser, "rb-army-total") == total
+    browser.find_element(By.ID, "rb-army-share").click()
+    link = browser.find_element(By.ID, "rb-army-share-url").get_attribute("value")
+    assert link.startswith("file://") and "#roster=" in link
+    browser.get("about:blank")
+    open_builder(browser, link)
+    assert _text(browser, "rb-army-total") == total
+    assert [u.get_attribute("data-entry") for u in browser.find_elements(By.CSS_SELECTOR, ".rb-army__unit")] == [entry["id"]]
