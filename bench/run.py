@@ -4,8 +4,8 @@ README
 ------
 Run from the project root::
 
-    python bench/run.py            # full run, about three minutes
-    python bench/run.py --quick    # smoke run, about a minute (noisy numbers)
+    python bench/run.py            # full run, about five minutes
+    python bench/run.py --quick    # smoke run, about two minutes (noisy numbers)
 
 Options: ``--repeat N`` (timings per measurement; default 7, quick 3),
 ``--calls N`` (resolver calls for b; default 20000, quick 2000),

@@ -23,7 +23,7 @@ Every pair is checked to compute the same thing before it is timed.
 
 from __future__ import annotations
 
-import copy
+import json
 import gc
 import math
 import statistics
@@ -199,13 +199,12 @@ def _copies(schema_docs: dict, docs: dict, n: int) -> tuple[dict, dict]:
     out_schemas, out_docs = {}, {}
     for i in range(n):
         for rel, schema in schema_docs.items():
-            moved = copy.deepcopy(schema)
-            moved["$id"] = moved["$id"].replace("/schemas/", f"/schemas/c{i}/", 1)
+            base = schema["$id"][: schema["$id"].index("/schemas/") + len("/schemas/")]
+            # every absolute reference moves with the copy ($id, $ref, the $schema a document must name)
+            moved = json.loads(json.dumps(schema).replace(base, f"{base}c{i}/"))
             out_schemas[f"c{i}/{rel}"] = moved
-        for rel, doc in docs.items():
-            moved = dict(doc)
-            moved["$schema"] = doc["$schema"].replace("../schemas/", f"../schemas/c{i}/", 1)
-            out_docs[f"c{i}/{rel}"] = moved
+        for rel, doc in docs.items():  # their $schema (the bundle's parts' too) name the copies
+            out_docs[f"c{i}/{rel}"] = json.loads(json.dumps(doc).replace(base, f"{base}c{i}/"))
     return out_schemas, out_docs
 
 
@@ -213,8 +212,9 @@ def _validator_per_document(docs: dict, schema_docs: dict) -> None:
     """Validation as the json phase did it: a validator per document, each combining the
     whole registry with jsonschema's meta-schemas again."""
     registry = to_json.registry_for(schema_docs)
+    by_id = {s["$id"]: s for s in schema_docs.values()}
     for doc in docs.values():
-        schema = schema_docs[doc["$schema"].removeprefix("../schemas/")]
+        schema = by_id.get(doc["$schema"]) or schema_docs[doc["$schema"].removeprefix("../schemas/")]
         list(Draft202012Validator(schema, registry=registry).iter_errors(doc))
 
 

@@ -88,8 +88,9 @@ def make_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("lsp", help="servidor de lenguaje (LSP) para editores, por stdin/stdout")
 
-    p = sub.add_parser("serve", help="sirve el sitio en local y lo reconstruye (y recarga el navegador) al editar", epilog=EPILOG)
-    _rulebook_arg(p)
+    p = sub.add_parser("serve", help="sirve el sitio en local y lo reconstruye (y recarga el navegador) al editar")
+    p.add_argument("rulebook", nargs="?", type=Path, default=None, metavar="RULEBOOK",
+                   help="carpeta del reglamento que se sirve (o un fichero .rules); por defecto, el primer reglamento incluido por nombre")
     p.add_argument("--host", default="127.0.0.1", help="dirección en la que escuchar (por defecto 127.0.0.1, sólo este equipo)")
     p.add_argument("--port", type=int, default=8000, help="puerto (por defecto 8000; 0 elige uno libre)")
 

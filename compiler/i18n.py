@@ -2,7 +2,7 @@
 
 Reads the compiled gettext catalogs ``compiler/locale/<lang>/LC_MESSAGES/rulebook.mo``
 (sources: the ``.po`` files beside them, extracted with ``pybabel extract -F
-babel.cfg``) and Babel's locale data (decimal symbol, percent pattern).
+compiler/locale/babel.cfg``) and Babel's locale data (decimal symbol, percent pattern).
 Produces a :class:`Language`: ``gettext``/``ngettext`` for every phrase the
 compiler writes for players (site pages, labels, generated instructions) and
 the site's number notation (``1,5`` and ``37,5 %`` in Spanish, ``1.5`` and

@@ -277,6 +277,9 @@ class Readable:
         name = _(FUNCTIONS[e.name]) if e.name in FUNCTIONS else e.name
         return f"{name}({', '.join(args)})"
 
+    def _sources(self, e: ir.Sources, _outer: int) -> str:
+        return "; ".join(f"{quoted(label)} {self.expr(value)}" for label, value in e.items)
+
     def _roll(self, e: ir.Roll, _outer: int) -> str:
         dice = self._title(e.die) if e.die else f"{e.count if e.times is None else ''}d{e.sides}"
         text = _("roll of %(dice)s") % {"dice": dice}
@@ -309,4 +312,7 @@ class Readable:
             return out
         if isinstance(s, ir.Step):
             return [line for b in s.body for line in self.statement(b)]
+        if isinstance(s, ir.Repeat):
+            lines = [line for b in s.body for line in self.statement(b)]
+            return lines + [_("repeated until %(condition)s") % {"condition": self.expr(s.cond)}]
         return []

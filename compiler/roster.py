@@ -307,25 +307,53 @@ class RosterFileError(Exception):
 
 _RULEBOOK_LINE = re.compile(r"^rulebook\s+(\w+)\b", re.M)
 
+MAX_BYTES = 1_000_000
+"""The largest roster file read (a list of a thousand units with long names is ~150 kB)."""
+MAX_UNITS = 1000
+"""The most units a roster may hold: more is refused before any schema or rule is checked."""
+
+
+def _json_context(text: str, exc: json.JSONDecodeError) -> str:
+    """The line of ``text`` where the JSON stops being JSON, with a caret (long lines cut)."""
+    line = text.splitlines()[exc.lineno - 1] if 0 < exc.lineno <= len(text.splitlines()) else ""
+    start = max(0, exc.colno - 1 - 60)
+    shown = line[start:start + 120].replace("\t", " ")
+    return f"\n{exc.lineno:>5} | {shown}\n      | {' ' * (exc.colno - 1 - start)}^"
+
 
 def read_roster(path: Path) -> dict:
-    """The roster file as JSON (an object), or :class:`RosterFileError`."""
+    """The roster file as JSON (an object), or :class:`RosterFileError`.
+
+    Refuses, before parsing, a file over :data:`MAX_BYTES`; after parsing, a
+    roster of more than :data:`MAX_UNITS` units (so a huge file costs neither
+    time nor memory)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as f:
+            raw = f.read(MAX_BYTES + 1)
     except FileNotFoundError:
         raise RosterFileError(f"{path}: error: no such file") from None
-    except UnicodeDecodeError:
-        raise RosterFileError(f"{path}: error: the file is not UTF-8 text") from None
     except OSError as exc:
         raise RosterFileError(f"{path}: error: cannot read the file: {exc.strerror or exc}") from None
+    if len(raw) > MAX_BYTES:
+        raise RosterFileError(f"{path}: error: the file is larger than {MAX_BYTES // 1000} kB, the most a roster may be\n"
+                              "hint: a roster lists a force's units; is this the right file?")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise RosterFileError(f"{path}: error: the file is not UTF-8 text") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise RosterFileError(f"{path}:{exc.lineno}:{exc.colno}: error: not JSON: {exc.msg}\nhint: a roster is a JSON object; see schemas/roster.schema.json of a build") from None
+        raise RosterFileError(f"{path}:{exc.lineno}:{exc.colno}: error: not JSON: {exc.msg}{_json_context(text, exc)}\n"
+                              "hint: a roster is a JSON object; see schemas/roster.schema.json of a build") from None
     except RecursionError:
         raise RosterFileError(f"{path}: error: the JSON is nested too deeply") from None
     if not isinstance(data, dict):
         raise RosterFileError(f"{path}: error: a roster is a JSON object ({{…}}), not {type(data).__name__}")
+    units = data.get("units")
+    if isinstance(units, list) and len(units) > MAX_UNITS:
+        raise RosterFileError(f"{path}: error: $.units: {len(units)} units; a roster may have at most {MAX_UNITS}\n"
+                              "hint: is this the right file?")
     return data
 
 
@@ -339,6 +367,10 @@ def find_rulebook(roster: dict, given: Path | None) -> Path:
     from .driver import CONTENT
 
     wanted = roster.get("rulebook")
+    if not isinstance(wanted, str):
+        raise RosterFileError(
+            "error: $.rulebook: " + ("missing" if wanted is None else f"{json.dumps(wanted)[:40]} is not a text")
+            + " (the id of the rulebook the roster is for, e.g. \"manual_1936\")\nhint: write it, or give the rulebook with --rulebook")
     found = {}
     for folder in sorted(p for p in CONTENT.iterdir() if p.is_dir()):
         for f in sorted(folder.glob("*.rules")):
@@ -394,7 +426,13 @@ def schema_problems(roster: dict, schema: dict) -> list[str]:
 def open_roster(path: Path, rulebook: Path | None) -> tuple[dict, dict]:
     """The roster and its army document, or :class:`RosterFileError`."""
     roster = read_roster(path)
-    armies, schema = load_armies(find_rulebook(roster, rulebook))
+    folder = find_rulebook(roster, rulebook)
+    armies, schema = load_armies(folder)
+    wanted, theirs = roster.get("rulebook"), sorted({a["rulebook"] for a in armies.values()})
+    if isinstance(wanted, str) and wanted not in theirs:  # a roster for another rulebook: say so before the schema's details
+        raise RosterFileError(
+            f"{path}: error: $.rulebook: the roster is for the rulebook '{wanted}', and {folder} is '{', '.join(theirs)}'\n"
+            "hint: leave out --rulebook to use the bundled rulebook the roster names, or give that rulebook's folder")
     problems = schema_problems(roster, schema)
     if problems:
         raise RosterFileError("\n".join(f"{path}: error: {p}" for p in problems) + "\nhint: the roster format is schemas/roster.schema.json of a build")

@@ -86,7 +86,6 @@ class Preview:
         self.changed: list[str] = []
         self.log = log
         self.ready = threading.Condition()
-        self._mkdocs_config = None
 
     # ------------------------------------------------------------------ building
 
@@ -109,7 +108,7 @@ class Preview:
 
         t0 = time.perf_counter()
         result = driver.build(self.rulebook, self.next, site=False)
-        timings = {"no-site build": time.perf_counter() - t0}
+        timings = {"no-site build": time.perf_counter() - t0, **result.timings}  # its stages after it
         if not self._report(result):
             return False
         if not self.site.is_dir():  # the first build failed: this is the first site

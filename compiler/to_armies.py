@@ -77,7 +77,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "entry-max": "{entry}: hay {count} y el máximo es {max}.",
         "units-min": "La lista tiene {count} unidades y el mínimo es {min}.",
         "units-max": "La lista tiene {count} unidades y el máximo es {max}.",
-        "over-budget": "La lista cuesta {total} puntos y el presupuesto es {budget}: sobran {excess}.",
+        "over-budget": "La lista cuesta {total} puntos y el presupuesto es {budget}: se pasa en {excess}.",
     },
     "en": {
         "rulebook-mismatch": "The roster is for the rulebook '{roster}', not '{rulebook}'.",
@@ -125,14 +125,14 @@ LABELS: dict[str, dict[str, str]] = {
         "size": "Tamaño", "points": "Puntos acordados", "quality": "Calidad", "options": "Opciones", "troops": "Tropas",
         "legal": "Lista válida", "illegal": "Lista no válida", "errors": "Errores", "warnings": "Avisos", "unit": "Unidad",
         "did_you_mean": "¿Querías decir «{suggestion}»?", "rule": "Regla", "source": "Sección", "models": "Miniaturas",
-        "remaining": "Quedan {remaining} puntos",
+        "remaining": "Puntos restantes: {remaining}",
     },
     "en": {
         "yes": "yes", "no": "no", "cost": "Cost", "total": "Total", "budget": "Budget", "side": "Side", "role": "Role",
         "size": "Size", "points": "Agreed points", "quality": "Quality", "options": "Options", "troops": "Troops",
         "legal": "Legal roster", "illegal": "Illegal roster", "errors": "Errors", "warnings": "Warnings", "unit": "Unit",
         "did_you_mean": "Did you mean '{suggestion}'?", "rule": "Rule", "source": "Section", "models": "Models",
-        "remaining": "{remaining} points left",
+        "remaining": "Points left: {remaining}",
     },
 }
 

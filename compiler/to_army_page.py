@@ -28,6 +28,7 @@ import jinja2
 
 from .i18n import N_, _
 from .markdown import esc
+from .roster import MAX_BYTES, MAX_UNITS
 
 SITE_ASSETS = Path(__file__).resolve().parent.parent / "site" / "assets"
 ASSETS = ("army-validator.js", "army-builder.js", "army-builder.css")
@@ -59,6 +60,8 @@ def interface_text() -> dict[str, str]:
         "bad_format": _("{origin} does not follow the roster format (nothing was loaded):"),
         "other_army": _("{origin} is a list of another army ({army}); open that army's builder."),
         "bad_link": _("The link does not hold a list: {reason}"),
+        "too_big": _("{origin} is larger than {kb} kB, the most a roster may be; nothing was loaded."),
+        "too_many": _("{origin} has {n} units; a roster may have at most {max}. Nothing was loaded."),
         "schema_type": _("the wrong kind of value"), "schema_required": _("a required field is missing"),
         "schema_additionalProperties": _("a field the format does not have"), "schema_enum": _("not one of the allowed values"),
         "schema_const": _("not the allowed value"), "schema_minimum": _("too small"), "schema_maximum": _("too large"),
@@ -93,7 +96,8 @@ def write_pages(pb, out_dir: Path, docs: Path, env: jinja2.Environment, weight: 
                 if href:
                     links["troops"][t] = href
         title = _(NAV_TITLE) if len(docs_list) == 1 else f"{_(NAV_TITLE)}: {army['title']}"
-        data = {"army": army, "schema": schema, "links": links, "text": interface_text()}
+        data = {"army": army, "schema": schema, "links": links, "text": interface_text(),
+                "limits": {"bytes": MAX_BYTES, "units": MAX_UNITS}}  # the same as `rulebook roster validate`
         text = env.get_template("ejercito.md.j2").render(title=esc(title), army_title=esc(army["title"]), data=script_json(data))
         (docs / page).write_text(text, encoding="utf-8")
         pb.index(title, pb.site_href(page), _(NAV_TITLE), weight, army["title"])

@@ -1242,8 +1242,8 @@ def _write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, 
     pb.start_page(pb.pages["data"])
     data["examples"] = _data_examples(program, pb, package, shown)
     write(pb.pages["data"], "datos.md.j2", title=esc(title), **data)
-    army_nav = to_army_page.write_pages(pb, out_dir, docs, env, WEIGHT_PAGE)  # the army builder, one page per army
-    army_nav += to_changelog_page.write_page(pb, program, docs, env, WEIGHT_PAGE)  # the version history (@changelog)
+    army_pages = to_army_page.write_pages(pb, out_dir, docs, env, WEIGHT_PAGE)  # the army builder, one page per army
+    army_nav = army_pages + to_changelog_page.write_page(pb, program, docs, env, WEIGHT_PAGE)  # the version history (@changelog)
     sources = []
     for file, page in pb.source_pages.items():
         write(page, "codigo.md.j2", file=attr(file), lines=_source_lines(program.sources[file]))
@@ -1267,6 +1267,7 @@ def _write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, 
           rules={"href": pb.url(pb.pages["rules"]), "count": sum(len(g["rules"]) for g in rules)} if rules else None,
           glossary={"href": pb.url(glossary["page"]), "count": len(pb.terms)} if glossary else None,
           quick=pb.url(pb.pages["quick"]) if quick["groups"] or quick["odds"] else None,
+          armies=[{"title": attr(a["title"]), "href": pb.url(a["path"])} for a in army_pages],
           design=pb.url(pb.pages["design"]), data=pb.url(pb.pages["data"]))
     pb.index(title, pb.site_href(INDEX_PAGE), _(NAV["home"]), WEIGHT_PAGE)
 

@@ -5,8 +5,9 @@ Reads only the typed IR. Entry point: :func:`generate(program) -> dict[str, str]
 
 The package (named after the rulebook id) holds:
 
-* ``types.py`` — enum values and orders, one frozen dataclass per record
-  (``runtime.record``);
+* ``types.py`` — enum values and orders, one class per record
+  (``runtime.Record``: an immutable value with slots; resolvers build one with
+  ``R._new(field=…)``, faster than a class call);
 * ``data.py`` — constants, catalogs, tables, dice and bags as Python literals,
   and ``GRANTS``: the special rules each rule grants (read by ``has_rule`` and
   ``rule_param`` through ``runtime.granted``);
@@ -475,27 +476,47 @@ class PythonEmitter:
             if len(t.columns) > 1 and t.across is None:
                 fields = [(c.name, c.type, c.title) for c in t.columns]
                 self.record_class(w, f"_Row_{py_name(t.name)}", fields, f"Fila de la tabla {t.name}", t.span.src)
-        return self.module("Enumerations and record types of the rulebook.", w, imports=())
+        head = Writer()
+        head.line()
+        head.line("_blank = object.__new__  # records are filled in as writable twins, then made read-only (runtime.Record)")
+        head.lines.extend(w.lines)
+        return self.module("Enumerations and record types of the rulebook.", head, imports=())
 
     def record_class(self, w: Writer, cls: str, fields: list[tuple[str, T, str | None]], title: str, src: str) -> None:
+        """``class R(_rt.Record)``: its fields as slots (each with its type and title), their
+        names in the rules when one differs (``_names``), and ``R._new(field=…)``, which
+        resolvers call to build one (see :class:`runtime.Record`)."""
+        names = [py_name(name) for name, _, _ in fields]
         w.line()
         w.line()
-        w.line("@_rt.record")
-        w.line(f"class {cls}:")
+        w.line(f"class {cls}(_rt.Record):")
         w.indent()
         w.docstring([f"{title} ({src})."])
         w.line()
-        for name, ftype, ftitle in fields:
-            meta = f" = _rt.dataclass_field(metadata={{'name': {name!r}}})" if py_name(name) != name else ""
-            code = f"{py_name(name)}: object{meta}"
-            comment = str(ftype) + (f" — {ftitle}" if ftitle else "")
-            if len(INDENT) * w.level + len(code) + len(_inline(comment)) + 4 <= WIDTH:
-                w.line(f"{code}  # {_inline(comment)}")
-            else:
-                w.comment(comment)
-                w.line(code)
-        if not fields:
-            w.line("pass")
+        if fields:
+            w.line("__slots__ = (")
+            w.indent()
+            for (_, ftype, ftitle), field in zip(fields, names):
+                w.line(f"{field!r},  # {_inline(str(ftype) + (f' — {ftitle}' if ftitle else ''))}")
+            w.outdent()
+            w.line(")")
+        else:
+            w.line("__slots__ = ()")
+        if any(field != name for field, (name, _, _) in zip(names, fields)):
+            w.code(Seq(("_names = ", tuple_of([Text(name) for name, _, _ in fields]))))
+        # the class by its name, unless a field (a parameter of _new) has that name: then by
+        # the cell Python gives methods for their own class
+        me = "__class__" if cls in names else cls
+        w.line()
+        w.line("@staticmethod")
+        w.code(Seq(("def ", Group("_new", tuple(names)), ":")))
+        w.indent()
+        w.line(f"self = _blank({me}._writable)")
+        for field in names:
+            w.line(f"self.{field} = {field}")
+        w.line(f"self.__class__ = {me}  # read-only from here on")
+        w.line("return self")
+        w.outdent()
         w.outdent()
 
     # ------------------------------------------------------------------ data.py
@@ -762,7 +783,7 @@ class PythonEmitter:
                 for f in self.p.records[e.record].fields:
                     default = "()" if f.type.kind == "list" else "None"
                     fields.append(Seq((py_name(f.name) + "=", self.expr(given[f.name]) if f.name in given else default)))
-                return call(f"_t.{py_name(e.record)}", *fields)
+                return call(f"_t.{py_name(e.record)}._new", *fields)
             case ir.BuiltinCall():
                 return self.builtin(e)
             case ir.Unary():

@@ -54,7 +54,7 @@ from .protocol import Example, Expectation, Odds, OddsAxis, Param, Procedure
 from .records import RuleApp, Schema, field, from_input, has_rule, rule_param
 from .tables import index, lookup, lookup_range, ordinal, shift
 from .trace import LetEvent, ProcedureFrame, RollEvent, Step, Trace
-from .values import Counts, format_value, granted, largest, number_text, record, smallest, sort_key, stacked_param, to_jsonable
+from .values import Counts, Record, format_value, granted, largest, number_text, record, smallest, sort_key, stacked_param, to_jsonable
 
 __all__ = [
     # re-exported so generated code imports nothing else
@@ -62,6 +62,7 @@ __all__ = [
     "dataclass_field",
     "Fraction",
     # records and inputs
+    "Record",
     "record",
     "RuleApp",
     "Schema",

@@ -1,16 +1,18 @@
 """Values produced by resolvers, and how to order, show and serialise them.
 
 Takes: any value a resolver can produce — ``int``, ``Fraction``, ``str``,
-``bool``, ``None``, tuples/lists, dicts, :class:`Counts`, (frozen) dataclasses,
-``enum.Enum`` members.
+``bool``, ``None``, tuples/lists, dicts, :class:`Counts`, records
+(:class:`Record`), (frozen) dataclasses, ``enum.Enum`` members.
 Produces:
 
 * :class:`Counts`, the immutable "how many of each kind" record returned by
   drawing from a bag or rolling named-face dice;
-* :func:`record`, the decorator of the records generated packages declare
-  (frozen dataclasses with slots, built faster);
+* :class:`Record`, the base class of the records generated packages declare
+  (immutable values with slots, built as cheaply as mutable objects);
+  :func:`record`, the frozen dataclass records of packages generated before it;
 * :func:`sort_key`, a total, deterministic order over mixed values (numbers by
-  value, then strings, tuples element-wise, dataclasses field by field...);
+  value, then strings, tuples element-wise, records and dataclasses field by
+  field...);
 * :func:`to_jsonable`, JSON-safe data (``Fraction`` -> ``"n/d"``);
 * :func:`format_value`, a short human-readable text for traces;
 * :func:`number_text`, an exact number as text (``"n/d"``), however many digits;
@@ -32,7 +34,7 @@ from typing import Any
 
 from .errors import RuleError
 
-__all__ = ["Counts", "record", "to_jsonable", "sort_key", "format_value", "number_text", "smallest", "largest", "granted", "stacked_param"]
+__all__ = ["Counts", "Record", "record", "to_jsonable", "sort_key", "format_value", "number_text", "smallest", "largest", "granted", "stacked_param"]
 
 
 class Counts(Mapping):
@@ -147,9 +149,113 @@ class Counts(Mapping):
 # Records
 # ---------------------------------------------------------------------------
 
+class Record:
+    """Base class of the records a generated package declares (``types.py``).
+
+    A record is an immutable value. Its fields are the class's ``__slots__``,
+    read as attributes (``r.impacto``). Assigning or deleting an attribute raises
+    AttributeError. Two records are equal when they are of the same class with
+    equal fields, and equal records hash alike; ordering comparisons raise
+    TypeError; ``repr`` is ``Name(field=value, …)``. ``_fields`` lists the
+    Python names of the fields and ``_names`` their names in the rules (the JSON
+    keys; the class may set it when they differ).
+
+    ``Name(field=value, …)`` builds a record. Resolvers build one per result, so
+    each generated class also writes out ``_new``, the same with one parameter per
+    field: it fills a writable twin of the class (``_writable``: same slots, plain
+    attribute assignment) and then turns it into the read-only class. That costs
+    what building a mutable object costs, and spares the dictionary of keywords a
+    class call builds::
+
+        class Impacto(Record):
+            __slots__ = ("impacto", "bajas")
+
+            @staticmethod
+            def _new(impacto, bajas):
+                self = object.__new__(Impacto._writable)
+                self.impacto = impacto
+                self.bajas = bajas
+                self.__class__ = Impacto
+                return self
+    """
+
+    __slots__ = ()
+    _fields: tuple[str, ...] = ()
+    _names: tuple[str, ...] = ()
+    _writable: type
+    _values: Callable[[Any], tuple]
+
+    def __init_subclass__(cls, writable: bool = False, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if writable:
+            return
+        if any(base._fields for base in cls.__mro__[1:] if issubclass(base, Record)):
+            raise TypeError(f"record {cls.__name__}: a record with fields cannot be extended")
+        fields = cls.__dict__.get("__slots__")
+        if not isinstance(fields, tuple) or not all(isinstance(f, str) and not f.startswith("_") for f in fields):
+            raise TypeError(f"record {cls.__name__}: __slots__ must be a tuple of field names (not starting with '_')")
+        names = tuple(cls.__dict__.get("_names", fields))
+        if len(names) != len(fields):
+            raise TypeError(f"record {cls.__name__}: {len(names)} names for {len(fields)} fields")
+        cls._fields, cls._names, cls.__match_args__ = fields, names, fields
+        cls._values = staticmethod(_values_getter(fields))
+        twin = {"__slots__": (), "__setattr__": object.__setattr__, "__delattr__": object.__delattr__,
+                "__module__": cls.__module__, "__qualname__": cls.__qualname__}
+        cls._writable = type(cls.__name__, (cls,), twin, writable=True)
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Record:
+        fields = cls._fields
+        if len(args) > len(fields):
+            raise TypeError(f"{cls.__name__}() takes {len(fields)} fields, {len(args)} given")
+        values = list(args)
+        for name in fields[len(args):]:
+            if name not in kwargs:
+                raise TypeError(f"{cls.__name__}() missing field {name!r}")
+            values.append(kwargs.pop(name))
+        if kwargs:
+            raise TypeError(f"{cls.__name__}() got an unknown field {sorted(kwargs)[0]!r}")
+        self = object.__new__(cls._writable)
+        for name, value in zip(fields, values):
+            setattr(self, name, value)
+        self.__class__ = cls
+        return self
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable: cannot assign to {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable: cannot delete {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is type(self):
+            return self._values(self) == other._values(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._values(self))
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{name}={value!r}" for name, value in zip(self._fields, self._values(self)))
+        return f"{type(self).__qualname__}({inner})"
+
+    def __reduce__(self) -> tuple:
+        return (type(self), self._values(self))
+
+
+def _values_getter(fields: tuple[str, ...]) -> Callable[[Any], tuple]:
+    """A function giving the tuple of a record's field values, in order."""
+    if len(fields) > 1:
+        return attrgetter(*fields)
+    if fields:
+        get = attrgetter(fields[0])
+        return lambda record: (get(record),)
+    return lambda record: ()
+
+
 def record(cls: type) -> type:
     """Make ``cls`` (fields annotated in its body) a frozen dataclass with slots:
-    immutable, compared and hashed by value (the records of generated resolvers)."""
+    immutable, compared and hashed by value. The records of packages generated
+    before :class:`Record` existed; generated packages now subclass Record."""
     cls = dataclasses.dataclass(frozen=True, slots=True)(cls)
     if any(f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING for f in dataclasses.fields(cls)):
         raise TypeError(f"record {cls.__name__}: fields have no defaults")
@@ -200,6 +306,10 @@ def _keyer_for(cls: type) -> Callable[[Any], tuple]:
         return lambda value: (group, position[value])
     if issubclass(cls, Counts):
         return lambda value: ("5:counts", value.as_tuple())
+    if issubclass(cls, Record):  # ordered as the dataclass records before it
+        group = f"7:dc:{cls.__module__}.{cls.__qualname__}"
+        values = cls._values
+        return lambda value: (group, tuple(map(sort_key, values(value))))
     if issubclass(cls, (tuple, list)):
         return lambda value: ("6:seq", tuple(map(sort_key, value)))
     if dataclasses.is_dataclass(cls):
@@ -239,6 +349,8 @@ def to_jsonable(value: Any) -> Any:
         return to_jsonable(value.value)
     if isinstance(value, Mapping):
         return {_json_key(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, Record):
+        return {name: to_jsonable(v) for name, v in zip(value._names, value._values(value))}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.metadata.get("name", f.name): to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, (tuple, list)):
@@ -271,6 +383,9 @@ def format_value(value: Any) -> str:
         return format_value(value.value)
     if isinstance(value, Mapping):
         return "(" + ", ".join(f"{format_value(k)}: {format_value(v)}" for k, v in value.items()) + ")"
+    if isinstance(value, Record):
+        fields = ", ".join(f"{name}: {format_value(v)}" for name, v in zip(value._fields, value._values(value)))
+        return f"{type(value).__name__}({fields})"
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         fields = ", ".join(
             f"{f.name}: {format_value(getattr(value, f.name))}" for f in dataclasses.fields(value)

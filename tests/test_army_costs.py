@@ -63,6 +63,24 @@ def test_the_upgrades_of_a_unit_are_its_sides_only(army):
     assert entries["r_camion"]["options"] == []
 
 
+
+def test_munition_goes_only_to_units_that_fire(army):
+    """VI.12: the Munición upgrade raises the reserve of a unit that consumes Munición. A Tiznao
+    without weapons (its passengers fire through the loopholes, with their own Munición) and a
+    transport take no upgrade; every other vehicle, gun and piece may take Munición."""
+    catalogs = {}
+    for e in army["entries"]:
+        catalogs.setdefault(e["catalog"], []).append(e)
+    unarmed = {e["id"] for e in army["entries"] if not any(c["field"] == "armas" and c["value"] not in ("", "–", "—", "-") for c in e["card"])}
+    assert {"n_tiznao", "r_tiznao", "r_tiznao_pesado", "r_tiznao_torras_ascaso"} <= unarmed
+    for catalog, entries in catalogs.items():
+        if catalog.startswith(("infanteria_", "transportes_")):
+            continue
+        for e in entries:
+            want = [] if e["id"] in unarmed else [k for k in e["options"] if k.endswith("municion")]
+            assert e["options"] == want and (e["id"] in unarmed or len(want) == 1), e["id"]
+
+
 @pytest.mark.parametrize("role", ["atacante", "defensor"])
 def test_budgets_are_presupuesto_partida(army, package, role, program):
     presupuesto = _procedure(package, "presupuesto_partida")

@@ -1,6 +1,6 @@
 """The players' language (issue 9 §4): message catalogs, number notation, ``lang`` checks.
 
-The catalogs are gettext ``.po`` files extracted with Babel (``babel.cfg``):
+The catalogs are gettext ``.po`` files extracted with Babel (``compiler/locale/babel.cfg``):
 every marked phrase must be in every catalog, translated, and its compiled
 ``.mo`` must be the one committed. The runtime and a generated package read
 their ``.mo`` with the standard library only (no Babel at run time).
@@ -33,10 +33,10 @@ KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "N_": None}
 
 
 def _method_map() -> tuple[list, dict]:
-    """babel.cfg, read the way ``pybabel extract -F babel.cfg`` reads it."""
+    """babel.cfg, read the way ``pybabel extract -F compiler/locale/babel.cfg`` reads it."""
     from babel.messages.frontend import parse_mapping_cfg
 
-    with open(ROOT / "babel.cfg", encoding="utf-8") as fp:
+    with open(ROOT / "compiler" / "locale" / "babel.cfg", encoding="utf-8") as fp:
         return parse_mapping_cfg(fp)
 
 

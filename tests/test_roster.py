@@ -114,3 +114,27 @@ def test_any_roster_that_follows_the_schema_gets_an_answer():
             assert result["errors"][-1]["code"] == "over-budget"
 
     check()
+
+
+def test_the_roster_shown_in_language_md_is_legal_for_its_army(tmp_path):
+    """LANGUAGE.md's roster example (the JSON after "A roster (a player's list)"), checked against
+    the army of its own examples (compiled together as tests/test_language_doc.py does)."""
+    import re
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_language_doc import LANGUAGE_MD, correct_blocks, write_rulebook
+
+    write_rulebook(tmp_path, correct_blocks())
+    checked = driver.check(tmp_path)
+    assert checked.ok
+    docs = {d["id"]: d for d in to_armies.documents(checked.program, to_json.content_hash(checked.program)).values()}
+    text = LANGUAGE_MD.read_text(encoding="utf-8")
+    (shown,) = re.findall(r"A roster \(a player's list\).*?```json\n(.*?)```", text, re.S)
+    example = json.loads(shown)
+    army = docs[example["army"]]
+    example["rulebook"] = army["rulebook"]  # the doc's examples compile as their own rulebook
+    assert not roster.schema_problems(example, to_armies.roster_schema(checked.program))
+    result = roster.validate(army, example)
+    assert result["legal"], result["errors"]
+    assert result["total"] == 130 + 5 + 40 and result["budget"] == 1200

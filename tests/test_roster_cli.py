@@ -147,5 +147,80 @@ def test_print_shows_troops_and_errors_of_an_illegal_roster(tmp_path):
     assert run.returncode == 0
     assert "Lista no válida" in run.stdout and "over-budget" not in run.stdout
     assert "**2 × Cañón Medio**" in run.stdout
-    assert "La lista cuesta 12 puntos y el presupuesto es 7: sobran 5." in run.stdout
+    assert "La lista cuesta 12 puntos y el presupuesto es 7: se pasa en 5." in run.stdout
     assert "Lista no válida: 7 errores" in run.stderr
+
+
+HOSTILE = ROOT / "tests" / "data" / "armies" / "hostile"
+
+
+def test_print_of_a_rulebook_with_hostile_names_is_text(tmp_path):
+    """Names from the rules (a unit called ``</script><img src=x onerror=alert(1)>``, the army,
+    side, size and option titles) and from the roster are escaped in the HTML and Markdown sheets."""
+    roster = {"format": 1, "rulebook": "hostil", "army": "banda", "side": "rojo", "size": "normal",
+              "name": "<script>alert(6)</script>",
+              "units": [{"entry": "lancero", "name": "<img src=z onerror=alert(5)>", "options": ["escudo"]}, {"entry": "arquero"}]}
+    path = tmp_path / "hostil.json"
+    path.write_text(json.dumps(roster), encoding="utf-8")
+    out = tmp_path / "sheet.html"
+    run = rulebook("roster", "print", str(path), "--rulebook", str(HOSTILE), "-o", str(out))
+    assert run.returncode == 0, run.stderr
+    sheet = out.read_text(encoding="utf-8")
+    for markup in ("<img", "<script", "<svg", "<b>", "<i>", "<u>"):
+        assert markup not in sheet, markup
+    assert "&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;" in sheet
+    assert "&lt;img src=z onerror=alert(5)&gt;" in sheet and "&lt;script&gt;alert(6)&lt;/script&gt;" in sheet
+    md = rulebook("roster", "print", str(path), "--rulebook", str(HOSTILE), "--format", "markdown")
+    assert md.returncode == 0, md.stderr
+    assert "<img" not in md.stdout and "<script" not in md.stdout and "&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;" in md.stdout
+
+
+def _bad(tmp_path, name: str, content: str, *extra: str) -> subprocess.CompletedProcess:
+    path = tmp_path / name
+    path.write_text(content, encoding="utf-8")
+    run = rulebook("roster", "validate", str(path), *extra)
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert "Traceback" not in run.stdout + run.stderr
+    return run
+
+
+def test_a_huge_file_is_refused_before_it_is_read(tmp_path):
+    """A 50 MB roster (a million units) is refused at once, by its size, in bounded time and memory."""
+    import time
+
+    unit = '{"entry": "r_milicia_cnt", "quality": "green"},'
+    body = '{"format": 1, "rulebook": "manual_1936", "army": "listas_genericas", "units": [' + unit * 1_000_000 + '{"entry": "r_milicia_cnt"}]}'
+    assert len(body) > 45_000_000
+    start = time.perf_counter()
+    run = _bad(tmp_path, "huge.json", body)
+    assert time.perf_counter() - start < 20
+    assert "larger than 1000 kB" in run.stderr
+
+
+def test_too_many_units_are_refused_before_the_rules_are_checked(tmp_path):
+    from compiler.roster import MAX_UNITS
+
+    body = json.dumps({"format": 1, "rulebook": "manual_1936", "army": "listas_genericas", "units": [{"entry": "x"}] * (MAX_UNITS + 1)})
+    run = _bad(tmp_path, "many.json", body)
+    assert f"$.units: {MAX_UNITS + 1} units; a roster may have at most {MAX_UNITS}" in run.stderr
+
+
+def test_json_errors_show_the_line_with_a_caret(tmp_path):
+    run = _bad(tmp_path, "typo.json", '{"format": 1,\n "rulebook": "tercios",\n "units": [{"entry": "x",}]\n}')
+    assert "typo.json:3:26: error: not JSON" in run.stderr
+    assert '    3 |  "units": [{"entry": "x",}]\n      |                          ^' in run.stderr
+
+
+def test_wrong_types_say_what_is_expected(tmp_path):
+    run = _bad(tmp_path, "types.json", json.dumps({"format": "1", "rulebook": 5, "army": "listas_genericas", "units": {}}))
+    assert "$.rulebook: 5 is not a text" in run.stderr and "--rulebook" in run.stderr
+    run = _bad(tmp_path, "types2.json", json.dumps({"format": 1, "rulebook": "tercios", "army": "lista_ejercito", "units": [{"entry": 7, "models": "3"}]}))
+    assert "$.units[0].entry: 7 is not of type 'string'" in run.stderr
+
+
+def test_a_roster_for_another_rulebook_says_so(tmp_path):
+    """--rulebook names Tercios and the roster is a 1936 list: one error naming both, not schema details."""
+    run = rulebook("roster", "validate", str(EXAMPLES / "1936-republicano-defensor.json"), "--rulebook", str(ROOT / "content" / "tercios"))
+    assert run.returncode == 2
+    assert "the roster is for the rulebook 'manual_1936'" in run.stderr and "is 'tercios'" in run.stderr
+    assert "is not one of" not in run.stderr and "Traceback" not in run.stderr

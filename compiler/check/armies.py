@@ -84,10 +84,11 @@ def _int(st: CheckState, v: n.Value, what: str, low: int | None = 0) -> int | No
     """A whole number literal (at least ``low``), reported otherwise."""
     value = v.value if isinstance(v, n.VNum) else None
     if not isinstance(value, int) or isinstance(value, bool):
-        st.err(f"{what} must be a whole number", v.span, None, "army")
+        example = max(low or 0, 1)
+        st.err(f"{what} must be a whole number", v.span, f"write digits, without quotes or decimals (e.g. {example})", "army")
         return None
     if low is not None and value < low:
-        st.err(f"{what} must be at least {low}, got {value}", v.span, None, "army")
+        st.err(f"{what} must be at least {low}, got {value}", v.span, f"write {low} or more", "army")
         return None
     return value
 
@@ -104,6 +105,34 @@ def _names(st: CheckState, v: n.Value, what: str) -> list[tuple[str, Span]]:
         else:
             st.err(f"expected {what} (a name)", x.span, None, "army")
     return out
+
+
+@dataclasses.dataclass(frozen=True)
+class _Scope:
+    """The units of a block an option is offered to: the ones named by
+    ``entries:``, or (``exclude:``) all but the ones named."""
+
+    names: frozenset[str]
+    exclude: bool
+
+    def offers(self, ident: str) -> bool:
+        return (ident in self.names) != self.exclude
+
+
+def _unknown(st: CheckState, what: str, name: str, span: Span, candidates) -> None:
+    """``unknown <what> 'name'``: a did-you-mean when one is close, else the names
+    it could be (the first few)."""
+    names = [c for c in candidates if isinstance(c, str)]
+    if hint(name, names) or not names:
+        st.unknown(what, name, span, names)
+        return
+    shown = ", ".join(names[:8]) + (f", … ({len(names)} in all)" if len(names) > 8 else "")
+    st.err(f"unknown {what} '{name}'", span, f"known: {shown}", "unknown-name")
+
+
+def _fields_of(fields: dict, kinds: tuple[str, ...]) -> list[str]:
+    """The names of the record fields of one of these kinds."""
+    return [f for f, t in fields.items() if t.inner.kind in kinds]
 
 
 def check_armies(st: CheckState) -> None:
@@ -139,8 +168,10 @@ class _ArmyChecker:
         self.limits: list[ir.ArmyLimit] = []
         self.troop_catalog: str | None = None
         self.seen: dict[str, Span] = {}
-        self._entry_spans: dict[tuple[str, str], Span] = {}  # (option key, entry id) → where entries: names it
+        self._entry_names: list[tuple[str, Span]] = []  # the ids entries: names in the current units block
         self._pending: list = []  # option clauses that change a composition, checked after their units
+        self._broken_units = False  # a units clause named no catalog: its entries are unknown
+        self._broken_categories = False  # … and it had 'category:': its categories are unknown
 
     # ------------------------------------------------------------------ helpers
     def source_of(self, decl: str) -> ir.ArmySource:
@@ -191,13 +222,14 @@ class _ArmyChecker:
         clauses = sorted(d.clauses, key=lambda c: (0 if c.word in ("side", "sides", "roles", "quality") else 1 if c.word == "units" else 2, d.clauses.index(c)))
         for c in clauses:
             if c.word not in order:
-                st.err(f"unknown army clause '{c.word}'", c.word_span, hint(c.word, TOP_CLAUSES) or "army clauses: " + ", ".join(TOP_CLAUSES), "army")
+                where = f"'{c.word}' goes in a units block: units <catalog> cost: <field> {{ {c.word} … }}" if c.word in UNIT_CLAUSES else None
+                st.err(f"unknown army clause '{c.word}'", c.word_span, where or hint(c.word, TOP_CLAUSES) or "army clauses: " + ", ".join(TOP_CLAUSES), "army")
                 continue
             if c.clauses and c.word != "units":
                 st.err(f"'{c.word}' has no block", c.clauses[0].span, None, "army")
             getattr(self, "_" + c.word)(c)
-        if not self.entries:
-            st.err(f"army {d.name} fields no units", d.span, "add a clause: units <catalog> cost: <field>", "army")
+        if not self.entries and not self._broken_units:
+            st.err(f"army {d.name} has no units", d.span, "add a clause: units <catalog> cost: <field>", "army")
         if not self.sizes and not self.agreed:
             st.err(f"army {d.name} has no budget", d.span, "add 'agreed' (points agreed by the players), 'size …' or 'sizes <table>'", "army")
         return ir.Army(
@@ -247,12 +279,13 @@ class _ArmyChecker:
         out = {}
         for k, v in per_role.items():
             if k not in roles:
-                self.st.err(f"'{k}' is not a role of this army", v.span, hint(k, roles) or "roles: " + ", ".join(roles), "army")
+                self.st.err(f"'{k}' is not a role of this army", v.span, hint(k, roles + ["points"]) or "roles: " + ", ".join(roles) + "; or 'points: N' for every role", "army")
             else:
                 out[k] = _int(self.st, v, f"points of {k}", 1)
         missing = [r for r in roles if r not in out]
         if missing:
-            self.st.err(f"{what}: no points for {', '.join(missing)}", a.clause.span, "give 'points: N' or one 'role: N' per role", "army")
+            if len(out) == len(per_role):  # else a misspelt role is reported above
+                self.st.err(f"{what}: no points for {', '.join(missing)}", a.clause.span, "give 'points: N' or one 'role: N' per role", "army")
             return None
         return {r: out[r] for r in roles}
 
@@ -328,6 +361,9 @@ class _ArmyChecker:
         enum_name = a.name(0, "the enum of qualities")
         members = self.enum(enum_name, a.span(0))
         if members is None:
+            v = a.named.get("percent")
+            if v is not None:  # still report a misspelt table in the same run
+                self.table(v.name if isinstance(v, n.VName) else None, v.span)
             return
         node = self.st.ast.get(enum_name)
         self.quality_title = getattr(node, "title", None) or enum_name
@@ -340,7 +376,8 @@ class _ArmyChecker:
                 cols = [col.name for col in table.columns if col.type.inner.kind == "int"]
                 col = a.named["column"].name if isinstance(a.named.get("column"), n.VName) else (cols[0] if len(cols) == 1 else None)
                 if len(table.keys) != 1 or table.keys[0].type != ir.T("enum", enum_name) or table.across is not None or col not in cols:
-                    self.st.err(f"table {table.name} must be keyed by {enum_name} with one int column (the percentage), or name it with 'column:'", v.span, None, "army")
+                    self.st.err(f"table {table.name} must be keyed by {enum_name} with one int column (the percentage), or name it with 'column:'", v.span,
+                                f"its int columns: {', '.join(cols)}" if cols else "give the table an int column", "army")
                 else:
                     for row in table.rows:
                         pct = row.values.get(col)
@@ -366,10 +403,12 @@ class _ArmyChecker:
                 self.st.err(f"'{key}:' names no field of the catalog's record", v.span, hint(v.name, list(fields)) or "fields: " + ", ".join(fields), "army")
                 return None
             if f.inner.kind not in kinds:
-                self.st.err(f"'{key}:' field {v.name} is {f}, not {' or '.join(kinds)}", v.span, None, "army")
+                fit = _fields_of(fields, kinds)
+                self.st.err(f"'{key}:' field {v.name} is {f}, not {' or '.join(kinds)}", v.span,
+                            f"fields that fit: {', '.join(fit)}" if fit else f"the record has no {' or '.join(kinds)} field: write a number", "army")
                 return None
             return lambda rec: rec.get(v.name)
-        self.st.err(f"'{key}:' takes a whole number or a field name", v.span, None, "army")
+        self.st.err(f"'{key}:' takes a whole number or a field name", v.span, "write it without quotes", "army")
         return None
 
     def _units(self, c: n.ArmyClause) -> None:
@@ -377,6 +416,8 @@ class _ArmyChecker:
         a = _Clause(st, c, 1, UNIT_ARGS)
         catalog = self.catalog(a.name(0, "a catalog of units"), a.span(0))
         if catalog is None:
+            self._broken_units = True
+            self._broken_categories = self._broken_categories or "category" in a.named
             return
         fields = {f: t for f, t, _ in st.record_fields.get(catalog.record, [])}
         side = None
@@ -388,7 +429,8 @@ class _ArmyChecker:
                 st.err(f"unknown side '{side}'" if side else "'side:' takes a side id", v.span, hint(side or "", ids) or ("sides: " + ", ".join(ids) if ids else "declare the sides first: side <id> \"Title\""), "army")
                 side = None
         if "cost" not in a.named:
-            st.err(f"units {catalog.name} needs 'cost:' (a field or a number)", c.span, None, "army")
+            ints = _fields_of(fields, ("int",))
+            st.err(f"units {catalog.name} needs 'cost:' (a field or a number)", c.span, f"e.g. cost: {ints[0]}" if ints else "e.g. cost: 10", "army")
         cost = self._field_or_int(a, "cost", fields)
         per_model = self._field_or_int(a, "per_model", fields)
         models = self._field_or_int(a, "models", fields)
@@ -413,17 +455,17 @@ class _ArmyChecker:
             hi = max_models(rec) if max_models else lo
             if lo is not None and hi is not None and hi < lo:
                 st.err(f"entry {ident}: max_models {hi} is below models {lo}", span, None, "army")
-            allowed = tuple(k for k, entries in opts if entries is None or ident in entries)
+            allowed = tuple(k for k, scope in opts if scope is None or scope.offers(ident))
             self.entries.append(ir.ArmyEntry(
                 id=ident, catalog=catalog.name, name=name_of(rec, ident), side=side, cost=base,
                 per_model=(per_model(rec) or 0) if per_model else 0, models_min=lo, models_max=hi,
                 category=category_of(rec) if category_of else None, weight=(weight(rec) if weight else 1) or 0,
                 composition=composition_of(rec) if composition_of else (), options=allowed, rule=self.source_of(catalog.name),
             ))
-        for key, entries in opts:
-            for ident in entries or ():
-                if ident not in catalog.entries:
-                    st.unknown(f"entry of {catalog.name}", ident, self._entry_spans.get((key, ident), c.span), catalog.entries)
+        named, self._entry_names = self._entry_names, []
+        for ident, span in named:
+            if ident not in catalog.entries:
+                _unknown(st, f"entry of {catalog.name}", ident, span, catalog.entries)
         self._check_composition_options(catalog)
 
     def _name_field(self, a: _Clause, fields: dict):
@@ -503,9 +545,9 @@ class _ArmyChecker:
         return slots
 
     # ------------------------------------------------------------------ options
-    def _unit_options(self, c: n.ArmyClause, catalog: ir.Catalog) -> list[tuple[str, set[str] | None]]:
+    def _unit_options(self, c: n.ArmyClause, catalog: ir.Catalog) -> list[tuple[str, _Scope | None]]:
         """The option clauses of a units block: (option key, entries allowed or None for all)."""
-        out: list[tuple[str, set[str] | None]] = []
+        out: list[tuple[str, _Scope | None]] = []
         local: dict[str, Span] = {}
         for oc in c.clauses:
             if oc.word not in UNIT_CLAUSES:
@@ -537,20 +579,23 @@ class _ArmyChecker:
             key = f"{option.key}#{n_}"
         return dataclasses.replace(option, key=key)
 
-    def _entries_arg(self, a: _Clause, key: str) -> set[str] | None:
-        if "entries" not in a.named:
+    def _entries_arg(self, a: _Clause) -> _Scope | None:
+        """``entries: [ids]`` or ``exclude: [ids]`` (None: every unit of the block)."""
+        given = [k for k in ("entries", "exclude") if k in a.named]
+        if not given:
             return None
-        names = _names(self.st, a.named["entries"], "an entry id")
-        for ident, span in names:
-            self._entry_spans[(key, ident)] = span
-        return {ident for ident, _ in names}
+        if len(given) == 2:
+            self.st.err("write 'entries:' (the units offered it) or 'exclude:' (the units not offered it), not both", a.span("exclude"), "keep the shorter list", "army")
+        names = _names(self.st, a.named[given[0]], "an entry id")
+        self._entry_names.extend(names)
+        return _Scope(frozenset(ident for ident, _ in names), given[0] == "exclude")
 
     def _max(self, a: _Clause) -> int:
         return _int(self.st, a.named["max"], "'max:'", 1) or 1 if "max" in a.named else 1
 
-    def _options(self, c: n.ArmyClause) -> list[tuple[ir.ArmyOption, set[str] | None]]:
-        """``options catalog cost: f [max: N] [only: [ids]] [entries: [ids]]``."""
-        a = _Clause(self.st, c, 1, ("cost", "max", "only", "entries", "name"), ("cost",))
+    def _options(self, c: n.ArmyClause) -> list[tuple[ir.ArmyOption, _Scope | None]]:
+        """``options catalog cost: f [max: N] [only: [ids]] [entries: [ids] | exclude: [ids]]``."""
+        a = _Clause(self.st, c, 1, ("cost", "max", "only", "entries", "exclude", "name"), ("cost",))
         catalog = self.catalog(a.name(0, "a catalog of options"), a.span(0))
         if catalog is None:
             return []
@@ -565,22 +610,23 @@ class _ArmyChecker:
                     self.st.unknown(f"entry of {catalog.name}", ident, span, catalog.entries)
             only = [i for i, _ in only if i in catalog.entries]
         rule = self.source_of(catalog.name)
+        most = self._max(a)
+        entries = self._entries_arg(a)
         out = []
         for ident, rec in catalog.entries.items():
             if only is not None and ident not in only:
                 continue
             key = f"{catalog.name}.{ident}"
-            entries = self._entries_arg(a, key)
             price = cost(rec) if cost else 0
             if not isinstance(price, int) or price < 0:
-                self.st.err(f"option {ident} has no cost", catalog.entry_spans.get(ident, c.span), None, "army")
+                self.st.err(f"option {ident} has no cost", catalog.entry_spans.get(ident, c.span), "give the entry a whole number in the cost field", "army")
                 price = 0
-            out.append((ir.ArmyOption(key, ident, name_of(rec, ident), price, self._max(a), (), (), rule), entries))
+            out.append((ir.ArmyOption(key, ident, name_of(rec, ident), price, most, (), (), rule), entries))
         return out
 
-    def _option(self, c: n.ArmyClause) -> list[tuple[ir.ArmyOption, set[str] | None]]:
-        """``option id "Title" [cost: N] [max: N] [entries: [ids]] [remove: [ids]] [add: [ids]]``."""
-        a = _Clause(self.st, c, 2, ("cost", "max", "entries", "remove", "add"))
+    def _option(self, c: n.ArmyClause) -> list[tuple[ir.ArmyOption, _Scope | None]]:
+        """``option id "Title" [cost: N] [max: N] [entries: [ids] | exclude: [ids]] [remove: [ids]] [add: [ids]]``."""
+        a = _Clause(self.st, c, 2, ("cost", "max", "entries", "exclude", "remove", "add"))
         ident, title = a.name(0, "an option id"), a.title(1)
         if ident is None:
             return []
@@ -588,7 +634,7 @@ class _ArmyChecker:
         remove = tuple(i for i, _ in _names(self.st, a.named["remove"], "a troop id")) if "remove" in a.named else ()
         add = tuple(i for i, _ in _names(self.st, a.named["add"], "a troop id")) if "add" in a.named else ()
         self._pending.append((ident, c, a, remove, add))
-        return [(ir.ArmyOption(ident, ident, title or ident, price or 0, self._max(a), remove, add, self.own), self._entries_arg(a, ident))]
+        return [(ir.ArmyOption(ident, ident, title or ident, price or 0, self._max(a), remove, add, self.own), self._entries_arg(a))]
 
     def _check_composition_options(self, catalog: ir.Catalog) -> None:
         """``remove:``/``add:`` name troops of the composition catalog; what an option
@@ -621,19 +667,20 @@ class _ArmyChecker:
         if a.pos:
             word = a.name(0, "'total'")
             if word != "total":
-                self.st.err("a limit counts the units ('total'), a 'category:' or an 'entry:'", a.span(0), hint(word or "", ["total"]), "army")
+                self.st.err("a limit counts the units ('total'), a 'category:' or an 'entry:'", a.span(0), hint(word or "", ["total"]) or "e.g. limit total max: 10, limit entry: <id> max: 1", "army")
                 return
             kind = "units"
         for k in ("category", "entry"):
             if k in a.named:
                 if kind is not None:
-                    self.st.err("a limit counts one thing: 'total', a 'category:' or an 'entry:'", a.span(k), None, "army")
+                    self.st.err("a limit counts one thing: 'total', a 'category:' or an 'entry:'", a.span(k), "write one limit clause for each", "army")
                     return
                 v = a.named[k]
                 target = v.name if isinstance(v, (n.VName, n.VQualified)) else None
                 known = list(self.categories) if k == "category" else [e.id for e in self.entries]
                 if target not in known:
-                    self.st.unknown(k, target or "?", v.span, known)
+                    if not (self._broken_units if k == "entry" else self._broken_categories):  # else it may be in the catalog not found
+                        _unknown(self.st, k, target or "?", v.span, known)
                     return
                 kind = k
         if kind is None:

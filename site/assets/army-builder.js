@@ -27,6 +27,7 @@
   const DATA = JSON.parse(dataNode.textContent);
   const army = DATA.army, schema = DATA.schema, T = DATA.text, L = army.labels;
   const links = DATA.links || { entries: {}, troops: {} };
+  const LIMITS = DATA.limits || { bytes: 1000000, units: 1000 };  // the command line's limits (compiler/roster.py)
   const entries = new Map(army.entries.map((e) => [e.id, e]));
   const has = (obj, key) => obj !== null && typeof obj === "object" && Object.prototype.hasOwnProperty.call(obj, key);
   const FRAGMENT = "#roster=";
@@ -91,7 +92,7 @@
   const budgetSelect = h("select", { id: "rb-army-budget" });
   const pointsInput = h("input", { type: "number", id: "rb-army-points", min: army.budget.agreed_min, step: 1, inputmode: "numeric" });
   const status = h("div", { class: "rb-army__status", id: "rb-army-status" });
-  const problems = h("div", { class: "rb-army__problems", id: "rb-army-problems" });
+  const problems = h("div", { class: "rb-army__problems", id: "rb-army-problems", tabindex: "-1" });
   const loadProblems = h("div", { class: "rb-army__load-problems", id: "rb-army-load-problems", role: "alert" });
   const unitList = h("ol", { class: "rb-army__units", id: "rb-army-units" });
   const emptyNote = h("p", { class: "rb-army__empty", text: T.empty });
@@ -286,7 +287,7 @@
       const options = optionsField(unit, entry);
       if (options) body.append(options);
     }
-    const li = h("li", { class: "rb-army__unit", "data-unit": i, "data-entry": String(unit.entry) }, head, body, view.errors);
+    const li = h("li", { class: "rb-army__unit", id: "rb-army-unit-" + i, tabindex: "-1", "data-unit": i, "data-entry": String(unit.entry) }, head, body, view.errors);
     view.li = li;
     return view;
   }
@@ -434,7 +435,18 @@
   const budgetPart = h("span", {}, " / ", budgetText);
   const leftText = h("span", { class: "rb-army__left" });
   const stateText = h("span", { class: "rb-army__state", id: "rb-army-state" });
-  status.append(h("span", { class: "rb-army__total" }, h("span", { text: L.total + ": " }), totalText, budgetPart), leftText, stateText);
+  // an illegal list: the state is a button that takes the player to the first error (unit or list)
+  const stateButton = h("button", { type: "button", class: "rb-army__goto", id: "rb-army-goto", onclick: gotoFirstError }, stateText);
+  status.append(h("span", { class: "rb-army__total" }, h("span", { text: L.total + ": " }), totalText, budgetPart), leftText, stateButton);
+
+  function gotoFirstError() {
+    const first = result && result.errors[0];
+    if (!first) return;
+    const m = UNIT_PATH.exec(first.path);
+    const target = (m && unitViews[Number(m[1])] && unitViews[Number(m[1])].li) || problems;
+    target.scrollIntoView({ block: "start" });
+    target.focus({ preventScroll: true });
+  }
 
   function renderStatus() {
     const budget = result.budget;
@@ -445,7 +457,8 @@
     leftText.hidden = left === null;
     leftText.textContent = left === null ? "" : left >= 0 ? fill(L.remaining, { remaining: left }) : fill(T.over, { n: -left });
     leftText.classList.toggle("rb-army__left--over", left !== null && left < 0);
-    stateText.textContent = result.legal ? L.legal : `${L.illegal}: ${result.errors.length}`;
+    stateText.textContent = result.legal ? L.legal : `${L.illegal} (${L.errors}: ${result.errors.length})`;
+    stateButton.disabled = result.legal;
     stateText.className = "rb-army__state rb-army__state--" + (result.legal ? "legal" : "illegal");
     status.classList.toggle("rb-army__status--bad", !result.legal);
   }
@@ -523,6 +536,10 @@
   /** Take a roster read from a file or a link: refuse it (saying why) unless it follows the roster schema. */
   function accept(candidate, origin) {
     loadProblems.textContent = "";
+    if (has(candidate, "units") && Array.isArray(candidate.units) && candidate.units.length > LIMITS.units) {
+      loadProblems.append(h("p", { text: fill(T.too_many, { origin, n: candidate.units.length, max: LIMITS.units }) }));
+      return false;
+    }
     const found = core.schemaProblems(schema, candidate);
     if (found.length) {
       loadProblems.append(h("p", { text: fill(T.bad_format, { origin }) }),
@@ -549,6 +566,12 @@
   fileInput.addEventListener("change", () => {
     const file = fileInput.files && fileInput.files[0];
     if (!file) return;
+    if (file.size > LIMITS.bytes) {  // refused before it is read
+      loadProblems.textContent = "";
+      loadProblems.append(h("p", { text: fill(T.too_big, { origin: file.name, kb: Math.floor(LIMITS.bytes / 1000) }) }));
+      fileInput.value = "";
+      return;
+    }
     file.text().then((text) => {
       let parsed;
       try {
@@ -588,6 +611,11 @@
 
   function fromFragment() {
     if (!location.hash.startsWith(FRAGMENT)) return false;
+    if (location.hash.length > LIMITS.bytes * 2) {  // base64 of a roster over the limit: not decoded at all
+      loadProblems.textContent = "";
+      loadProblems.append(h("p", { text: fill(T.too_big, { origin: T.the_link, kb: Math.floor(LIMITS.bytes / 1000) }) }));
+      return false;
+    }
     let parsed;
     try {
       parsed = core.decodeRoster(location.hash.slice(FRAGMENT.length));

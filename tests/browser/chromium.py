@@ -1,8 +1,8 @@
 """Headless Chromium for the army builder's tests: start it, serve a site, size and palette, open the builder.
 
-Used by tests/browser/test_army_builder.py and tests/test_army_agreement.py
-(the same harness as tests/browser/test_site_browser.py: Debian's
-``chromium`` + ``chromium-driver``, each site served from a local port).
+Used by tests/browser/test_site_browser.py, tests/browser/test_army_builder.py
+and tests/test_army_agreement.py (Debian's ``chromium`` + ``chromium-driver``,
+each site served from a local port).
 ``AVAILABLE`` says whether both are installed; import selenium only when it is.
 """
 
@@ -91,3 +91,17 @@ def reset(driver) -> None:
     """Back to the browser's own size and media."""
     driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
     driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "", "features": []})
+
+
+def axe_violations(driver, impacts: tuple[str, ...] = ("serious", "critical")) -> list[list]:
+    """axe-core (from selenium-axe-python) run on the open page: ``[id, impact, nodes, first target]``
+    per violation of one of these ``impacts``."""
+    from importlib import resources
+
+    driver.execute_script((resources.files("selenium_axe_python") / "axe-core" / "axe.min.js").read_text(encoding="utf-8"))
+    found = driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "axe.run(document, {resultTypes: ['violations']}).then("
+        "  r => done(r.violations.map(v => [v.id, v.impact, v.nodes.length, v.nodes[0].target.join(' ')])),"
+        "  e => done([['axe-error', 'critical', 1, String(e)]]));")
+    return [v for v in found if v[1] in impacts]

@@ -19,7 +19,6 @@ import json
 import re
 import sys
 import time
-from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -29,7 +28,7 @@ sys.path.insert(0, str(ROOT / "tests" / "site"))
 sys.path.insert(0, str(Path(__file__).parent))
 
 from bundled import bundled_builds  # noqa: E402,F401 - the fixture
-from chromium import ARMY_BOOKS, AVAILABLE, BUILDER_PAGE, SIZES, SKIP_REASON, WAIT, chromium, look, open_builder, reset, served  # noqa: E402
+from chromium import ARMY_BOOKS, AVAILABLE, BUILDER_PAGE, SIZES, SKIP_REASON, WAIT, axe_violations, chromium, look, open_builder, reset, served  # noqa: E402
 
 if not AVAILABLE:
     pytest.skip(SKIP_REASON, allow_module_level=True)
@@ -204,7 +203,7 @@ def test_build_check_save_load_share_and_print(browser, sites, bundled_builds, d
     if choices:
         assert saved["units"][1]["choices"][0] == line["alternatives"][-1]
     assert browser.find_element(By.ID, "rb-army-state").text == (
-        army["labels"]["legal"] if result["legal"] else f"{army['labels']['illegal']}: {len(result['errors'])}")
+        army["labels"]["legal"] if result["legal"] else f"{army['labels']['illegal']} ({army['labels']['errors']}: {len(result['errors'])})")
 
     # an illegal roster from a file: over the budget, and an option the unit may not take
     broken = _broken_roster(army, plan)
@@ -277,7 +276,6 @@ def test_builder_at_phone_and_desktop_in_both_palettes_is_axe_clean(browser, sit
     army = _army(bundled_builds[rulebook])
     roster_file = tmp_path / "broken.json"
     roster_file.write_text(json.dumps(_broken_roster(army, _plan(army)), ensure_ascii=False), encoding="utf-8")
-    axe = (resources.files("selenium_axe_python") / "axe-core" / "axe.min.js").read_text(encoding="utf-8")
     problems, serious = [], {}
     try:
         for size in SIZES:
@@ -295,13 +293,7 @@ def test_builder_at_phone_and_desktop_in_both_palettes_is_axe_clean(browser, sit
                 browser.execute_script("document.getElementById('rb-army-units').scrollIntoView(); window.scrollBy(0, -80)")
                 browser.save_screenshot(str(ARTIFACTS / f"{rulebook}-army-units-{size}-{scheme}.png"))
                 if size == "desktop":
-                    browser.execute_script(axe)
-                    found = browser.execute_async_script(
-                        "const done = arguments[arguments.length - 1];"
-                        "axe.run(document, {resultTypes: ['violations']}).then("
-                        "  r => done(r.violations.map(v => [v.id, v.impact, v.nodes.length, v.nodes[0].target.join(' ')])),"
-                        "  e => done([['axe-error', 'critical', 1, String(e)]]));")
-                    bad = [v for v in found if v[1] in ("serious", "critical")]
+                    bad = axe_violations(browser)
                     if bad:
                         serious[scheme] = bad
     finally:
@@ -327,3 +319,86 @@ def test_builder_works_from_disk(browser, bundled_builds):
     open_builder(browser, link)
     assert _text(browser, "rb-army-total") == total
     assert [u.get_attribute("data-entry") for u in browser.find_elements(By.CSS_SELECTOR, ".rb-army__unit")] == [entry["id"]]
+
+
+HOSTILE = ROOT / "tests" / "data" / "armies" / "hostile"
+HOSTILE_NAME = "</script><img src=x onerror=alert(1)>"
+
+
+@pytest.fixture(scope="module")
+def hostile_site(tmp_path_factory):
+    """The rulebook of tests/data/armies/hostile (names that try to become markup), built with its site and served."""
+    from compiler import driver
+
+    out = tmp_path_factory.mktemp("hostile-army") / "build"
+    result = driver.build(HOSTILE, out, site=True)
+    assert result.ok, [d.render(result.sources) for d in result.diagnostics if d.severity == "error"]
+    with served(out / "site") as url:
+        yield url
+
+
+def test_names_from_the_rules_and_the_roster_are_shown_as_text(browser, hostile_site, tmp_path):
+    """A unit named ``</script><img src=x onerror=alert(1)>`` (and hostile titles of the army, side,
+    size and option, and a player's unit name) is text everywhere on the builder page: in the unit
+    index, the list, the errors and the print sheet; no element is made of it and no script runs."""
+    browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": "window.alert = () => { window.__pwned = true; };"})
+    open_builder(browser, hostile_site + BUILDER_PAGE)
+    entry = browser.find_element(By.CSS_SELECTOR, ".rb-army__entry[data-entry='lancero']")
+    assert HOSTILE_NAME in entry.text
+    entry.find_element(By.CSS_SELECTOR, "button").click()
+    unit = browser.find_element(By.CSS_SELECTOR, ".rb-army__unit[data-unit='0']")
+    assert HOSTILE_NAME in unit.text and "<img src=y onerror=alert(3)> Escudo" in unit.text
+    # a player's own name for a unit, from a file, and an error that quotes the names
+    roster = {"format": 1, "rulebook": "hostil", "army": "banda", "side": "rojo", "size": "normal",
+              "units": [{"entry": "lancero", "name": "<img src=z onerror=alert(5)>", "options": ["escudo", "escudo"]},
+                        {"entry": "arquero"}] * 4}
+    path = tmp_path / "hostil.json"
+    path.write_text(json.dumps(roster), encoding="utf-8")
+    _load_file(browser, path)
+    _wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "[data-code='option-max']"))
+    area = browser.find_element(By.ID, "rb-army")
+    sheet = browser.find_element(By.ID, "rb-army-sheet").get_attribute("textContent")
+    assert HOSTILE_NAME in sheet and "<img src=z onerror=alert(5)>" in sheet and '"<svg onload=alert(2)>" & {{ 7*7 }}' in sheet
+    assert HOSTILE_NAME in area.find_element(By.CSS_SELECTOR, "[data-code='option-max']").text
+    made = browser.execute_script(
+        "const a = document.getElementById('rb-army');"
+        "return [a.querySelectorAll('img, svg, script, b, i, u').length, document.querySelectorAll('img[src=x], img[src=y], img[src=z]').length, !!window.__pwned]")
+    assert made == [0, 0, False]
+
+
+def test_the_status_line_takes_the_player_to_the_first_error(browser, sites, bundled_builds, tmp_path):
+    """An illegal list: the state in the sticky status line says how many errors and is a button
+    that brings the first one (here the unit that may not take an option) into view, focused."""
+    army = _army(bundled_builds["1936"])
+    open_builder(browser, sites["1936"] + BUILDER_PAGE)
+    path = tmp_path / "ilegal.json"
+    path.write_text((ROOT / "examples" / "rosters" / "1936-ilegal.json").read_text(encoding="utf-8"), encoding="utf-8")
+    _load_file(browser, path)
+    _wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "[data-code='over-budget']"))
+    want = rosters.validate(army, json.loads(path.read_text(encoding="utf-8")))
+    state = browser.find_element(By.ID, "rb-army-goto")
+    assert state.text == f"{army['labels']['illegal']} ({army['labels']['errors']}: {len(want['errors'])})"
+    browser.execute_script("window.scrollTo(0, document.body.scrollHeight)")
+    state.click()
+    assert want["errors"][0]["path"].startswith("$.units[0]")
+    first = browser.switch_to.active_element
+    assert first.get_attribute("id") == "rb-army-unit-0"
+    top = browser.execute_script("return arguments[0].getBoundingClientRect().top", first)
+    assert 0 <= top < browser.execute_script("return window.innerHeight")
+
+
+def test_a_file_over_the_limit_is_refused_before_it_is_read(browser, sites, tmp_path):
+    """The builder refuses a roster file larger than the command line accepts (compiler.roster.MAX_BYTES),
+    and one with more units than it accepts (MAX_UNITS), with a message naming the file; nothing is loaded."""
+    open_builder(browser, sites["tercios"] + BUILDER_PAGE)
+    big = tmp_path / "enorme.json"
+    big.write_text(" " * (rosters.MAX_BYTES + 1) + "{}", encoding="utf-8")
+    _load_file(browser, big)
+    _wait_for(browser, lambda d: "enorme.json" in d.find_element(By.ID, "rb-army-load-problems").text)
+    assert str(rosters.MAX_BYTES // 1000) in _text(browser, "rb-army-load-problems")
+    many = tmp_path / "muchas.json"
+    many.write_text(json.dumps({"format": 1, "rulebook": "tercios", "army": "lista_ejercito", "units": [{"entry": "x"}] * (rosters.MAX_UNITS + 1)}), encoding="utf-8")
+    _load_file(browser, many)
+    _wait_for(browser, lambda d: "muchas.json" in d.find_element(By.ID, "rb-army-load-problems").text)
+    assert str(rosters.MAX_UNITS + 1) in _text(browser, "rb-army-load-problems")
+    assert not browser.find_elements(By.CSS_SELECTOR, ".rb-army__unit")

@@ -21,51 +21,36 @@ import functools
 import http.server
 import json
 import re
-import shutil
 import sys
-import tempfile
 import threading
 import tomllib
-from importlib import resources
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "site"))
+sys.path.insert(0, str(Path(__file__).parent))
 
 from bundled import BUNDLED, bundled_builds  # noqa: E402,F401 - the fixture
+from chromium import AVAILABLE, SIZES, SKIP_REASON, WAIT, _QuietHandler, axe_violations, chromium  # noqa: E402
+from chromium import look as _look  # noqa: E402
+from chromium import reset as _reset  # noqa: E402
 
 ARTIFACTS = ROOT / "tests" / "artifacts"
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
 SEARCHES = tomllib.loads((Path(__file__).parent / "searches.toml").read_text(encoding="utf-8"))
-SIZES = {"phone": (390, 844), "desktop": (1280, 800)}
 FACTION_PRINT_LIMIT = 15  # A4 pages for one datasheet page (one faction)
 
-if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
-    pytest.skip(
-        "headless Chromium is not installed (apt-get install -y chromium chromium-driver)",
-        allow_module_level=True,
-    )
+if not AVAILABLE:
+    pytest.skip(SKIP_REASON, allow_module_level=True)
 selenium = pytest.importorskip("selenium", reason="selenium is not installed (pip install -e '.[test]')")
 pytest.importorskip("selenium_axe_python", reason="selenium-axe-python is not installed (pip install -e '.[test]')")
 
-from selenium import webdriver  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.print_page_options import PrintOptions  # noqa: E402
 from selenium.webdriver.support import expected_conditions as EC  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
-
-WAIT = 30  # seconds
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):  # noqa: D401 - silence the access log
-        pass
-
 
 class _SubFolderHandler(_QuietHandler):
     """The site under /sub/, and its 404.html (status 404) for any missing address, as a static host does."""
@@ -121,23 +106,8 @@ def base_url(servers):
 
 @pytest.fixture(scope="module")
 def browser():
-    profile = tempfile.mkdtemp(prefix="rulebook-chromium-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for arg in (
-        "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage", "--window-size=1280,1400",
-        "--hide-scrollbars", f"--user-data-dir={profile}", "--lang=es", "--allow-file-access-from-files",
-    ):
-        options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
-    driver.set_page_load_timeout(WAIT)
-    driver.set_script_timeout(120)
-    try:
+    with chromium() as driver:
         yield driver
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
@@ -149,19 +119,6 @@ def artifacts() -> Path:
 def _open(browser, url: str):
     browser.get(url)
     WebDriverWait(browser, WAIT).until(EC.presence_of_element_located((By.CSS_SELECTOR, "article.md-content__inner")))
-
-
-def _look(browser, size: str, scheme: str) -> None:
-    """Window size and palette: the system preference, with no palette remembered by the site."""
-    width, height = SIZES[size]
-    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": size == "phone"})
-    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "", "features": [{"name": "prefers-color-scheme", "value": scheme}]})
-    browser.execute_script("try { localStorage.clear() } catch (e) {}")
-
-
-def _reset(browser) -> None:
-    browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
-    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "", "features": []})
 
 
 def _foreign_resources(browser, base_url: str) -> list[str]:
@@ -267,20 +224,12 @@ def _axe_pages(build: Path) -> dict[str, str]:
 @pytest.mark.parametrize("rulebook", BUNDLED)
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_axe_finds_no_serious_violation(browser, servers, bundled_builds, rulebook, scheme):
-    axe = (resources.files("selenium_axe_python") / "axe-core" / "axe.min.js").read_text(encoding="utf-8")
     serious = {}
     try:
         _look(browser, "desktop", scheme)
         for name, page in _axe_pages(bundled_builds[rulebook]).items():
             _open(browser, servers[rulebook] + page)
-            browser.execute_script(axe)
-            found = browser.execute_async_script(
-                "const done = arguments[arguments.length - 1];"
-                "axe.run(document, {resultTypes: ['violations']}).then("
-                "  r => done(r.violations.map(v => [v.id, v.impact, v.nodes.length, v.nodes[0].target.join(' ')])),"
-                "  e => done([['axe-error', 'critical', 1, String(e)]]));"
-            )
-            bad = [v for v in found if v[1] in ("serious", "critical")]
+            bad = axe_violations(browser)
             if bad:
                 serious[page] = bad
     finally:

@@ -60,3 +60,16 @@ def test_builder_page_embeds_the_build_army_document(bundled_builds, rulebook):
             pages[target] = (build / "site" / target).read_text(encoding="utf-8")
         assert f'id="{html.escape(anchor)}"' in pages[target], (entry_id, href)
     assert set(data["links"]["entries"]) == {e["id"] for e in data["army"]["entries"]}
+
+
+@pytest.mark.parametrize("rulebook", BUNDLED)
+def test_home_page_links_to_the_builder_when_there_is_one(bundled_builds, rulebook):
+    """The home page's tiles ("At the table") lead to the army builder of a rulebook with an army."""
+    build = bundled_builds[rulebook]
+    home = (build / "site" / "index.html").read_text(encoding="utf-8")
+    tiles = re.findall(r'<a class="rb-tile" href="([^"]+)"><strong>([^<]+)</strong>', home)
+    builders = [(href, title) for href, title in tiles if href.startswith("ejercito")]
+    if (build / "site" / "ejercito.html").exists():
+        assert builders == [("ejercito.html", "Creador de ejércitos")], tiles
+    else:
+        assert builders == [], tiles
