@@ -188,10 +188,13 @@ def _edit_to_page(serve: _Serve, path: Path, old: str, new: str, page: str, show
         raise BenchFailure(f"(g3/g4) {old!r} is not in {path.name}: update bench/speed.py")
     t0 = time.perf_counter()
     path.write_text(text.replace(old, new, 1), encoding="utf-8")
-    deadline = t0 + 180
+    deadline = t0 + 600
     while shown not in serve.page(page):
+        log = "".join(serve.lines[mark:])
+        if "the last good site is still served" in log:
+            raise BenchFailure(f"(g3/g4) rulebook serve could not rebuild after the edit:\n{log[-2000:]}")
         if time.perf_counter() > deadline:
-            raise BenchFailure(f"(g3/g4) the edit never showed on {page}")
+            raise BenchFailure(f"(g3/g4) the edit never showed on {page}:\n{log[-2000:]}")
         time.sleep(0.01)
     elapsed = time.perf_counter() - t0
     serve.wait("reloading", 60, mark)

@@ -428,12 +428,14 @@ def open_roster(path: Path, rulebook: Path | None) -> tuple[dict, dict]:
     roster = read_roster(path)
     folder = find_rulebook(roster, rulebook)
     armies, schema = load_armies(folder)
+    problems = schema_problems(roster, schema)
     wanted, theirs = roster.get("rulebook"), sorted({a["rulebook"] for a in armies.values()})
-    if isinstance(wanted, str) and wanted not in theirs:  # a roster for another rulebook: say so before the schema's details
+    if problems and isinstance(wanted, str) and wanted not in theirs:
+        # a roster for another rulebook: that is the news, not the schema's details (one that
+        # follows this rulebook's format gets the validator's rulebook-mismatch error instead)
         raise RosterFileError(
             f"{path}: error: $.rulebook: the roster is for the rulebook '{wanted}', and {folder} is '{', '.join(theirs)}'\n"
             "hint: leave out --rulebook to use the bundled rulebook the roster names, or give that rulebook's folder")
-    problems = schema_problems(roster, schema)
     if problems:
         raise RosterFileError("\n".join(f"{path}: error: {p}" for p in problems) + "\nhint: the roster format is schemas/roster.schema.json of a build")
     return roster, armies[roster["army"]]

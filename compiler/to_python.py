@@ -452,7 +452,7 @@ class PythonEmitter:
         self.src.write(w)
         if self.random_variables:
             w.line()
-            w.line("# random variables with fixed shape, built once")
+            w.line("# random variables with fixed shape, built once (_rt.Pools: once per number of dice)")
             for i, rv in enumerate(self.random_variables, 1):
                 w.code(Seq((f"_RV_{i} = ", rv)))
         w.lines.extend(body.lines)
@@ -771,12 +771,11 @@ class PythonEmitter:
                 present = e.obj.type.kind == "map" and e.key.type.kind == "enum"  # maps have every key
                 return self.lookup(self.expr(e.obj), self.expr(e.key), "map", e.span, present)
             case ir.ListIndex():
-                return call("_rt.index", self.expr(e.obj), self.expr(e.index), self.src.cite(e.span))
+                return self.list_index(e)
             case ir.ProcedureCall():
                 if self.traced and e.procedure in self.liveness.random:
                     return self.random_call(e)
-                args = [Seq((py_name(name) + "=", self.expr(value))) for name, value in e.args]
-                return call(f"_proc_{py_name(e.procedure)}", "ctx", *args)
+                return call(f"_proc_{py_name(e.procedure)}", "ctx", *self.arguments(e))
             case ir.RecordNew():
                 given = dict(e.args)
                 fields = []
@@ -811,6 +810,35 @@ class PythonEmitter:
                     return call("ctx.sources", pairs, self.src.cite(e.span))
                 return call("tuple", Chain("_m", (("for _m in", values), ("if", "_m != 0"))))
         raise AssertionError(type(e))
+
+    def list_index(self, e: ir.ListIndex) -> Doc:
+        """``_rt.index(xs, i, src)`` (0-based; out of range: a rule error). When ``xs`` and
+        ``i`` are locals or literals (read twice at no cost), the fast resolver checks the
+        bounds inline: ``xs[i] if 0 <= i < _len(xs) else _rt.index(xs, i, src)``."""
+        seq, i = self.expr(e.obj), self.expr(e.index)
+        checked = call("_rt.index", seq, i, self.src.cite(e.span))
+        if self.traced or not isinstance(e.obj, ir.Local) or e.index.type.kind != "int":
+            return checked
+        if isinstance(e.index, ir.Literal) and type(e.index.value) is int and e.index.value >= 0:
+            inside: Doc = Chain(i, (("<", call("_len", seq)),))
+        elif isinstance(e.index, ir.Local):
+            inside = Chain("0", (("<=", i), ("<", call("_len", seq))))
+        else:
+            return checked
+        return Chain(Seq((seq, Group("", (i,), "[", "]"))), (("if", inside), ("else", checked)))
+
+    def arguments(self, e: ir.ProcedureCall) -> list[Doc]:
+        """The arguments of a call: ``name=value``, except a leading run of locals named
+        as the parameters they fill, in order, which go by position (``f(ctx, m, p)``:
+        the same to read, and cheaper to call)."""
+        params = [prm.name for prm in self.p.decls[e.procedure].params]
+        docs: list[Doc] = []
+        by_position = True
+        for i, (name, value) in enumerate(e.args):
+            by_position = by_position and i < len(params) and params[i] == name
+            by_position = by_position and isinstance(value, ir.Local) and value.name == name
+            docs.append(py_name(name) if by_position else Seq((py_name(name) + "=", self.expr(value))))
+        return docs
 
     def lookup(self, mapping: Doc, key: Doc, name: str, span: Span, present: bool) -> Doc:
         """``mapping[key]``: in fast resolvers a plain subscript when the types guarantee
@@ -916,27 +944,44 @@ class PythonEmitter:
         return Chain(self.expr(node), tuple((op, self.expr(right)) for op, right in reversed(terms)))
 
     def roll(self, e: ir.Roll) -> Doc:
+        """``ctx.roll(rv)``. A random variable of fixed shape is built once, at import
+        (``_RV_i``); one whose number of dice varies, once per number
+        (``_RV_i[count]``, a :class:`runtime.Pools`); else on every roll."""
         src = Seq(("src=", self.src.cite(e.span)))
         die = call("_rt.std_die", str(e.sides)) if e.die is None else f"_d.DIE_{py_name(e.die)}"
         count = self.expr(e.times) if e.times is not None else str(e.count)
         constant = e.times is None or isinstance(e.times, ir.Literal)
+        fixed = True  # the shape, but for the number of dice
         if e.test is not None:
             op, threshold = e.test
-            rv = call("_rt.pool_count", die, count, Text(op), self.expr(threshold), src)
-            constant = constant and isinstance(threshold, (ir.Literal, ir.EnumValue))
+            fixed = isinstance(threshold, (ir.Literal, ir.EnumValue))
+
+            def of(n: Doc) -> Doc:
+                return call("_rt.pool_count", die, n, Text(op), self.expr(threshold), src)
         elif e.named_faces and e.times is not None:
-            rv = call("_rt.pool_faces", die, count, src)
+            def of(n: Doc) -> Doc:
+                return call("_rt.pool_faces", die, n, src)
         elif e.keep is not None:
-            rv = call("_rt.pool_sum", die, count, Text(e.keep[0]), str(e.keep[1]), src)
+            def of(n: Doc) -> Doc:
+                return call("_rt.pool_sum", die, n, Text(e.keep[0]), str(e.keep[1]), src)
         elif e.times is None and e.count == 1:
-            rv = call("_rt.roll_one", die)
+            def of(n: Doc) -> Doc:
+                return call("_rt.roll_one", die)
         else:
-            rv = call("_rt.pool_sum", die, count, src)
+            def of(n: Doc) -> Doc:
+                return call("_rt.pool_sum", die, n, src)
+        if not fixed:
+            return self.choice(e, of(count))
         if constant:
-            if rv not in self.random_variables:
-                self.random_variables.append(rv)
-            rv = f"_RV_{self.random_variables.index(rv) + 1}"
-        return self.choice(e, rv)
+            return self.choice(e, self.built_once(of(count)))
+        pools = self.built_once(call("_rt.Pools", Seq(("lambda _n: ", of("_n")))))
+        return self.choice(e, Seq((pools, Group("", (count,), "[", "]"))))
+
+    def built_once(self, rv: Doc) -> str:
+        """``_RV_i``: a module-level name for ``rv``, built once when the module is imported."""
+        if rv not in self.random_variables:
+            self.random_variables.append(rv)
+        return f"_RV_{self.random_variables.index(rv) + 1}"
 
     def draw(self, e: ir.Draw) -> Doc:
         src = self.src.cite(e.span)

@@ -26,6 +26,7 @@ from .dice import (
     COMPARISONS,
     Bag,
     Die,
+    Pools,
     RandomVariable,
     bag_draw,
     bag_with,
@@ -107,6 +108,7 @@ __all__ = [
     "bag_with",
     "bag_without",
     "constant",
+    "Pools",
     "COMPARISONS",
     # contexts and traces
     "Context",

@@ -22,7 +22,9 @@ Produces: :class:`RandomVariable` objects. Each one has
 
 Constructors (``pool_sum``, ``bag_draw``...) are memoised: calling one twice
 with the same arguments returns the same object, so resolvers may build their
-random variables inline without recomputing distributions.
+random variables inline without recomputing distributions. :class:`Pools`
+keeps the rolls of one place in a resolver by number of dice, so that a roll
+whose number of dice varies is validated once per number, not on every roll.
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ __all__ = [
     "bag_without",
     "bag_with",
     "constant",
+    "Pools",
     "Counts",
     "COMPARISONS",
 ]
@@ -850,6 +853,35 @@ class _Constant(RandomVariable):
 def constant(value: Any) -> RandomVariable:
     """The random variable that always takes ``value``."""
     return _Constant(value)
+
+
+class Pools(dict):
+    """The roll of one place in a resolver whose number of dice varies, by number:
+    ``pools[n]`` is ``make(n)`` (e.g. ``pool_sum(die, n, "highest", 2)``), made
+    and validated on first use, then found by a plain dictionary lookup.
+
+    Generated resolvers build one per such roll, once (``Pools(lambda _n: …)``),
+    instead of calling ``pool_sum`` on every roll. A count that is not an ``int``
+    is passed to ``make`` every time (which accepts or refuses it), never
+    remembered; at most :data:`_CACHE_PER_DIE` counts are remembered.
+    """
+
+    __slots__ = ("make",)
+
+    def __init__(self, make: Callable[[Any], RandomVariable]) -> None:
+        super().__init__()
+        self.make = make
+
+    def __missing__(self, count: Any) -> RandomVariable:
+        rv = self.make(count)
+        if type(count) is int:
+            if len(self) >= _CACHE_PER_DIE:
+                self.clear()
+            self[count] = rv
+        return rv
+
+    def __repr__(self) -> str:
+        return f"<Pools of {len(self)} numbers of dice>"
 
 
 def bag_without(bag: Bag, removed: dict[str, int], src: str | None = None) -> Bag:
