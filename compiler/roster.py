@@ -10,8 +10,10 @@ Entry points:
 * :func:`sheet(army, roster, result, fmt) -> str` — a one-page sheet (HTML or
   Markdown) with each chosen unit's card, everything escaped;
 * :func:`main(args) -> int` — ``rulebook roster validate|print``: exit 0 legal
-  (or printed), 1 illegal, 2 a file that cannot be read, is not JSON, does not
-  follow the roster schema, or a rulebook that cannot be found or built.
+  (or printed), 1 illegal, 2 a file that cannot be read, is larger than
+  :data:`MAX_BYTES` or has more than :data:`MAX_UNITS` units (refused before any
+  check), is not JSON, does not follow the roster schema (or is for another
+  rulebook), or a rulebook that cannot be found or built.
 
 The rules, in the order they are applied (the order of the errors):
 
@@ -51,6 +53,8 @@ import re
 import sys
 from pathlib import Path
 from typing import Any
+
+from .to_armies import ROSTER_MAX_BYTES, ROSTER_MAX_UNITS
 
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
@@ -307,10 +311,7 @@ class RosterFileError(Exception):
 
 _RULEBOOK_LINE = re.compile(r"^rulebook\s+(\w+)\b", re.M)
 
-MAX_BYTES = 1_000_000
-"""The largest roster file read (a list of a thousand units with long names is ~150 kB)."""
-MAX_UNITS = 1000
-"""The most units a roster may hold: more is refused before any schema or rule is checked."""
+MAX_BYTES, MAX_UNITS = ROSTER_MAX_BYTES, ROSTER_MAX_UNITS  # the roster format's limits (compiler.to_armies)
 
 
 def _json_context(text: str, exc: json.JSONDecodeError) -> str:
@@ -348,6 +349,9 @@ def read_roster(path: Path) -> dict:
                               "hint: a roster is a JSON object; see schemas/roster.schema.json of a build") from None
     except RecursionError:
         raise RosterFileError(f"{path}: error: the JSON is nested too deeply") from None
+    except ValueError as exc:  # a number of more than 4300 digits (int_max_str_digits)
+        raise RosterFileError(f"{path}: error: not JSON this program reads: {str(exc).split(';')[0]}\n"
+                              "hint: the numbers of a roster are small whole numbers (models, points)") from None
     if not isinstance(data, dict):
         raise RosterFileError(f"{path}: error: a roster is a JSON object ({{…}}), not {type(data).__name__}")
     units = data.get("units")
@@ -367,10 +371,6 @@ def find_rulebook(roster: dict, given: Path | None) -> Path:
     from .driver import CONTENT
 
     wanted = roster.get("rulebook")
-    if not isinstance(wanted, str):
-        raise RosterFileError(
-            "error: $.rulebook: " + ("missing" if wanted is None else f"{json.dumps(wanted)[:40]} is not a text")
-            + " (the id of the rulebook the roster is for, e.g. \"manual_1936\")\nhint: write it, or give the rulebook with --rulebook")
     found = {}
     for folder in sorted(p for p in CONTENT.iterdir() if p.is_dir()):
         for f in sorted(folder.glob("*.rules")):
@@ -378,6 +378,10 @@ def find_rulebook(roster: dict, given: Path | None) -> Path:
             if m:
                 found[m.group(1)] = folder
                 break
+    if not isinstance(wanted, str):
+        raise RosterFileError(
+            "error: $.rulebook: " + ("missing" if wanted is None else f"{json.dumps(wanted)[:40]} is not a text")
+            + f" (the id of the rulebook the roster is for; bundled: {', '.join(found)})\nhint: write it, or give the rulebook with --rulebook")
     if wanted in found:
         return found[wanted]
     guess = suggest(wanted, list(found)) if isinstance(wanted, str) else None
@@ -571,7 +575,9 @@ def report_text(path: Path, army: dict, roster: dict, result: dict) -> str:
             out.append("  hint: " + fill(labels["did_you_mean"], {"suggestion": e["suggestion"]}))
     n = len(result["errors"])
     out.append(labels["legal"] if result["legal"] else f"{labels['illegal']}: {n} {labels['errors'].lower()}")
-    return "\n".join(out)
+    from rules_dsl.diagnostics import visible  # what a roster says cannot move the cursor or recolour a terminal
+
+    return "\n".join(visible(line) for line in out)
 
 
 def main(args) -> int:

@@ -360,6 +360,13 @@ def army_schema(program: ir.Program) -> dict:
                               "How a force is built: sides, budget, units with their costs, options and choices, limits.", body)
 
 
+ROSTER_MAX_BYTES = 1_000_000
+"""The largest roster file a tool reads (a list of a thousand units with long names is ~150 kB);
+``rulebook roster`` and the site's army builder refuse a larger one before reading it."""
+ROSTER_MAX_UNITS = 1000
+"""The most units a roster may hold: more is refused before any rule is checked."""
+
+
 def roster_schema(program: ir.Program) -> dict:
     """The roster format of the rulebook (structure only: ids are checked by the validator)."""
     unit = _obj({

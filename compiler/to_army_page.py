@@ -28,7 +28,7 @@ import jinja2
 
 from .i18n import N_, _
 from .markdown import esc
-from .roster import MAX_BYTES, MAX_UNITS
+from .to_armies import ROSTER_MAX_BYTES, ROSTER_MAX_UNITS
 
 SITE_ASSETS = Path(__file__).resolve().parent.parent / "site" / "assets"
 ASSETS = ("army-validator.js", "army-builder.js", "army-builder.css")
@@ -97,7 +97,7 @@ def write_pages(pb, out_dir: Path, docs: Path, env: jinja2.Environment, weight: 
                     links["troops"][t] = href
         title = _(NAV_TITLE) if len(docs_list) == 1 else f"{_(NAV_TITLE)}: {army['title']}"
         data = {"army": army, "schema": schema, "links": links, "text": interface_text(),
-                "limits": {"bytes": MAX_BYTES, "units": MAX_UNITS}}  # the same as `rulebook roster validate`
+                "limits": {"bytes": ROSTER_MAX_BYTES, "units": ROSTER_MAX_UNITS}}  # the same as `rulebook roster validate`
         text = env.get_template("ejercito.md.j2").render(title=esc(title), army_title=esc(army["title"]), data=script_json(data))
         (docs / page).write_text(text, encoding="utf-8")
         pb.index(title, pb.site_href(page), _(NAV_TITLE), weight, army["title"])

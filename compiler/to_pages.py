@@ -70,7 +70,7 @@ BLOCK_KINDS: dict[type, tuple[str, str]] = {
     ir.Table: ("table", N_("Table")), ir.Catalog: ("catalog", N_("Catalog")), ir.Enum: ("enum", N_("Enumeration")),
     ir.Record: ("record", N_("Record")), ir.Rule: ("rule", N_("Special rule")), ir.Procedure: ("procedure", N_("Procedure")),
     ir.Die: ("die", N_("Die")), ir.Bag: ("bag", N_("Bag")), ir.Term: ("term", N_("Term")), ir.Odds: ("odds", N_("Probabilities")),
-    ir.Const: ("const", N_("Constant")),
+    ir.Const: ("const", N_("Constant")), ir.Army: ("army", N_("Army list")),
 }
 STATUS_BADGES = {"deferred": (N_("Deferred"), "rb-badge--deferred"), "not_playable": (N_("Not playable"), "rb-badge--not-playable")}
 PAGE_NAME_LIMIT = 80  # characters of a page's file name before ".md" (file systems allow 255 bytes)
@@ -184,8 +184,15 @@ class PageBuilder:
         self.section_pages = [self.page_name(sec.slug) for sec in program.sections]
         self.source_pages = {f: self.page_name(f"{_(PAGE_PREFIXES['source'])}-{Path(f).stem}") for f in program.files}
         self.page_of: dict[str, str] = {}
-        for sec, page in zip(program.sections, self.section_pages):
-            for item in sec.items:
+        # each section's items, with the army lists declared in it put back in place (they are not section items in the IR)
+        self.section_items = _with_armies(program)
+        # catalog entry → (the first army with a quality that fields it, its army entry): its card's cost at each quality
+        self.army_quality_costs: dict[tuple[str, str], tuple[ir.Army, ir.ArmyEntry]] = {}
+        for army in program.armies.values():
+            for e in army.entries if army.quality else ():
+                self.army_quality_costs.setdefault((e.catalog, e.id), (army, e))
+        for items, page in zip(self.section_items, self.section_pages):
+            for item in items:
                 if isinstance(item, ir.Decl):
                     self.page_of[item.name] = page
         for item in program.front:
@@ -597,6 +604,8 @@ class PageBuilder:
         return " ".join(kept) or None
 
     def block(self, item: ir.Item) -> dict | None:
+        if isinstance(item, ir.Army):
+            return self.army_block(item)
         if isinstance(item, ir.Heading):
             text = plain(item.inlines, self.target)
             return {"kind": "heading", "level": item.level, "md": inlines(item.inlines, self.target), "id": self.claim_id(heading_id(text)), "text": text}
@@ -805,6 +814,14 @@ class PageBuilder:
                 "header": [esc(title) for _m, title, _p in cost_display.levels],
                 "row": [number(self.cost_at(base, pct)) for _m, _t, pct in cost_display.levels],
                 "base": number(base),
+            }
+        elif (d.name, ident) in self.army_quality_costs:  # no @cost_modifier: the cost at each quality of the army that fields it
+            army, entry = self.army_quality_costs[(d.name, ident)]
+            cost = {
+                "label": _("%(cost)s by %(levels)s") % {"cost": esc(_("Points")), "levels": esc(army.quality_title or _("Quality"))},
+                "header": [esc(q.title) for q in army.quality],
+                "row": [number(self.cost_at(entry.cost, q.percent)) for q in army.quality],
+                "base": number(entry.cost),
             }
         title = self.entry_title(d.name, ident)
         card_anchor = f"{anchor(d.name)}--{anchor(ident, part=True)}"
@@ -1093,6 +1110,157 @@ class PageBuilder:
         return text[:1].upper() + text[1:]
 
     # ------------------------------------------------------------------ pages
+    # ------------------------------------------------------------------ army lists
+    def army_source(self, src: ir.ArmySource | None, army: ir.Army, linked: bool = True) -> str | None:
+        """Where a list-building rule comes from: its manual reference, linked to the declaration when it has a
+        block (and ``linked``); nothing for the army itself (its reference is by its title)."""
+        if src is None or src.id == army.name:
+            return None
+        chip = f'<span class="rb-source" title="{attr(_("Reference in the manual"))}">{attr(src.source or src.title)}</span>'
+        return link(chip, self.href(src.id) if linked else None, src.title)
+
+    def army_budget(self, d: ir.Army) -> dict:
+        """The points of each game size (one column per role), agreed points and their bonus, the sides."""
+        roles = [(r.id, r.title) for r in d.roles] or [(None, _("Points"))]
+        rows = []
+        for s in d.sizes:
+            pts = s.points
+            rows.append([esc(s.title)] + [number(pts.get(r) if isinstance(pts, dict) else pts) for r, _t in roles])
+        titles = {r.id: r.title for r in d.roles}
+        bonus = []
+        for role, pct in d.bonus:
+            sample = 1000
+            bonus.append(_("%(role)s: %(percent)s on the agreed points, rounded half up (%(points)s agreed → %(total)s)") % {
+                "role": esc(titles.get(role, role)), "percent": self.signed_percent(pct), "points": number(sample),
+                "total": number(sample + round_half_up(Fraction(sample * pct, 100)))})
+        return {
+            "sides": [esc(s.title) for s in d.sides],
+            "header": [esc(_("Game size"))] + [esc(t) for _r, t in roles],
+            "rows": rows,
+            "source": self.army_source(d.sizes_rule, d),
+            "agreed": number(d.agreed_min) if d.agreed else None,
+            "bonus": bonus,
+        }
+
+    def army_cost(self, d: ir.Army) -> dict | None:
+        """The cost formula's quality step: each quality's percentage, and a worked example of the rounding."""
+        if not d.quality:
+            return None
+        example = None
+        for e in d.entries:
+            for q in d.quality:
+                if example is None and (e.cost * (100 + q.percent)) % 100 == 50:
+                    example = {"entry": esc(e.name), "base": number(e.cost), "title": esc(q.title), "pct": self.signed_percent(q.percent),
+                               "exact": number(Fraction(e.cost * (100 + q.percent), 100)), "rounded": number(self.cost_at(e.cost, q.percent))}
+        return {
+            "quality": esc(d.quality_title or _("Quality")),
+            "header": [esc(q.title) for q in d.quality],
+            "row": [self.signed_percent(q.percent) for q in d.quality],
+            "source": self.army_source(d.quality_rule, d),
+            "example": example,
+        }
+
+    def army_option(self, d: ir.Army, o: ir.ArmyOption) -> str:
+        """One option as players read it: its name (linked to its entry), points, maximum and what it changes."""
+        catalog, dot, ident = o.key.partition(".")
+        text = self.a(o.title, self.entry_href(catalog, ident) if dot else None)
+        extra = [ngettext("%(num)d point", "%(num)d points", o.cost) % {"num": o.cost}] if o.cost else []
+        if o.max != 1:
+            extra.append(_("up to %(max)s times") % {"max": number(o.max)})
+        troops = d.troop_catalog
+        if o.remove:
+            extra.append(_("removes %(troops)s") % {"troops": ", ".join(self.a(self.entry_title(troops, t), self.entry_href(troops, t)) for t in o.remove)})
+        if o.add:
+            extra.append(_("adds %(troops)s") % {"troops": ", ".join(self.a(self.entry_title(troops, t), self.entry_href(troops, t)) for t in o.add)})
+        return f"{text} ({'; '.join(extra)})" if extra else text
+
+    def army_units(self, d: ir.Army) -> list[dict]:
+        """The entries the army fields, one group per catalog and side: what each part of it may take, its choices."""
+        side_titles = {s.id: s.title for s in d.sides}
+        groups: dict[tuple, list[ir.ArmyEntry]] = {}
+        for e in d.entries:
+            groups.setdefault((e.catalog, e.side), []).append(e)
+        out = []
+        for (catalog, side), entries in groups.items():
+            by_options: dict[tuple, list[ir.ArmyEntry]] = {}
+            for e in entries:
+                by_options.setdefault(e.options, []).append(e)
+            takes = []
+            largest = max(by_options, key=lambda k: len(by_options[k]))
+            for keys in [k for k in by_options if k != largest] + [largest]:
+                members = by_options[keys]
+                if not keys and len(by_options) == 1:
+                    continue
+                options = [d.options[k] for k in keys]
+                sources = list(dict.fromkeys(o.rule for o in options))
+                takes.append({
+                    "who": None if len(by_options) == 1 else esc(_("The others")) if keys == largest
+                    else ", ".join(self.a(e.name, self.entry_href(e.catalog, e.id)) for e in members),
+                    "options": [self.army_option(d, o) for o in options],
+                    "each_once": bool(options) and all(o.max == 1 for o in options) and len(options) > 1,
+                    "sources": [s for s in (self.army_source(x, d) for x in sources) if s],
+                })
+            choices = []
+            troops = d.troop_catalog
+            for e in entries:
+                lines = [
+                    _("%(count)s × one of %(troops)s") % {"count": number(slot.count), "troops": " / ".join(
+                        self.a(self.entry_title(troops, t), self.entry_href(troops, t)) for t in slot.alternatives)}
+                    for slot in e.composition if len(slot.alternatives) > 1
+                ]
+                if lines:
+                    choices.append({"entry": self.a(e.name, self.entry_href(e.catalog, e.id)), "lines": lines})
+            models = [
+                _("%(entry)s: %(min)s models included in its points, up to %(max)s; each extra model %(cost)s points") % {
+                    "entry": self.a(e.name, self.entry_href(e.catalog, e.id)), "min": number(e.models_min), "max": number(e.models_max),
+                    "cost": number(e.per_model)}
+                for e in entries if e.models_min is not None and e.models_max is not None
+            ]
+            out.append({
+                "title": self.a(self.title_of(catalog), self.href(catalog)),
+                "side": esc(side_titles.get(side, side)) if side else None,
+                "count": len(entries),
+                "source": self.army_source(entries[0].rule, d, linked=False),  # the title links to it
+                "takes": takes,
+                "choices": choices,
+                "models": models,
+            })
+        return out
+
+    def army_limits(self, d: ir.Army) -> dict:
+        """How many units in all, of each category (weighted) and of each entry; the entries that count as more than one."""
+        categories = {c.id: c.title for c in d.categories}
+        names = {e.id: e for e in d.entries}
+        rows = []
+        for x in d.limits:
+            if x.kind == "category":
+                what = esc(categories.get(x.target, x.target))
+            elif x.kind == "entry" and x.target in names:
+                e = names[x.target]
+                what = self.a(e.name, self.entry_href(e.catalog, e.id))
+            else:
+                what = esc(_("Units in the army"))
+            rows.append([what, number(x.min) if x.min is not None else "—", number(x.max) if x.max is not None else "—",
+                         self.army_source(x.rule, d) or ""])
+        weighted = [f"{self.a(e.name, self.entry_href(e.catalog, e.id))} ({number(e.weight)})" for e in d.entries if e.weight != 1]
+        return {
+            "header": [esc(_("Units")), esc(_("Minimum")), esc(_("Maximum")), esc(_("Source"))],
+            "rows": rows,
+            "weighted": weighted if any(x.kind == "category" for x in d.limits) else [],
+        }
+
+    def army_block(self, d: ir.Army) -> dict:
+        """An ``army`` on its section page: budget, cost formula, what each group of entries may take, limits.
+
+        ``builder_href`` is filled in by :func:`_army_markdown` once the army builder pages are named."""
+        b = self.common(d)
+        b["name"] = d.name
+        b["budget"] = self.army_budget(d)
+        b["cost"] = self.army_cost(d)
+        b["units"] = self.army_units(d)
+        b["limits"] = self.army_limits(d)
+        return b
+
     def section_blocks(self, items: list[ir.Item], page: str, context: str = "", base_level: int = 2) -> list[dict]:
         """The blocks of one page, with headings that never skip a level and unique anchors;
         records the page's entries in the search index."""
@@ -1150,6 +1318,40 @@ def _section_heading(sec: ir.Section) -> str:
     return sec.title if sec.name == sec.title else f"{sec.name}. {sec.title}"
 
 
+def _with_armies(program: ir.Program) -> list[list[ir.Item]]:
+    """Each section's items with the army lists put back where the rules declare them: after the last
+    item above them in the same file (first in the file's first section when nothing is above;
+    an army in a file without sections is on no section page)."""
+    out = [list(sec.items) for sec in program.sections]
+    for army in sorted(program.armies.values(), key=lambda a: (a.span.file, a.span.line, a.span.col)):
+        here = (army.span.line, army.span.col)
+        where = None
+        for i, items in enumerate(out):
+            for j, it in enumerate(items):
+                span = getattr(it, "span", None)
+                if span is not None and span.file == army.span.file and (span.line, span.col) < here:
+                    where = (i, j + 1)
+        if where is None:
+            first = next((i for i, sec in enumerate(program.sections) if sec.file == army.span.file), None)
+            if first is None:
+                continue
+            where = (first, 0)
+        out[where[0]].insert(where[1], army)
+    return out
+
+
+def _builder_pages(program: ir.Program, army_pages: list[dict]) -> dict[str, str]:
+    """Army name → its builder page: :func:`compiler.to_army_page.write_pages` writes one per
+    army document, in the order of their file names (``<army>.json``)."""
+    names = sorted(program.armies, key=lambda name: f"{name}.json")
+    return {name: page["path"] for name, page in zip(names, army_pages)} if len(names) == len(army_pages) else {}
+
+
+def _army_markdown(env: jinja2.Environment, b: dict, builder_href: str | None) -> dict:
+    """An army list's block rendered by ``army.md.j2`` (a template of its own: ``macros.md.j2`` draws the other kinds)."""
+    return {"kind": "paragraph", "md": env.get_template("army.md.j2").render(b=dict(b, builder_href=builder_href)).strip("\n")}
+
+
 def write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, odds: dict, shown: Invocation) -> None:
     """Render docs/ (Markdown, the search index) and mkdocs.yml into ``out_dir``.
 
@@ -1179,11 +1381,12 @@ def _write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, 
 
     # the manual, section by section
     sections, manual_nav, appendix_nav = [], [], []
-    for sec, page in zip(program.sections, pb.section_pages):
+    section_pages = []  # written once the army builder pages, which their army lists link to, are named
+    for sec, items, page in zip(program.sections, pb.section_items, pb.section_pages):
         heading = _section_heading(sec)
         pb.index(sec.title, pb.site_href(page), _("Section"), WEIGHT_PAGE)
-        blocks = pb.section_blocks(sec.items, page, heading)
-        write(page, "page.md.j2", section={"heading": esc(heading)}, blocks=blocks)
+        blocks = pb.section_blocks(items, page, heading)
+        section_pages.append((page, heading, blocks))
         (appendix_nav if sec.name == sec.title else manual_nav).append({"title": heading, "path": page})
         sections.append({"heading": esc(heading), "heading_html": attr(heading), "appendix": sec.name == sec.title, "page": page})
 
@@ -1243,6 +1446,11 @@ def _write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, 
     data["examples"] = _data_examples(program, pb, package, shown)
     write(pb.pages["data"], "datos.md.j2", title=esc(title), **data)
     army_pages = to_army_page.write_pages(pb, out_dir, docs, env, WEIGHT_PAGE)  # the army builder, one page per army
+    builders = _builder_pages(program, army_pages)
+    for page, heading, blocks in section_pages:
+        pb.start_page(page)
+        blocks = [_army_markdown(env, b, pb.url(builders.get(b["name"]))) if b["kind"] == "army" else b for b in blocks]
+        write(page, "page.md.j2", section={"heading": esc(heading)}, blocks=blocks)
     army_nav = army_pages + to_changelog_page.write_page(pb, program, docs, env, WEIGHT_PAGE)  # the version history (@changelog)
     sources = []
     for file, page in pb.source_pages.items():

@@ -429,6 +429,7 @@ class PythonEmitter:
         self.granted_rules = {a.rule for apps in self.grants.values() for a in apps}
         self.repeats: list[ir.Repeat] = []  # repeats met in the procedure being written: their bodies follow it
         self.step_number: int | None = None  # the step being written
+        self.range_tables: dict[str, ir.Table] = {}  # ranged tables the fast resolvers look up: _range_<table>
 
     # ------------------------------------------------------------------ modules
     def header(self, w: Writer, doc: str) -> None:
@@ -632,6 +633,9 @@ class PythonEmitter:
         procedures = self.p.of(ir.Procedure)
         for d in procedures:
             self.procedure(w, d)
+        for t in self.range_tables.values():
+            self.range_function(w, t)
+        self.range_tables = {}
         w.line()
         w.line()
         w.line("# internal aliases: calls between procedures never see a local of the same name")
@@ -669,6 +673,40 @@ class PythonEmitter:
         while self.repeats:
             self.repeat_body(w, d, self.repeats.pop(0))
         self.in_procedure = False
+
+    def range_function(self, w: Writer, t: ir.Table) -> None:
+        """``_range_<table>(key, src)``: a table keyed by one range, as tests of its rows
+        in order (the fast resolvers' lookup); past the last row, ``_rt.lookup_range``
+        gives the rule error."""
+        table = f"TABLE_{py_name(t.name)}"
+        w.line()
+        w.line()
+        w.comment(f"table {t.name} ({t.span.src}), looked up by range")
+        w.line(f"def _range_{py_name(t.name)}(key, src):")
+        w.indent()
+        w.docstring([f"The value of the first row of {t.name} whose range holds key."])
+        scalar = len(t.columns) == 1 and t.across is None
+        for i, row in enumerate(t.rows):
+            r = row.keys[0]
+            value = row.values[t.columns[0].name] if scalar else None
+            shown = _python_literal(value) if scalar and isinstance(value, (str, int, bool, Fraction, type(None))) else f"_d.{table}[{i}][4]"
+            bounds: list[tuple[str, Doc]] = []
+            first: Doc = "key"
+            if r.lo is not None:
+                first = _python_literal(r.lo)
+                bounds.append(("<=" if r.lo_inclusive else "<", "key"))
+            if r.hi is not None:
+                bounds.append(("<=" if r.hi_inclusive else "<", _python_literal(r.hi)))
+            if not bounds:
+                w.line(f"return {shown}")
+                break
+            w.condition("if", Chain(first, tuple(bounds)))
+            w.indent()
+            w.line(f"return {shown}")
+            w.outdent()
+        else:
+            w.statement("return ", call("_rt.lookup_range", f"_d.{table}", "key", Text(t.name), "src"))
+        w.outdent()
 
     def repeat_name(self, proc: ir.Procedure, rep: ir.Repeat) -> str:
         return f"_repeat_{py_name(proc.name)}_{rep.number}"
@@ -862,7 +900,10 @@ class PythonEmitter:
         t = self.p.tables[e.table]
         table = f"_d.TABLE_{py_name(e.table)}"
         keys = [self.expr(k) for k in e.keys]
-        if t.ranged and len(t.keys) == 1:
+        if t.ranged and len(t.keys) == 1 and not self.traced and e.keys[0].type.kind in ("int", "decimal"):
+            self.range_tables.setdefault(t.name, t)
+            found = call(f"_range_{py_name(t.name)}", keys[0], self.src.cite(e.span))
+        elif t.ranged and len(t.keys) == 1:
             found = call("_rt.lookup_range", table, keys[0], Text(e.table), self.src.cite(e.span))
         elif t.ranged:
             pos = next(i for i, k in enumerate(t.keys) if k.ranged)

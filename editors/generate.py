@@ -1,7 +1,8 @@
 """Editor files generated from the compiler's own lists: the TextMate grammar and the snippets.
 
 Reads ``rules_dsl/keywords.py`` (the one keyword list), the Pygments lexer's
-built-in names and ``@status`` values (``rules_dsl/pygments_lexer.py``) and the
+built-in names and ``@status`` values (``rules_dsl/pygments_lexer.py``), the
+clause words of ``army`` blocks (``compiler/check/armies.py``) and the
 declaration templates (``compiler/lsp/snippets.py``). Writes
 
 * ``editors/vscode/syntaxes/rules.tmLanguage.json``: a TextMate grammar for
@@ -24,6 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from compiler.check.armies import TOP_CLAUSES, UNIT_CLAUSES  # noqa: E402
 from compiler.lsp.snippets import SNIPPETS  # noqa: E402
 from rules_dsl.keywords import (  # noqa: E402
     CONSTANT_KEYWORDS,
@@ -60,6 +62,10 @@ def grammar() -> dict:
             "match": r"(@status)([ \t]+)(" + "|".join(STATUS_VALUES) + r")\b",
             "captures": {"1": {"name": "entity.name.function.decorator.rules"}, "3": {"name": "constant.language.rules"}},
         },
+        {
+            "match": r"(@allow)([ \t]+)(" + IDENT + r"(?:-\w+)*)",
+            "captures": {"1": {"name": "entity.name.function.decorator.rules"}, "3": {"name": "constant.other.warning-kind.rules"}},
+        },
         {"match": "@" + IDENT, "name": "entity.name.function.decorator.rules"},
         {
             "begin": '"', "end": '"|$', "name": "string.quoted.double.rules",
@@ -67,7 +73,7 @@ def grammar() -> dict:
         },
         _head(("rulebook", "section"), "entity.name.namespace.rules"),
         _head(("procedure", "rule", "example"), "entity.name.function.rules"),
-        _head(("enum", "record", "catalog", "table", "die", "bag", "const", "odds"), "entity.name.type.rules"),
+        _head(("enum", "record", "catalog", "table", "die", "bag", "const", "odds", "army"), "entity.name.type.rules"),
         {"match": r"(:|\[)([ \t]*)(rule)\b", "captures": {"3": {"name": "support.type.rules"}}},
         {"match": r"\b\d*d\d+\b", "name": "constant.numeric.dice.rules"},
         {
@@ -127,7 +133,16 @@ def grammar() -> dict:
                 "beginCaptures": {"1": {"name": "punctuation.definition.markdown"}, "2": {"name": "fenced_code.block.language"}},
                 "endCaptures": {"1": {"name": "punctuation.definition.markdown"}},
                 "contentName": "meta.embedded.block.rules source.rules",
-                "patterns": [{"include": "#code"}],
+                "patterns": [{"include": "#army"}, {"include": "#code"}],
+            },
+            "army": {
+                "comment": "An army block: the word that starts each clause is a keyword there (and only there).",
+                "begin": r"^(?=army\b)", "end": r"^\}|^(?=```[ \t]*$)",
+                "endCaptures": {"0": {"name": "punctuation.rules"}},
+                "patterns": [
+                    {"match": r"^[ \t]*" + _words(TOP_CLAUSES + UNIT_CLAUSES), "name": "keyword.other.clause.rules"},
+                    {"include": "#code"},
+                ],
             },
             "code": {"patterns": code},
             "prose": {"patterns": prose},

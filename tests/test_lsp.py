@@ -23,13 +23,14 @@ ROOT = Path(__file__).resolve().parent.parent
 CONTENT = ROOT / "content" / "1936"
 DATA = Path(__file__).resolve().parent / "data" / "lsp"
 CURSOR = "‸"
+SERVER_CAPABILITIES: list[types.ServerCapabilities] = []  # what the server said at initialize (the semantic tokens legend)
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "compiler.cli", "lsp"]), scope="module")
 async def client(lsp_client: LanguageClient):
-    await lsp_client.initialize_session(types.InitializeParams(capabilities=types.ClientCapabilities(), root_uri=ROOT.as_uri()))
+    SERVER_CAPABILITIES.append((await lsp_client.initialize_session(types.InitializeParams(capabilities=types.ClientCapabilities(), root_uri=ROOT.as_uri()))).capabilities)
     yield
     await lsp_client.shutdown_session()
 
@@ -192,6 +193,54 @@ async def test_document_and_workspace_symbols(client: LanguageClient):
     assert where(found[0].location).startswith("content/1936/02-costes-listas.rules:")
 
 
+async def test_an_army_in_the_outline_with_its_clauses_and_blocks(client: LanguageClient):
+    doc = Document.open(client, "02-costes-listas.rules")
+    outline = await client.text_document_document_symbol_async(types.DocumentSymbolParams(types.TextDocumentIdentifier(doc.uri)))
+
+    def find(symbols, name):
+        for s in symbols:
+            if s.name == name:
+                return s
+            if (found := find(s.children or [], name)) is not None:
+                return found
+        return None
+
+    army = find(outline, "listas_genericas")
+    assert army is not None and army.kind == types.SymbolKind.Object and army.detail == "Listas genéricas (Early War)"
+    clauses = {c.name: c for c in army.children}
+    assert {"side nacional", "side republicano", "roles Bando", "agreed", "units infanteria_nacional", "units transportes_republicanos"} <= set(clauses)
+    assert clauses["side nacional"].detail == "Bando Nacional"
+    assert [c.name for c in clauses["units infanteria_nacional"].children] == ["options mejoras_nacionales"]
+    assert not clauses["units transportes_nacionales"].children
+    line = doc.position("  units infanteria_nacional‸ side: nacional").line
+    assert clauses["units infanteria_nacional"].range.start.line == line and clauses["units infanteria_nacional"].range.end.line == line + 2
+
+
+async def test_semantic_tokens_colour_names_by_what_they_stand_for(client: LanguageClient):
+    """The tokens of an army block and an annotation, decoded with the legend the server announced."""
+    legend = SERVER_CAPABILITIES[-1].semantic_tokens_provider.legend
+    doc = Document.open(client, "02-costes-listas.rules")
+    result = await client.text_document_semantic_tokens_full_async(types.SemanticTokensParams(types.TextDocumentIdentifier(doc.uri)))
+    lines = doc.text.split("\n")
+    tokens: dict[tuple[int, str], tuple[str, list[str]]] = {}
+    line = char = 0
+    for i in range(0, len(result.data), 5):
+        delta_line, delta_char, length, kind, modifiers = result.data[i : i + 5]
+        line, char = line + delta_line, (char + delta_char if delta_line == 0 else delta_char)
+        mods = [m for bit, m in enumerate(legend.token_modifiers) if modifiers & (1 << bit)]
+        tokens[(line, lines[line][char : char + length])] = (legend.token_types[kind], mods)
+    army = doc.position("army ‸listas_genericas").line
+    assert tokens[(army, "listas_genericas")] == ("namespace", ["declaration"])
+    assert tokens[(army + 1, "side")] == ("keyword", [])
+    assert tokens[(army + 1, "nacional")] == ("enumMember", ["declaration"])
+    assert tokens[(army + 2 + 1, "Bando")][0] == "enum"
+    units = doc.position("  units infanteria_nacional‸ side: nacional").line
+    assert tokens[(units, "infanteria_nacional")][0] == "type"
+    assert tokens[(units, "coste")][0] == "property"
+    assert tokens[(army - 1, "@doc")][0] == "decorator"
+    assert len(tokens) > 1000
+
+
 # ---------------------------------------------------------------------------- diagnostics as you type
 
 
@@ -229,7 +278,7 @@ async def test_an_edit_in_one_file_reports_in_the_files_that_use_it(client: Lang
 # ---------------------------------------------------------------------------- robustness
 
 
-REQUESTS = ("hover", "definition", "references", "completion", "symbols", "highlight")
+REQUESTS = ("hover", "definition", "references", "completion", "symbols", "highlight", "tokens")
 PIECES = ["{", "}", "(", ")", "[", "]", ".", ",", "|", ":", "=", "\n", " ", "let ", "if ", "roll ", "x", "1", '"', "```", "```rules\n", "->", "@", "..", "[[", "Calidad.", "enum ", "😀", "—"]
 
 
@@ -266,6 +315,8 @@ async def test_fuzzed_edits_never_crash_the_server(client: LanguageClient):
             await client.text_document_completion_async(types.CompletionParams(ident, at))
         elif kind == "symbols":
             await client.text_document_document_symbol_async(types.DocumentSymbolParams(ident))
+        elif kind == "tokens":
+            await client.text_document_semantic_tokens_full_async(types.SemanticTokensParams(ident))
         else:
             await client.text_document_document_highlight_async(types.DocumentHighlightParams(ident, at))
     doc.set_text(original)

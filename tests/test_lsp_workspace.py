@@ -101,12 +101,16 @@ def test_snippets_are_valid_declarations():
     from compiler.lsp.snippets import SNIPPETS
     from rules_dsl.parser import parse
 
-    statements = {"let", "if", "step"}
+    statements = {"let", "if", "step", "repeat"}
     for s in SNIPPETS:
         body = re.sub(r"\$\{\d+:([^}]*)\}", r"\1", "\n".join(s.body)).replace("$0", "")
         if s.prefix == "fence":
             continue
-        if s.prefix in statements:
+        if s.prefix == "stack":
+            body = "return " + body
+        if s.prefix == "allow":
+            body += '\nconst x "X" = 1'
+        if s.prefix in statements or s.prefix == "stack":
             body = 'procedure p "P" (x: int) -> int {\n' + body.replace("valor", "x").replace("condición", "x > 1") + "\n  return x\n}"
         _, errors = parse(f"```rules\n{body}\n```\n", "snippet.rules")
         assert not errors, (s.prefix, [e.message for e in errors])

@@ -13,7 +13,8 @@ The clauses (LANGUAGE.md, "army"):
 · ``size ID "Title" points: N`` (or ``role: N`` per role) · ``agreed [min: N]`` ·
 ``bonus role: percent …`` · ``quality Enum [percent: table]`` ·
 ``units catalog [side:] [cost:] [category:] [weight:] [name:] [per_model:] [models:]
-[max_models:] [composition: f amount: f alternatives: f] { options … / option … }`` ·
+[max_models:] [composition: f amount: f alternatives: f] { options … / option … }``
+(each option offered to every unit of the block, or ``entries: [ids]``, or all but ``exclude: [ids]``) ·
 ``limit total|category: c|entry: e [min: N] [max: N]`` · ``limits table min: col max: col``.
 """
 
@@ -449,7 +450,11 @@ class _ArmyChecker:
                 continue
             base = cost(rec) if cost else 0
             if not isinstance(base, int) or base < 0:
-                st.err(f"entry {ident} has no cost in '{a.named['cost'].name if isinstance(a.named.get('cost'), n.VName) else 'cost'}'", span, None, "army")
+                field = a.named['cost'].name if isinstance(a.named.get('cost'), n.VName) else 'cost'
+                if isinstance(base, int) and not isinstance(base, bool):
+                    st.err(f"entry {ident} costs {base} in '{field}'; a cost is 0 or more", span, "write the cost as 0 or a positive whole number", "army")
+                else:
+                    st.err(f"entry {ident} has no cost in '{field}'", span, None, "army")
                 base = 0
             lo = models(rec) if models else None
             hi = max_models(rec) if max_models else lo
@@ -619,7 +624,8 @@ class _ArmyChecker:
             key = f"{catalog.name}.{ident}"
             price = cost(rec) if cost else 0
             if not isinstance(price, int) or price < 0:
-                self.st.err(f"option {ident} has no cost", catalog.entry_spans.get(ident, c.span), "give the entry a whole number in the cost field", "army")
+                what = f"costs {price}; a cost is 0 or more" if isinstance(price, int) and not isinstance(price, bool) else "has no cost"
+                self.st.err(f"option {ident} {what}", catalog.entry_spans.get(ident, c.span), "give the entry a whole number (0 or more) in the cost field", "army")
                 price = 0
             out.append((ir.ArmyOption(key, ident, name_of(rec, ident), price, most, (), (), rule), entries))
         return out
@@ -689,7 +695,8 @@ class _ArmyChecker:
         lo = _int(self.st, a.named["min"], "'min:'", 0) if "min" in a.named else None
         hi = _int(self.st, a.named["max"], "'max:'", 0) if "max" in a.named else None
         if lo is None and hi is None:
-            self.st.err("a limit needs 'min:' or 'max:'", c.span, None, "army")
+            if "min" not in a.named and "max" not in a.named:  # else the number given was reported
+                self.st.err("a limit needs 'min:' or 'max:'", c.span, None, "army")
             return
         if lo is not None and hi is not None and hi < lo:
             self.st.err(f"max {hi} is below min {lo}", a.span("max"), None, "army")

@@ -15,6 +15,7 @@ import re
 from collections import deque
 
 from rules_dsl import nodes as n
+from rules_dsl.diagnostics import did_you_mean
 
 from .. import ir
 from .state import CheckState, hint
@@ -156,6 +157,8 @@ def _allowances(st: CheckState) -> None:
                 args = v.args if isinstance(v, n.VApply) else ()
                 if isinstance(v, n.VApply) and len(args) == 1 and isinstance(args[0][1], n.VStr) and args[0][1].value.strip():
                     allows.append((v.name, ann, item.span))
+                elif isinstance(v, n.VApply) and len(args) > 1:
+                    st.err(f"@allow {v.name} takes one reason, not {len(args)}", ann.span, f'write @allow {v.name}("why this warning is right here")', "annotation")
                 elif isinstance(v, (n.VName, n.VApply)):
                     st.err(f"@allow {v.name} needs a reason", ann.span, f'write @allow {v.name}("why this warning is right here")', "annotation")
                 else:
@@ -176,6 +179,9 @@ def _allowances(st: CheckState) -> None:
         if i not in used:
             here = sorted({d.code for d in kept if d.severity == "warning" and d.code and _inside(d.span, span)})
             hint_text = ("the warnings here are of kind: " + ", ".join(here)) if here else "remove it: this declaration has no warning to silence"
+            guess = did_you_mean(code, here) if code not in here else None
+            if guess:
+                hint_text = f"did you mean '{guess}'? " + hint_text
             st.warn(f"@allow {code} silences no warning here", ann.span, hint_text, "allow")
 
 

@@ -4,12 +4,14 @@ Entry points (one per LSP request; each reads an
 :class:`~compiler.lsp.workspace.Analysis` and a
 :class:`~compiler.lsp.positions.Locator`, and produces ``lsprotocol`` values):
 :func:`hover`, :func:`definition`, :func:`references`, :func:`highlights`,
-:func:`completion`, :func:`document_symbols`, :func:`workspace_symbols` and
-:func:`diagnostics`.
+:func:`completion`, :func:`document_symbols`, :func:`workspace_symbols`,
+:func:`semantic_tokens` and :func:`diagnostics`.
 
 Names are found with the symbol index (:mod:`compiler.lsp.index`). Completion
 reads the text being typed, which may not parse: it looks at the current line
-(``Enum.``, ``valor.campo.``, a catalog cell, ``@``, ``[[``) and takes names and
+(``Enum.``, ``valor.campo.``, a catalog cell, ``@``, ``@allow``, a ``{`` of
+``@display``, ``[[``, a clause of an ``army`` block, ``stack``, ``stacking``,
+``lang``) and takes names and
 types from the program, or from the last check of a declaration that no longer
 parses while it is being written.
 """
@@ -26,8 +28,11 @@ from rules_dsl.keywords import KEYWORDS, PRIMITIVE_TYPE_NAMES
 
 from .. import ir
 from ..builtins import BUILTINS
+from .. import i18n
+from ..check.armies import TOP_CLAUSES, UNIT_ARGS, UNIT_CLAUSES
 from ..check.declarations import ANNOTATIONS
 from ..types import T
+from .docs import ANNOTATION_DOCS, CLAUSE_ARGUMENTS, CLAUSE_DOCS, WARNING_KINDS
 from .hover import describe
 from .index import Occurrence, Target, build_index, declaration_keyword, find_word
 from .positions import Locator
@@ -51,6 +56,8 @@ _DECL_KINDS = {
     "army": (types.SymbolKind.Object, types.CompletionItemKind.Module),
     "broken": (types.SymbolKind.Null, types.CompletionItemKind.Text),
 }
+_STATEMENT_SNIPPETS = ("let", "if", "step", "repeat")  # offered on an indented line of a procedure
+_EXPRESSION_SNIPPETS = ("stack",)  # offered where a procedure's expression is written
 _DOTTED = re.compile(r"([^\W\d]\w*(?:\.[^\W\d]\w*)*)\.(\w*)$")
 _WORD_BEFORE = re.compile(r"(\w*)$")
 _DECL_HEAD = re.compile(r"^(" + "|".join(sorted(KEYWORDS)) + r")\s+([^\W\d]\w*)")
@@ -126,6 +133,52 @@ def highlights(analysis: Analysis, locator: Locator, file: str, line: int, col: 
     ]
 
 
+# ---------------------------------------------------------------------------- semantic tokens
+
+#: The legend of :func:`semantic_tokens` (standard LSP token types and modifiers).
+TOKEN_TYPES = ("namespace", "type", "enum", "struct", "enumMember", "property", "function", "parameter", "variable", "keyword", "decorator")
+TOKEN_MODIFIERS = ("declaration", "readonly", "defaultLibrary")
+_DECL_TOKENS = {
+    "enum": "enum", "record": "struct", "catalog": "type", "table": "type", "die": "type", "bag": "type", "rule": "function",
+    "procedure": "function", "odds": "function", "const": "variable", "term": "variable", "army": "namespace",
+}
+_TARGET_TOKENS = {
+    "member": "enumMember", "field": "property", "entry": "enumMember", "param": "parameter", "local": "variable", "builtin": "function",
+    "choice": "enumMember", "clause": "keyword", "annotation": "decorator", "warning": "enumMember",
+}
+
+
+def semantic_tokens(analysis: Analysis, locator: Locator, file: str) -> list[int]:
+    """The names of ``file`` as LSP semantic tokens (relative, five integers
+    each): what the checker resolved each one to — a declaration by its kind, an
+    enum value, a field, an entry, a parameter, a clause word of an army block,
+    an annotation — so an editor colours by meaning what its grammar can only
+    guess from the text."""
+    data: list[int] = []
+    line = char = 0
+    last_end: tuple[int, int] = (-1, -1)
+    decls = analysis.known
+    for occ in build_index(analysis).by_file.get(file, ()):
+        t = occ.target
+        if occ.span.line != occ.span.end_line:
+            continue
+        if t.kind == "decl":
+            d = decls.get(t.name)
+            kind = _DECL_TOKENS.get(d.kind if d is not None else "")
+        else:
+            kind = _TARGET_TOKENS.get(t.kind)
+        if kind is None:
+            continue
+        r = locator.range(occ.span)
+        if (r.start.line, r.start.character) < last_end or r.end.character <= r.start.character:
+            continue  # one token per place (a name indexed twice keeps its first reading)
+        modifiers = (1 if occ.definition else 0) | (2 if t.kind == "decl" and kind == "variable" else 0) | (4 if t.kind == "builtin" else 0)
+        data += [r.start.line - line, r.start.character - (char if r.start.line == line else 0), r.end.character - r.start.character, TOKEN_TYPES.index(kind), modifiers]
+        line, char = r.start.line, r.start.character
+        last_end = (r.end.line, r.end.character)
+    return data
+
+
 # ---------------------------------------------------------------------------- symbols
 
 
@@ -182,8 +235,25 @@ def _declaration_symbol(item, lines: list[str], locator: Locator) -> types.Docum
         types.DocumentSymbol(name=label, kind=child_kind, range=locator.range(span), selection_range=locator.range(Span(span.file, span.line, span.col, span.line, span.col + len(label))))
         for label, child_kind, span in _children(item)
     ]
+    if isinstance(item, n.ArmyDecl):
+        children = [_clause_symbol(c, locator) for c in item.clauses]
     full = locator.range(item.span)
     return types.DocumentSymbol(name=name, kind=kind, range=full, selection_range=locator.range(where), detail=getattr(item, "title", None) or None, children=children)
+
+
+_CLAUSE_SYMBOLS = {"side": types.SymbolKind.EnumMember, "size": types.SymbolKind.Number, "units": types.SymbolKind.Module, "option": types.SymbolKind.Property, "options": types.SymbolKind.Module}
+
+
+def _clause_symbol(c: n.ArmyClause, locator: Locator) -> types.DocumentSymbol:
+    """A clause of an army (``side nacional``, ``units catálogo``) with the clauses of its block."""
+    first = c.args[0][1] if c.args and c.args[0][0] is None else None
+    name = c.word + (f" {first.name}" if isinstance(first, n.VName) else "")
+    title = c.args[1][1].value if len(c.args) > 1 and c.args[1][0] is None and isinstance(c.args[1][1], n.VStr) else None
+    return types.DocumentSymbol(
+        name=name, kind=_CLAUSE_SYMBOLS.get(c.word, types.SymbolKind.Key), range=locator.range(c.span),
+        selection_range=locator.range(first.span if isinstance(first, n.VName) else c.word_span), detail=title,
+        children=[_clause_symbol(sub, locator) for sub in c.clauses],
+    )
 
 
 def _children(item) -> list[tuple[str, types.SymbolKind, Span]]:
@@ -235,10 +305,20 @@ def completion(analysis: Analysis, text: str, line: int, col: int) -> list[types
         m = re.search(r"\[\[([\w#]*)$", before)
         return [_decl_item(d) for d in decls.values()] if m else []
     if re.match(r"^\s*@\w*$", before):
-        return [types.CompletionItem(label=a, kind=types.CompletionItemKind.Property) for a in ANNOTATIONS]
+        return [types.CompletionItem(label=a, kind=types.CompletionItemKind.Property, documentation=_markdown(ANNOTATION_DOCS.get(a, ""))) for a in ANNOTATIONS]
+    if annotated := _annotation_completion(decls, lines, line, before, analysis):
+        return annotated
     if m := _DOTTED.search(before):
         return _after_dot(decls, m.group(1).split("."), _enclosing(lines, line), analysis)
     head = _enclosing(lines, line)
+    if head is not None and head[0] == "army":
+        return _army_completion(decls, lines, line, before, analysis)
+    if head is not None and head[0] == "rule" and re.match(r"^\s*stacking\s+\w*$", before):
+        return [_clause_item("stacking", word) for (context, word) in CLAUSE_DOCS if context == "stacking"]
+    if head is not None and head[0] == "rulebook" and re.search(r'\blang\s+"\w*$', before):
+        return [types.CompletionItem(label=code, kind=types.CompletionItemKind.Value) for code in i18n.SUPPORTED]
+    if re.search(r"\bstack\s+\w*$", before):
+        return [_decl_item(d) for d in decls.values() if isinstance(d, ir.Procedure)]
     decl = decls.get(head[1]) if head else None
     if isinstance(decl, ir.Catalog) and "|" in before and not before.lstrip().startswith("columns"):
         return _cell_values(decls, decl, before, analysis)
@@ -250,6 +330,9 @@ def completion(analysis: Analysis, text: str, line: int, col: int) -> list[types
     items += [types.CompletionItem(label=b.name, kind=types.CompletionItemKind.Function, detail=b.signature, documentation=b.doc) for b in BUILTINS.values()]
     items += [types.CompletionItem(label=t, kind=types.CompletionItemKind.TypeParameter) for t in PRIMITIVE_TYPE_NAMES]
     items += _locals(decls, head, lines, line, analysis)
+    if head is not None and head[0] == "procedure":
+        wanted = _STATEMENT_SNIPPETS if re.fullmatch(r"\s+\w*", before) else _EXPRESSION_SNIPPETS
+        items = [_snippet_item(s) for s in SNIPPETS if s.prefix in wanted] + items
     return items
 
 
@@ -414,3 +497,69 @@ def _top_level_count(text: str, char: str) -> int:
             count += 1
     return count
 
+
+def _markdown(text: str) -> types.MarkupContent | None:
+    return types.MarkupContent(kind=types.MarkupKind.Markdown, value=text) if text else None
+
+
+def _clause_item(context: str, word: str) -> types.CompletionItem:
+    return types.CompletionItem(label=word, kind=types.CompletionItemKind.Keyword, detail=f"{context} clause", documentation=_markdown(CLAUSE_DOCS.get((context, word), "")))
+
+
+def _annotation_completion(decls: dict, lines: list[str], line: int, before: str, analysis: Analysis) -> list[types.CompletionItem]:
+    """The kind of warning after ``@allow``; a field of the record below inside ``@display "{``."""
+    if re.match(r"^\s*@allow\s+[\w-]*$", before):
+        return [types.CompletionItem(label=k, kind=types.CompletionItemKind.EnumMember, detail="kind of warning", documentation=_markdown(doc), insert_text=f'{k}("$1")',
+                                     insert_text_format=types.InsertTextFormat.Snippet) for k, doc in WARNING_KINDS.items()]
+    if re.match(r'^\s*@display\s+"(?:[^"{]|\{[^}]*\})*\{\w*$', before):
+        declared = next((text for text in lines[line:] if not text.lstrip().startswith("@")), "")
+        m = re.match(r"^record\s+([^\W\d]\w*)", declared)
+        record = decls.get(m.group(1)) if m else None
+        if isinstance(record, ir.Record):
+            return [types.CompletionItem(label=f.name, kind=types.CompletionItemKind.Field, detail=str(f.type)) for f in record.fields]
+    return []
+
+
+def _army_completion(decls: dict, lines: list[str], line: int, before: str, analysis: Analysis) -> list[types.CompletionItem]:
+    """Inside an ``army`` block: clause words, then what each value of a clause names."""
+    start = next(i for i in range(line - 1, -1, -1) if _DECL_HEAD.match(lines[i]))
+    depth = sum(_top_level_count(text, "{") - _top_level_count(text, "}") for text in lines[start : line - 1])
+    if re.fullmatch(r"\s*\w*", before):
+        return [_clause_item("units" if depth >= 2 else "army", w) for w in (UNIT_CLAUSES if depth >= 2 else TOP_CLAUSES)]
+    words = before.split()
+    clause = words[0]
+    by_kind = {"units": ir.Catalog, "options": ir.Catalog, "sizes": ir.Table, "limits": ir.Table, "sides": ir.Enum, "roles": ir.Enum, "quality": ir.Enum}
+    if len(words) == 1 and before.endswith(" ") or len(words) == 2 and not before.endswith(" "):
+        kind = by_kind.get(clause)
+        return [_decl_item(d) for d in decls.values() if isinstance(d, kind)] if kind else []
+    if re.search(r"\bpercent:\s*\w*$", before):
+        return [_decl_item(d) for d in decls.values() if isinstance(d, ir.Table)]
+    catalog = decls.get(words[1]) if len(words) > 1 else None
+    ids = re.search(r"\b(entries|exclude|only|remove|add):\s*\[[\w,\s]*$|\b(entry):\s*\w*$", before)
+    if ids:
+        key = ids.group(1) or ids.group(2)
+        army = analysis.program.armies.get(_enclosing(lines, line)[1]) if analysis.program is not None else None
+        if key == "only":
+            owners = [words[1]]
+        elif key in ("remove", "add"):
+            owners = [army.troop_catalog] if army is not None and army.troop_catalog else []
+        else:
+            units = _units_line(lines, line, start) if depth >= 2 else None
+            owners = [units] if units else sorted({e.catalog for e in army.entries}) if army is not None else []
+        return [item for c in owners for item in _members(T("catalog", c), decls, analysis)]
+    if re.search(r"\b\w+:\s*\w*$", before) and isinstance(catalog, ir.Catalog):
+        record = decls.get(catalog.record)
+        return [types.CompletionItem(label=f.name, kind=types.CompletionItemKind.Field, detail=str(f.type)) for f in record.fields] if isinstance(record, ir.Record) else []
+    if before.endswith(" ") or re.search(r"\s\w+$", before):
+        names = UNIT_ARGS if clause == "units" else CLAUSE_ARGUMENTS.get(clause, ())
+        given = set(re.findall(r"\b(\w+):", before))
+        return [types.CompletionItem(label=f"{k}:", kind=types.CompletionItemKind.Property, insert_text=f"{k}: ") for k in names if k not in given]
+    return []
+
+
+def _units_line(lines: list[str], line: int, start: int) -> str | None:
+    """The catalog of the ``units`` block that holds ``line``."""
+    for text in reversed(lines[start : line - 1]):
+        if m := re.match(r"^\s*units\s+([^\W\d]\w*)", text):
+            return m.group(1)
+    return None

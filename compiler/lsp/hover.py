@@ -6,8 +6,11 @@ Reads the checked declarations of a rulebook (with their titles,
 manual references, documentation, types and data) and one
 :class:`~compiler.lsp.index.Target`; produces Markdown: for a declaration its
 kind, display title, manual reference, documentation and shape (a procedure's
-signature, a record's fields, an enum's values…), for a catalog entry its main
-values, for a field, parameter or local value its type. Every text taken from
+signature, a record's fields, an enum's values, an army's sides, sizes and
+units…), for a catalog entry its main values, for a field, parameter or local
+value its type, for an army's side, size or option what it is, for an
+annotation, a kind of warning or a clause word its documentation
+(:mod:`compiler.lsp.docs`). Every text taken from
 the rules is escaped, so a title cannot inject Markdown or HTML.
 """
 
@@ -18,6 +21,7 @@ from fractions import Fraction
 from .. import ir
 from ..builtins import BUILTINS
 from ..types import T
+from .docs import ANNOTATION_DOCS, CLAUSE_DOCS, WARNING_KINDS
 from .index import Occurrence, Target
 
 MAX_ROWS = 16  # fields of an entry shown in a hover
@@ -32,6 +36,17 @@ def describe(target: Target, decls: dict[str, ir.Declaration], occurrence: Occur
     if target.kind == "decl":
         d = decls.get(target.name)
         return _declaration(d) if d is not None else None
+    if target.kind == "annotation":
+        doc = ANNOTATION_DOCS.get(target.name)
+        return f"**@{esc(target.name)}** · annotation\n\n{doc}" if doc else None
+    if target.kind == "warning":
+        doc = WARNING_KINDS.get(target.name)
+        return f"**{esc(target.name)}** · kind of warning\n\n{doc}" if doc else None
+    if target.kind == "clause":
+        doc = CLAUSE_DOCS.get((target.owner, target.name))
+        return f"**{esc(target.name)}** · {target.owner} clause\n\n{doc}" if doc else None
+    if target.kind == "choice":
+        return _choice(decls.get(target.owner), target.name)
     owner = decls.get(target.owner)
     typ = occurrence.type if occurrence is not None else None
     if target.kind == "member":
@@ -144,7 +159,45 @@ def _declaration(d) -> str:
         return head + "\n\n" + esc(d.definition)
     if isinstance(d, ir.Odds):
         return _code(f"odds {d.name}: procedure {d.procedure}") + "\n\n" + head
+    if isinstance(d, ir.Army):
+        return _army(d, head)
     return head
+
+
+def _army(d: ir.Army, head: str) -> str:
+    """An army: its sides, roles, sizes, quality, units and options in numbers."""
+    lines = []
+    for what, choices in (("sides", d.sides), ("roles", d.roles), ("categories", d.categories)):
+        if choices:
+            lines.append(f"- {what}: " + ", ".join(esc(c.title) for c in choices))
+    if d.sizes:
+        lines.append("- sizes: " + ", ".join(f"{esc(s.title)} ({esc(value_text(s.points))})" for s in d.sizes))
+    if d.agreed:
+        lines.append(f"- agreed points (at least {d.agreed_min})")
+    if d.quality:
+        lines.append(f"- {esc(d.quality_title or 'quality')}: " + ", ".join(f"{esc(q.title)} {q.percent:+d} %" for q in d.quality))
+    catalogs = sorted({e.catalog for e in d.entries})
+    lines.append(f"- {len(d.entries)} units from {len(catalogs)} catalogs, {len(d.options)} options, {len(d.limits)} limits")
+    return _code(f"army {d.name}") + "\n\n" + head + "\n\n" + "\n".join(lines)
+
+
+def _choice(army, ident: str) -> str | None:
+    """A side, game size or option defined in place in an army."""
+    if not isinstance(army, ir.Army):
+        return None
+    side = next((c for c in army.sides if c.id == ident), None)
+    if side is not None:
+        return f"**{esc(side.title)}** · side `{esc(ident)}` of army {_code_inline(army.name)}"
+    size = next((s for s in army.sizes if s.id == ident), None)
+    if size is not None:
+        return f"**{esc(size.title)}** · game size `{esc(ident)}` of army {_code_inline(army.name)}: {esc(value_text(size.points))} points"
+    option = army.options.get(ident)
+    if option is not None:
+        changes = "".join(f"\n- {what}: {esc(', '.join(ids))}" for what, ids in (("removes", option.remove), ("adds", option.add)) if ids)
+        offered = sum(1 for e in army.entries if option.key in e.options)
+        return (f"**{esc(option.title)}** · option `{esc(ident)}` of army {_code_inline(army.name)}\n\n"
+                f"- cost {option.cost}, at most {option.max} per unit, offered to {offered} units{changes}")
+    return None
 
 
 def _member(owner, name: str) -> str | None:
@@ -183,7 +236,7 @@ def _entry(owner, ident: str) -> str | None:
     if isinstance(owner, ir.Catalog):
         values = owner.entries.get(ident)
         if values is None:
-            return None
+            return f"{_code_inline(ident)} names no entry of catalog {_code_inline(owner.name)} (kept as the manual prints it if the declaration says `@as_printed`)"
         title = next((v for v in values.values() if isinstance(v, str)), ident)
         rows = list(values.items())
         table = "\n".join(f"| {esc(k)} | {esc(value_text(v))} |" for k, v in rows[:MAX_ROWS])

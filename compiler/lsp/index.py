@@ -17,6 +17,7 @@ go to definition, find references and document highlights read it.
 from __future__ import annotations
 
 import functools
+import re
 import typing
 from dataclasses import dataclass, field
 
@@ -30,7 +31,10 @@ from .workspace import Analysis
 
 _IR_EXPRS = typing.get_args(ir.Expr)
 _IR_RECORDED = (*_IR_EXPRS, ir.Let)  # what the index looks up by span
-_IR_WALKED = (*_IR_RECORDED, ir.Return, ir.Require, ir.If, ir.Step, ir.Param)
+_IR_WALKED = (*_IR_RECORDED, ir.Return, ir.Require, ir.If, ir.Step, ir.Param, ir.Repeat)
+# ``army`` clauses whose first value names a declaration, and those whose first value defines an id of the army
+_ARMY_NAMES_DECL = ("sides", "roles", "sizes", "quality", "units", "options", "limits")
+_ARMY_DEFINES = ("side", "size", "option")
 
 
 @functools.cache
@@ -78,7 +82,11 @@ class Target:
     entry of catalog ``owner`` or a row of id-keyed table ``owner``), ``param``
     (a parameter of procedure or special rule ``owner``), ``local`` (a ``let``
     value, loop variable, odds axis or ``result`` in ``owner``; ``where`` is its
-    definition, so two values of one name are two targets) or ``builtin``.
+    definition, so two values of one name are two targets), ``builtin``,
+    ``choice`` (a side, size or option that army ``owner`` defines in place),
+    ``clause`` (a clause word of an army block; ``owner`` is ``army`` or
+    ``units``), ``annotation`` (an ``@name``) or ``warning`` (a kind of warning
+    named by ``@allow``).
     """
 
     kind: str
@@ -251,6 +259,44 @@ class _Indexer:
             handler = getattr(self, "_" + keyword, None)
             if handler is not None and not isinstance(item, n.BrokenDecl):
                 handler(item)
+        self._annotations(item)
+
+    def _annotations(self, item) -> None:
+        """``@name`` of every annotation; the warning kind of ``@allow``, the
+        fields of ``@display`` and the ids of ``@as_printed``."""
+        for ann in getattr(item, "annotations", ()):
+            self.add(self.head(ann.span, "@" + ann.name), Target("annotation", "", ann.name))
+            v = ann.value
+            if ann.name == "allow" and isinstance(v, (n.VApply, n.VName)):
+                self.add(self.head(v.span, v.name), Target("warning", "", v.name))
+            elif ann.name == "display" and isinstance(v, n.VStr) and isinstance(item, n.RecordDecl):
+                self._display_fields(item.name, v.span)
+            elif ann.name == "as_printed" and isinstance(v, n.VRecord):
+                for key, ids in v.fields:
+                    if key == "ids" and isinstance(ids, n.VList):
+                        for x in ids.items:
+                            if isinstance(x, n.VName):
+                                self.add(x.span, self._printed_id(item, x.name))
+
+    def _display_fields(self, record: str, span: Span) -> None:
+        """Each ``{field}`` of a record's ``@display`` text."""
+        lines = self.lines.get(span.file, [])
+        if not 0 < span.line <= len(lines) or span.end_line != span.line:
+            return
+        text = lines[span.line - 1]
+        for m in re.finditer(r"\{([^\W\d]\w*)\}", text[span.col - 1 : span.end_col - 1]):
+            col = span.col + m.start(1)
+            self.add(Span(span.file, span.line, col, span.line, col + len(m.group(1))), Target("field", record, m.group(1)))
+
+    def _printed_id(self, item, ident: str) -> Target:
+        """An id of ``@as_printed``: the entry target its uses in the declaration have."""
+        for occ in self.index.by_file.get(item.span.file, ()):
+            t = occ.target
+            if t.kind == "entry" and t.name == ident and item.span.line <= occ.span.line <= item.span.end_line:
+                return t
+        catalogs = [name for name, d in (self.program.decls.items() if self.program is not None else ()) if isinstance(d, ir.Catalog)]
+        owner = self.entry_owner("|".join(catalogs), ident) if catalogs else None
+        return Target("entry", owner or "", ident)
 
     def _inlines(self, inlines) -> None:
         for run in inlines:
@@ -332,6 +378,67 @@ class _Indexer:
         self._params(d.name, d.params, {})
         for grant in d.grants:
             self._value(grant, T("rule"))
+        if d.combine is not None:
+            self.add(d.combine[1], Target("clause", "stacking", d.combine[0]))
+
+    def _army(self, d: n.ArmyDecl) -> None:
+        units = [str(c.args[0][1].name) for c in d.clauses if c.word == "units" and c.args and isinstance(c.args[0][1], n.VName)]
+        army = self.program.armies.get(d.name) if self.program is not None else None
+        context = {
+            "sides": next((c.args[0][1].name for c in d.clauses if c.word == "sides" and c.args and isinstance(c.args[0][1], n.VName)), None),
+            "roles": next((c.args[0][1].name for c in d.clauses if c.word == "roles" and c.args and isinstance(c.args[0][1], n.VName)), None),
+            "units": "|".join(units),
+            "troops": army.troop_catalog if army is not None else None,
+        }
+        for c in d.clauses:
+            self._army_clause(d.name, c, None, context)
+
+    def _army_clause(self, army: str, c: n.ArmyClause, units: str | None, context: dict) -> None:
+        """One clause of an army: its word, the declarations, fields and ids it names."""
+        self.add(c.word_span, Target("clause", "units" if units is not None else "army", c.word))
+        first = c.args[0][1] if c.args and c.args[0][0] is None else None
+        named_decl = first.name if isinstance(first, n.VName) and c.word in _ARMY_NAMES_DECL else None
+        if named_decl is not None:
+            self.add(first.span, Target("decl", "", named_decl))
+        elif isinstance(first, n.VName) and c.word in _ARMY_DEFINES:
+            self.add(first.span, Target("choice", army, first.name), True)
+        decl = self.decl(named_decl) if named_decl else None
+        record = decl.record if isinstance(decl, ir.Catalog) else None
+        fields = self.record_fields(record) if record else {}
+        table_columns = {x.name for x in (*decl.keys, *decl.columns)} if isinstance(decl, ir.Table) else set()
+        roles = self.decl(context["roles"] or "")
+        for key, value in c.args:
+            if key is None:
+                continue
+            if isinstance(roles, ir.Enum) and key in roles.values:
+                self.add(self.arg_name(key, value.span), Target("member", roles.name, key))
+            if isinstance(value, n.VList):
+                owner = {"only": named_decl, "remove": context["troops"], "add": context["troops"]}.get(key, units or context["units"])
+                for x in value.items:
+                    if isinstance(x, n.VName):
+                        self.add(x.span, Target("entry", self.entry_owner(owner or "", x.name) or (owner or "").split("|")[0], x.name))
+                continue
+            if not isinstance(value, n.VName):
+                continue
+            if key == "entry":
+                owner = context["units"]
+                self.add(value.span, Target("entry", self.entry_owner(owner, value.name) or owner.split("|")[0], value.name))
+            elif key == "side":
+                sides = self.decl(context["sides"] or "")
+                self.add(value.span, Target("member", sides.name, value.name) if isinstance(sides, ir.Enum) else Target("choice", army, value.name))
+            elif key == "percent":
+                self.add(value.span, Target("decl", "", value.name))
+            elif value.name in fields:
+                self.add(value.span, Target("field", record, value.name), type_=fields[value.name])
+            elif value.name in table_columns:
+                self.add(value.span, Target("field", named_decl, value.name))
+            elif key in ("amount", "alternatives") and "composition" in dict(c.args):
+                line = self.record_fields(record or "").get(getattr(dict(c.args)["composition"], "name", ""))
+                inner = line.inner.args[0].inner if line is not None and line.inner.kind == "list" and line.inner.args else None
+                if inner is not None and inner.kind == "record" and value.name in self.record_fields(inner.name):
+                    self.add(value.span, Target("field", inner.name, value.name))
+        for sub in c.clauses:
+            self._army_clause(army, sub, named_decl or "", context)
 
     def _procedure(self, d: n.ProcedureDecl) -> None:
         scope: Scope = {}
@@ -442,6 +549,9 @@ class _Indexer:
                 target = Target("local", owner, s.name, name)
                 self.add(name, target, True, let.value.type if let is not None else None)
                 scope[s.name] = target
+            elif isinstance(s, n.Repeat):
+                self._block(owner, s.body, scope)  # the body's lets stay visible after ``until``
+                self._expr(owner, s.cond, scope)
             elif isinstance(s, (n.Return, n.Require)):
                 self._expr(owner, s.value if isinstance(s, n.Return) else s.cond, scope)
             elif isinstance(s, n.If):
@@ -494,6 +604,15 @@ class _Indexer:
             for x in (e.times, e.count[1] if e.count else None):
                 if x is not None:
                     self._expr(owner, x, scope)
+        elif isinstance(e, n.Stack):
+            if e.procedure_span is not None:
+                self.add(e.procedure_span, Target("decl", "", e.procedure))
+            for a in e.args:
+                if a.name is not None:
+                    self.add(self.head(a.span, a.name), Target("param", e.procedure, a.name))
+                self._expr(owner, a.value, scope)
+            for _, value, _ in e.sources:
+                self._expr(owner, value, scope)
         elif isinstance(e, n.Draw):
             self._expr(owner, e.count, scope)
             self.add(self.find(e.span, e.bag, (self.find(e.span, "from") or e.span).end_col), Target("decl", "", e.bag))

@@ -174,6 +174,11 @@ def make_server() -> RulesLanguageServer:
         located = ls.locate(params.text_document.uri)
         return features.document_symbols(located[0], located[1], located[2]) if located else None
 
+    @server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, types.SemanticTokensLegend(token_types=list(features.TOKEN_TYPES), token_modifiers=list(features.TOKEN_MODIFIERS)))
+    def semantic_tokens(ls: RulesLanguageServer, params: types.SemanticTokensParams) -> types.SemanticTokens | None:
+        located = ls.locate(params.text_document.uri)
+        return types.SemanticTokens(data=features.semantic_tokens(located[0], located[1], located[2])) if located else None
+
     @server.feature(types.WORKSPACE_SYMBOL)
     def workspace_symbol(ls: RulesLanguageServer, params: types.WorkspaceSymbolParams) -> list[types.WorkspaceSymbol]:
         analyses = [rb.analyze() for rb in ls.rulebooks.values()]

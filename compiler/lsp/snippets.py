@@ -1,7 +1,8 @@
 """Templates of the declarations of the rules language, for editors.
 
 Entry point: :data:`SNIPPETS`. Reads nothing; each :class:`Snippet` is a
-declaration with tab stops in the snippet syntax that VS Code, Neovim
+declaration (or a statement: ``let``, ``if``, ``step``, ``repeat``; an
+expression: ``stack``; an annotation: ``@allow``) with tab stops in the snippet syntax that VS Code, Neovim
 (``vim.snippet``, LuaSnip) and Helix share (``${1:name}``, ``$0``). The
 language server offers them as completions at the start of a line in a
 ```` ```rules ```` fence (so every LSP editor gets them), and
@@ -45,6 +46,16 @@ SNIPPETS = (
         "odds", "odds: exact probabilities computed by a procedure",
         ('odds ${1:nombre} "${2:Título}" {', "  procedure ${3:procedimiento}(${4:x}: ${5:eje})", '  rows ${5:eje} in ${6:1..6} "${7:Título}"', "  cell probability(${0:result})", "}"),
     ),
+    Snippet(
+        "army", "army: how a force is built (list building)",
+        ('army ${1:nombre} "${2:Título}" {', "  agreed", "  units ${3:catalogo} cost: ${4:coste}", "}$0"),
+    ),
+    Snippet(
+        "repeat", "repeat … until: roll again until a condition holds",
+        ("repeat {", "  let ${1:a} = roll ${2:d6}", "  let ${3:b} = roll ${4:d6}", "} until ${5:a != b}$0"),
+    ),
+    Snippet("stack", "stack: modifiers from named sources, combined by a procedure", ("stack ${1:procedimiento}() {", '  "${2:Fuente}": ${3:valor}', "}$0")),
+    Snippet("allow", "@allow: silence one kind of warning in the declaration below, with the reason", ('@allow ${1:unused}("${2:motivo}")$0',)),
     Snippet("const", "const: a named number", ('const ${1:nombre} "${2:Título}" = ${0:1}',)),
     Snippet("term", "term: a glossary entry", ('term ${1:id} "${2:Término}" "${0:Definición.}"',)),
     Snippet("let", "let: a named value in a procedure", ("let ${1:nombre} = ${0:valor}",)),

@@ -101,6 +101,7 @@ class Rulebook:
         self._known = {name: d for name, d in self._known.items() if name in declared}
         if program is not None:
             self._known.update(program.decls)
+            self._known.update(program.armies)  # armies are not declarations of the program's namespace, but have names
         self._last = Analysis(self.root, paths, sources, modules, reporter.diagnostics, program, dict(self._known), failure)
         return self._last
 

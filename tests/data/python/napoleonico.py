@@ -43,7 +43,29 @@ def columna_de_fuego(ctx, fuego, defensa, oportunidad=False, desorden=False):
     efectivo = _rt.div(fuego, 2, _SRC[1]) if (oportunidad or desorden) else fuego
 
     # 2. Proporción = Fuego ÷ Defensa, redondeada a la columna más baja
-    return _rt.lookup_range(_d.TABLE_columna_fuego, _rt.div(efectivo, defensa, _SRC[2]), 'columna_fuego', _SRC[2])
+    return _range_columna_fuego(_rt.div(efectivo, defensa, _SRC[2]), _SRC[2])
+
+
+# table columna_fuego (tests/data/python/napoleonico.rules:15), looked up by range
+def _range_columna_fuego(key, src):
+    """The value of the first row of columna_fuego whose range holds key."""
+    if key < _rt.Fraction(1, 2):
+        return 'menos de 1:2'
+    if _rt.Fraction(1, 2) <= key < 1:
+        return '1:2'
+    if 1 <= key < _rt.Fraction(3, 2):
+        return '1:1'
+    if _rt.Fraction(3, 2) <= key < 2:
+        return '1,5:1'
+    if 2 <= key < _rt.Fraction(5, 2):
+        return '2:1'
+    if _rt.Fraction(5, 2) <= key < 3:
+        return '2,5:1'
+    if 3 <= key < 4:
+        return '3:1'
+    if 4 <= key:
+        return '4:1'
+    return _rt.lookup_range(_d.TABLE_columna_fuego, key, 'columna_fuego', src)
 
 
 # internal aliases: calls between procedures never see a local of the same name

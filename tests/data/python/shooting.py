@@ -33,9 +33,12 @@ _SRC = (
     'tests/data/python/shooting.rules:103',  # 11
 )
 
-# random variables with fixed shape, built once
-_RV_1 = _rt.pool_sum(_d.DIE_DadoDisparo, 2, src=_SRC[2])
-_RV_2 = _rt.roll_one(_rt.std_die(6))
+# random variables with fixed shape, built once (_rt.Pools: once per number of dice)
+_RV_1 = _rt.Pools(lambda _n: _rt.pool_sum(_d.DIE_DadoDisparo, _n, 'lowest', 2, src=_SRC[0]))
+_RV_2 = _rt.Pools(lambda _n: _rt.pool_sum(_d.DIE_DadoDisparo, _n, 'highest', 2, src=_SRC[1]))
+_RV_3 = _rt.pool_sum(_d.DIE_DadoDisparo, 2, src=_SRC[2])
+_RV_4 = _rt.Pools(lambda _n: _rt.pool_count(_rt.std_die(6), _n, '>=', 5, src=_SRC[6]))
+_RV_5 = _rt.roll_one(_rt.std_die(6))
 
 
 @_rt.traced_by(_traced.tirada_calidad)
@@ -50,10 +53,10 @@ def tirada_calidad(ctx, calidad):
     # 1. Se lanzan los dados según la Calidad
     fila = _d.TABLE_dados_calidad[calidad]
     if fila.conserva == 'peores':
-        return ctx.roll(_rt.pool_sum(_d.DIE_DadoDisparo, fila.dados, 'lowest', 2, src=_SRC[0]))
+        return ctx.roll(_RV_1[fila.dados])
     elif fila.conserva == 'mejores':
-        return ctx.roll(_rt.pool_sum(_d.DIE_DadoDisparo, fila.dados, 'highest', 2, src=_SRC[1]))
-    return ctx.roll(_RV_1)
+        return ctx.roll(_RV_2[fila.dados])
+    return ctx.roll(_RV_3)
 
 
 @_rt.traced_by(_traced.impacto)
@@ -69,11 +72,11 @@ def impacto(ctx, i, p, calidad='regular'):
 
     # 1. I efectivo − 2 ≥ P: éxito automático
     if (i - 2) >= p:
-        return _t.Resultado(impacto=True, automatico=True)
+        return _t.Resultado._new(impacto=True, automatico=True)
 
     # 2. I efectivo + tirada ≥ P
-    t = _proc_tirada_calidad(ctx, calidad=calidad)
-    return _t.Resultado(impacto=((i + t) >= p), automatico=False)
+    t = _proc_tirada_calidad(ctx, calidad)
+    return _t.Resultado._new(impacto=((i + t) >= p), automatico=False)
 
 
 @_rt.traced_by(_traced.varios)
@@ -92,10 +95,10 @@ def varios(ctx, cm, perfil, n):
     if not (d is not None):
         raise _rt.RuleError('sin daño', _SRC[4])
     fichas = ctx.roll(_rt.bag_draw(_d.BAG_Bolsa, n, src=_SRC[5]))
-    exitos = ctx.roll(_rt.pool_count(_rt.std_die(6), n, '>=', 5, src=_SRC[6]))
+    exitos = ctx.roll(_RV_4[n])
     pares = tuple((x * 2) for x in ctx.loop((1, 2, 3)) if (x > 1))
     return (
-        _rt.lookup_range(_d.TABLE_movimiento, cm, 'movimiento', _SRC[7])
+        _range_movimiento(cm, _SRC[7])
         + _rt.capped_sum(4, 3, 3, (-2))
         + _rt.floor_(_rt.div(7, 2, _SRC[7]))
         + d.normal
@@ -125,7 +128,21 @@ def danio_perfil(ctx, perfil, extra):
     d = _rt.index(_d.CATALOG_perfiles[perfil].d, 0, _SRC[9])
     if not (d is not None):
         raise _rt.RuleError('sin daño', _SRC[10])
-    return d.normal + extra + ctx.roll(_RV_2)
+    return d.normal + extra + ctx.roll(_RV_5)
+
+
+# table movimiento (tests/data/python/shooting.rules:27), looked up by range
+def _range_movimiento(key, src):
+    """The value of the first row of movimiento whose range holds key."""
+    if 0 <= key <= 10:
+        return 0
+    if 10 < key <= 20:
+        return -1
+    if 20 < key < 30:
+        return -2
+    if 30 <= key:
+        return -3
+    return _rt.lookup_range(_d.TABLE_movimiento, key, 'movimiento', src)
 
 
 # internal aliases: calls between procedures never see a local of the same name

@@ -43,9 +43,12 @@ _SRC = (
     'tests/data/python/shooting.rules:103',  # 22
 )
 
-# random variables with fixed shape, built once
-_RV_1 = _rt.pool_sum(_d.DIE_DadoDisparo, 2, src=_SRC[5])
-_RV_2 = _rt.roll_one(_rt.std_die(6))
+# random variables with fixed shape, built once (_rt.Pools: once per number of dice)
+_RV_1 = _rt.Pools(lambda _n: _rt.pool_sum(_d.DIE_DadoDisparo, _n, 'lowest', 2, src=_SRC[3]))
+_RV_2 = _rt.Pools(lambda _n: _rt.pool_sum(_d.DIE_DadoDisparo, _n, 'highest', 2, src=_SRC[4]))
+_RV_3 = _rt.pool_sum(_d.DIE_DadoDisparo, 2, src=_SRC[5])
+_RV_4 = _rt.Pools(lambda _n: _rt.pool_count(_rt.std_die(6), _n, '>=', 5, src=_SRC[15]))
+_RV_5 = _rt.roll_one(_rt.std_die(6))
 
 
 def tirada_calidad(ctx, calidad):
@@ -62,22 +65,16 @@ def tirada_calidad(ctx, calidad):
     if fila.conserva == 'peores':
         return ctx.leave(
             ctx.roll(
-                _rt.pool_sum(_d.DIE_DadoDisparo, fila.dados, 'lowest', 2, src=_SRC[3]),
-                'roll DadoDisparo times fila.dados keep lowest 2',
-                _SRC[3],
-                state=lambda _v: (_v,),
+                _RV_1[fila.dados], 'roll DadoDisparo times fila.dados keep lowest 2', _SRC[3], state=lambda _v: (_v,)
             )
         )
     elif fila.conserva == 'mejores':
         return ctx.leave(
             ctx.roll(
-                _rt.pool_sum(_d.DIE_DadoDisparo, fila.dados, 'highest', 2, src=_SRC[4]),
-                'roll DadoDisparo times fila.dados keep highest 2',
-                _SRC[4],
-                state=lambda _v: (_v,),
+                _RV_2[fila.dados], 'roll DadoDisparo times fila.dados keep highest 2', _SRC[4], state=lambda _v: (_v,)
             )
         )
-    return ctx.leave(ctx.roll(_RV_1, 'roll DadoDisparo times 2', _SRC[5], state=lambda _v: (_v,)))
+    return ctx.leave(ctx.roll(_RV_3, 'roll DadoDisparo times 2', _SRC[5], state=lambda _v: (_v,)))
 
 
 def impacto(ctx, i, p, calidad='regular'):
@@ -93,13 +90,13 @@ def impacto(ctx, i, p, calidad='regular'):
 
     ctx.step(1, 'I efectivo − 2 ≥ P: éxito automático', 'VI.11', _SRC[7])
     if (i - 2) >= p:
-        return ctx.leave(_t.Resultado(impacto=True, automatico=True))
+        return ctx.leave(_t.Resultado._new(impacto=True, automatico=True))
 
     ctx.step(2, 'I efectivo + tirada ≥ P', 'VI.11', _SRC[8])
     t = ctx.let(
         't', ctx.call(_proc_tirada_calidad, {'calidad': calidad}, _SRC[9], state=lambda _v: (i, p, _v)), _SRC[9]
     )
-    return ctx.leave(_t.Resultado(impacto=((i + t) >= p), automatico=False))
+    return ctx.leave(_t.Resultado._new(impacto=((i + t) >= p), automatico=False))
 
 
 def varios(ctx, cm, perfil, n):
@@ -130,12 +127,7 @@ def varios(ctx, cm, perfil, n):
     )
     exitos = ctx.let(
         'exitos',
-        ctx.roll(
-            _rt.pool_count(_rt.std_die(6), n, '>=', 5, src=_SRC[15]),
-            'roll d6 times n count >= 5',
-            _SRC[15],
-            state=lambda _v: (cm, d, fichas['azul'], _v),
-        ),
+        ctx.roll(_RV_4[n], 'roll d6 times n count >= 5', _SRC[15], state=lambda _v: (cm, d, fichas['azul'], _v)),
         _SRC[15],
     )
     pares = ctx.let('pares', tuple((x * 2) for x in ctx.loop((1, 2, 3)) if (x > 1)), _SRC[16])
@@ -170,7 +162,7 @@ def danio_perfil(ctx, perfil, extra):
     d = ctx.let('d', _rt.index(_rt.lookup(_d.CATALOG_perfiles, perfil, 'perfiles', _SRC[20]).d, 0, _SRC[20]), _SRC[20])
     if not (d is not None):
         raise _rt.RuleError('sin daño', _SRC[21])
-    return ctx.leave(d.normal + extra + ctx.roll(_RV_2, 'roll d6', _SRC[22], state=lambda _v: (d, (extra + _v))))
+    return ctx.leave(d.normal + extra + ctx.roll(_RV_5, 'roll d6', _SRC[22], state=lambda _v: (d, (extra + _v))))
 
 
 # internal aliases: calls between procedures never see a local of the same name

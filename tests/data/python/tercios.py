@@ -36,8 +36,10 @@ _SRC = (
     'tests/data/python/tercios.rules:239',  # 14
 )
 
-# random variables with fixed shape, built once
-_RV_1 = _rt.roll_one(_rt.std_die(6))
+# random variables with fixed shape, built once (_rt.Pools: once per number of dice)
+_RV_1 = _rt.Pools(lambda _n: _rt.pool_count(_rt.std_die(6), _n, '>=', 5, src=_SRC[7]))
+_RV_2 = _rt.roll_one(_rt.std_die(6))
+_RV_3 = _rt.Pools(lambda _n: _rt.pool_count(_rt.std_die(6), _n, '==', 6, src=_SRC[13]))
 
 
 @_rt.traced_by(_traced.valor_modificado)
@@ -91,12 +93,12 @@ def chequeo_orden(ctx, disciplina, desgaste, reaccion=False, aumentos=0, reducci
     if not (desgaste >= 0):
         raise _rt.RuleError('El número de marcadores de desgaste no puede ser negativo', _SRC[6])
     if (desgaste == 0) and (not reaccion):
-        return _t.ChequeoOrden(automatico=True, exitos=0, superado=True)
+        return _t.ChequeoOrden._new(automatico=True, exitos=0, superado=True)
 
     # 2. Disciplina x D6 = objetivo 5+: basta un 5+ en alguno de los dados
     dados = _proc_valor_modificado(ctx, original=disciplina, aumentos=aumentos, reducciones=reducciones)
-    exitos = ctx.roll(_rt.pool_count(_rt.std_die(6), dados, '>=', 5, src=_SRC[7]))
-    return _t.ChequeoOrden(automatico=False, exitos=exitos, superado=(exitos >= 1))
+    exitos = ctx.roll(_RV_1[dados])
+    return _t.ChequeoOrden._new(automatico=False, exitos=exitos, superado=(exitos >= 1))
 
 
 @_rt.traced_by(_traced.iniciativa)
@@ -120,8 +122,8 @@ def _repeat_iniciativa_1(ctx):
     """One run of the repeat of iniciativa until dado_a != dado_b (tests/data/python/tercios.rules:157).
 
     Returns whether the condition holds and the values the repeat binds."""
-    dado_a = ctx.roll(_RV_1)
-    dado_b = ctx.roll(_RV_1)
+    dado_a = ctx.roll(_RV_2)
+    dado_b = ctx.roll(_RV_2)
     return ((dado_a != dado_b), (dado_a, dado_b))
 
 
@@ -140,7 +142,7 @@ def chequeo_ruptura(ctx, disciplina_original, puntos_ruptura):
         raise _rt.RuleError('La Disciplina no puede ser negativa', _SRC[11])
     if not (puntos_ruptura >= 1):
         raise _rt.RuleError('Sólo hay Chequeo de Ruptura cuando el desgaste supera el Aguante', _SRC[12])
-    seises = ctx.roll(_rt.pool_count(_rt.std_die(6), disciplina_original, '==', 6, src=_SRC[13]))
+    seises = ctx.roll(_RV_3[disciplina_original])
 
     # 2. Éxito con tantos resultados de 6 como Puntos de Ruptura
     return seises >= puntos_ruptura

@@ -56,8 +56,10 @@ _SRC = (
     'tests/data/python/tercios.rules:243',  # 35
 )
 
-# random variables with fixed shape, built once
-_RV_1 = _rt.roll_one(_rt.std_die(6))
+# random variables with fixed shape, built once (_rt.Pools: once per number of dice)
+_RV_1 = _rt.Pools(lambda _n: _rt.pool_count(_rt.std_die(6), _n, '>=', 5, src=_SRC[17]))
+_RV_2 = _rt.roll_one(_rt.std_die(6))
+_RV_3 = _rt.Pools(lambda _n: _rt.pool_count(_rt.std_die(6), _n, '==', 6, src=_SRC[28]))
 
 
 def valor_modificado(ctx, original, aumentos=0, reducciones=0):
@@ -134,23 +136,16 @@ def chequeo_orden(ctx, disciplina, desgaste, reaccion=False, aumentos=0, reducci
     if not (desgaste >= 0):
         raise _rt.RuleError('El número de marcadores de desgaste no puede ser negativo', _SRC[14])
     if (desgaste == 0) and (not reaccion):
-        return ctx.leave(_t.ChequeoOrden(automatico=True, exitos=0, superado=True))
+        return ctx.leave(_t.ChequeoOrden._new(automatico=True, exitos=0, superado=True))
 
     ctx.step(2, 'Disciplina x D6 = objetivo 5+: basta un 5+ en alguno de los dados', 'T.2', _SRC[15])
     dados = ctx.let(
         'dados', _proc_valor_modificado(ctx, original=disciplina, aumentos=aumentos, reducciones=reducciones), _SRC[16]
     )
     exitos = ctx.let(
-        'exitos',
-        ctx.roll(
-            _rt.pool_count(_rt.std_die(6), dados, '>=', 5, src=_SRC[17]),
-            'roll d6 times dados count >= 5',
-            _SRC[17],
-            state=lambda _v: (_v,),
-        ),
-        _SRC[17],
+        'exitos', ctx.roll(_RV_1[dados], 'roll d6 times dados count >= 5', _SRC[17], state=lambda _v: (_v,)), _SRC[17]
     )
-    return ctx.leave(_t.ChequeoOrden(automatico=False, exitos=exitos, superado=(exitos >= 1)))
+    return ctx.leave(_t.ChequeoOrden._new(automatico=False, exitos=exitos, superado=(exitos >= 1)))
 
 
 def iniciativa(ctx):
@@ -180,8 +175,8 @@ def _repeat_iniciativa_1(ctx):
     """One run of the repeat of iniciativa until dado_a != dado_b (tests/data/python/tercios.rules:157).
 
     Returns whether the condition holds and the values the repeat binds."""
-    dado_a = ctx.let('dado_a', ctx.roll(_RV_1, 'roll d6', _SRC[22], state=lambda _v: (_v,)), _SRC[22])
-    dado_b = ctx.let('dado_b', ctx.roll(_RV_1, 'roll d6', _SRC[23], state=lambda _v: (dado_a, _v)), _SRC[23])
+    dado_a = ctx.let('dado_a', ctx.roll(_RV_2, 'roll d6', _SRC[22], state=lambda _v: (_v,)), _SRC[22])
+    dado_b = ctx.let('dado_b', ctx.roll(_RV_2, 'roll d6', _SRC[23], state=lambda _v: (dado_a, _v)), _SRC[23])
     return ((dado_a != dado_b), (dado_a, dado_b))
 
 
@@ -209,7 +204,7 @@ def chequeo_ruptura(ctx, disciplina_original, puntos_ruptura):
     seises = ctx.let(
         'seises',
         ctx.roll(
-            _rt.pool_count(_rt.std_die(6), disciplina_original, '==', 6, src=_SRC[28]),
+            _RV_3[disciplina_original],
             'roll d6 times disciplina_original count == 6',
             _SRC[28],
             state=lambda _v: (puntos_ruptura, _v),
