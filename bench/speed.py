@@ -180,26 +180,36 @@ class _Serve:
         self.proc.wait(timeout=60)
 
 
+def _versions(stream):
+    """The site versions a ``/__rulebook__/events`` stream announces, as they come."""
+    for raw in stream:
+        line = raw.decode()
+        if line.startswith("data: "):
+            yield int(line[6:])
+
+
 def _edit_to_page(serve: _Serve, path: Path, old: str, new: str, page: str, shown: str) -> tuple[float, str]:
-    """Seconds from writing the edit to the page served with ``shown``; and the serve log's timings."""
+    """Seconds from writing the edit to the page, fetched once the event stream announces
+    a new version (as the browser's reload script does), showing ``shown``; and the
+    serve log's timings of that rebuild."""
     mark = len(serve.lines)
     text = path.read_text(encoding="utf-8")
     if old not in text:
         raise BenchFailure(f"(g3/g4) {old!r} is not in {path.name}: update bench/speed.py")
-    t0 = time.perf_counter()
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
-    deadline = t0 + 600
-    while shown not in serve.page(page):
-        log = "".join(serve.lines[mark:])
-        if "the last good site is still served" in log:
-            raise BenchFailure(f"(g3/g4) rulebook serve could not rebuild after the edit:\n{log[-2000:]}")
-        if time.perf_counter() > deadline:
-            raise BenchFailure(f"(g3/g4) the edit never showed on {page}:\n{log[-2000:]}")
-        time.sleep(0.01)
+    with urllib.request.urlopen(f"http://127.0.0.1:{serve.port}/__rulebook__/events", timeout=900) as stream:
+        versions = _versions(stream)
+        before = next(versions)
+        t0 = time.perf_counter()
+        path.write_text(text.replace(old, new, 1), encoding="utf-8")
+        next(v for v in versions if v != before)
+    html = serve.page(page)
     elapsed = time.perf_counter() - t0
+    log = "".join(serve.lines[mark:])
+    if shown not in html:
+        raise BenchFailure(f"(g3/g4) after the edit, {page} does not show {shown!r}:\n{log[-2000:]}")
     serve.wait("reloading", 60, mark)
-    log = re.search(r"updated .*\((.*)\); reloading", "".join(serve.lines[mark:]))
-    return elapsed, log.group(1) if log else "?"
+    found = re.search(r"updated .*\((.*)\); reloading", "".join(serve.lines[mark:]))
+    return elapsed, found.group(1) if found else "?"
 
 
 DATA_PAGE = "fichas-bando-nacional.html"

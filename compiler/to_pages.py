@@ -7,7 +7,9 @@ computed (the ``"tables"`` of ``json/odds.json``, handed over in memory). Writes
 output folder through the Jinja2 templates of ``site/``.
 
 The pages, for players first: the home page (one tap to the datasheets, the
-special rules A–Z, the glossary and the quick reference), one page per section,
+special rules A–Z, the glossary and the quick reference), one page per section
+(with each ``army`` list drawn where it is declared, ``army.md.j2``: budget, cost
+formula, options, choices, limits, a link to its builder page),
 datasheet pages (one card per catalog entry), an index of every datasheet that
 filters in the browser, the special rules A–Z, a quick-reference sheet, and,
 for designers, the front matter, the data for tools and the rules source of
@@ -1211,7 +1213,7 @@ class PageBuilder:
                 if lines:
                     choices.append({"entry": self.a(e.name, self.entry_href(e.catalog, e.id)), "lines": lines})
             models = [
-                _("%(entry)s: %(min)s models included in its points, up to %(max)s; each extra model %(cost)s points") % {
+                _("%(entry)s: %(min)s models included in its points, up to %(max)s; each extra model +%(cost)s") % {
                     "entry": self.a(e.name, self.entry_href(e.catalog, e.id)), "min": number(e.models_min), "max": number(e.models_max),
                     "cost": number(e.per_model)}
                 for e in entries if e.models_min is not None and e.models_max is not None

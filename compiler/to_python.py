@@ -411,6 +411,8 @@ _SAME_LEVEL = {"+": ("+", "-"), "-": ("+", "-"), "*": ("*",), "and": ("and",), "
 _COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
 _MIRRORED = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 _HELPERS = "_min, _max, _abs, _len, _sum, _any, _all = min, max, abs, len, sum, any, all"
+RUNTIME_IMPORT = "import runtime as _rt"
+"""How every generated module imports the runtime (the one place that names it)."""
 _ALIASES = {"data": "_d", "types": "_t", "traced": "_traced"}
 
 
@@ -444,7 +446,7 @@ class PythonEmitter:
         w = Writer()
         self.header(w, doc)
         w.line()
-        w.line("import runtime as _rt")
+        w.line(RUNTIME_IMPORT)
         for mod in imports:
             w.line(f"from . import {mod} as {_ALIASES[mod]}")
         if helpers:
@@ -1184,7 +1186,7 @@ class PythonEmitter:
             "JSON input into resolver values (``runtime.InputError`` names the bad path).",
         ]))
         w.line()
-        w.line("import runtime as _rt")
+        w.line(RUNTIME_IMPORT)
         w.line("from . import data, examples, odds, procedures, traced, types")
         w.line()
         w.code(Seq(("RULEBOOK = ", Text(rb.name if rb else package))))

@@ -258,7 +258,32 @@ def test_army_numbers_out_of_range_are_one_clear_error_each(tmp_path):
     result = check_folder(tmp_path, ARMY, "army with a negative cost")
     assert errors(result) == ["entry riflemen costs -50 in 'points'; a cost is 0 or more", "'max:' must be at least 0, got -1"]
     cost, limit = [d for d in result.diagnostics if d.severity == "error"]
-    assert (cost.span.line, cost.span.col) == (11, 3) and (limit.span.line, limit.span.col) == (17, 29)
+    assert (cost.span.line, cost.span.col) == (11, 3) and (limit.span.line, limit.span.col) == (18, 29)
+
+
+def big_army(entries: int, options: int, limits: int) -> str:
+    rows = "".join(f'  e{i} | "E{i}" | {i % 50}\n' for i in range(entries))
+    opts = "".join(f'    option o{i} "O{i}" cost: {i} max: 1000000000\n' for i in range(options))
+    lims = "".join(f"  limit entry: e{i} max: 3\n" for i in range(0, 2 * limits, 2))
+    return HEADER + 'record Squad "Squad" {\n  name: text "Name"\n  points: int "Points"\n}\n' \
+        f'catalog squads "Squads" of Squad {{\n  columns name | points\n{rows}}}\n' \
+        f'army patrol "Patrol" {{\n  size small "Small" points: 100\n  units squads cost: points {{\n{opts}  }}\n{lims}}}\n```\n'
+
+
+def test_an_army_of_10000_entries_and_5000_limits_checks_in_linear_time(tmp_path):
+    # the clauses were ordered with list.index (comparing whole clauses), the entries and limits searched linearly
+    result = check_folder(tmp_path, big_army(10_000, 3, 5_000), "an army of 10,000 entries and 5,000 limits")
+    assert result.ok, errors(result)[:3]
+    (army,) = result.program.armies.values() if isinstance(result.program.armies, dict) else result.program.armies
+    assert len(army.entries) == 10_000 and len(army.limits) == 5_000
+
+
+def test_an_army_offering_every_option_to_every_entry_is_bounded(tmp_path):
+    # 10,000 entries × 1,000 options would write ten million option ids into the army document and its page
+    result = check_folder(tmp_path, big_army(10_000, 1_000, 0), "an army offering ten million options")
+    (d,) = [d for d in result.diagnostics if d.severity == "error"]
+    assert d.message == "army patrol offers more than 100,000 options to its units (entry e100 reaches it)"
+    assert d.span.line == 10_013 and "entries: [...]" in d.hint
 
 
 @pytest.fixture(scope="module")
@@ -269,7 +294,7 @@ def hostile_build(tmp_path_factory):
 def test_army_texts_reach_the_builder_page_only_escaped(hostile_build):
     html_pages = {p.name: p.read_text(encoding="utf-8") for p in (hostile_build / "site").rglob("*.html")}
     for name, text in html_pages.items():
-        assert "<script>alert" not in text and "<b>x</b>" not in text and "${alert(2)}" not in text.replace("$\\{", ""), name
+        assert "<script>alert" not in text and "<b>x</b>" not in text and "<!-- \"" not in text, name
     page = (hostile_build / "docs" / "ejercito.md").read_text(encoding="utf-8")
     data = re.search(r'<script type="application/json" id="rb-army-data">(.*?)</script>', page, re.S).group(1)
     assert "<" not in data and ">" not in data and "&" not in data
@@ -277,7 +302,8 @@ def test_army_texts_reach_the_builder_page_only_escaped(hostile_build):
     assert army["title"] == 'Patrol </script><script>alert(1)</script> {{ 7*7 }} ${alert(2)} `x` "q" {% raw %} &amp; <!-- '
     assert army["entries"][1]["id"] == "</script><b>x</b>"
     (built,) = [p for p in (hostile_build / "site").rglob("ejercito.html")]
-    assert "49" not in re.sub(r"\d{3,}|#[0-9a-f]+|\b\d+(px|em|rem|%)", "", built.read_text(encoding="utf-8").split('id="rb-army-data"')[0])
+    shown = built.read_text(encoding="utf-8").split('id="rb-army-data"')[0]
+    assert "&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt; {{ 7*7 }} ${alert(2)}" in shown  # shown as written, not run
 
 
 def test_army_texts_reach_generated_python_only_as_literals(hostile_build):
@@ -340,3 +366,27 @@ def test_a_deeply_nested_or_huge_roster_is_refused_quickly(tmp_path):
         for path in (deep, huge):
             proc = cli("roster", "validate", str(path), "--rulebook", str(SKIRMISH))
             assert proc.returncode == 2 and proc.stderr.startswith(f"{path}: error: "), proc.stderr
+
+
+# ---------------------------------------------------------------------------- resolve cache (report only: compiler/cache.py)
+
+
+@pytest.mark.xfail(strict=True, reason="compiler/cache.py key() hashes each .rules file with path.read_bytes(): a 3 GB file "
+                   "is read whole before the loader's size limit refuses it (MemoryError: 'internal error' from rulebook resolve)")
+def test_the_cache_key_of_a_huge_rules_file_costs_little_memory(tmp_path):
+    from compiler import cache
+
+    folder = tmp_path / "rb"
+    folder.mkdir()
+    (folder / "a.rules").write_text(HEADER + "```\n", encoding="utf-8")
+    with open(folder / "z.rules", "wb") as f:
+        f.truncate(64 * 1024 * 1024)  # sparse: no disk used
+    cache.key(folder)  # the compiler's own files, read once outside the measurement
+    tracemalloc.start()
+    try:
+        with deadline(what="the cache key of a 64 MB file"):
+            cache.key(folder)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * 1024 * 1024, f"{peak} bytes to hash a 64 MB file"

@@ -107,3 +107,25 @@ def test_the_vscode_extension_points_at_the_generated_files():
     for entry in (*contributes["grammars"], *contributes["snippets"]):
         assert (ROOT / "editors" / "vscode" / entry["path"]).is_file(), entry
     assert (ROOT / "editors" / "vscode" / package["main"]).is_file()
+
+
+def test_the_clause_words_of_an_army_block_are_keywords_there_only():
+    """The grammar's ``army`` region: it opens at ``army`` and closes at the block's
+    ``}``; inside it the word that starts a clause is a keyword (an enum value
+    written ``side`` elsewhere stays a name)."""
+    army = generate.grammar()["repository"]["army"]
+    begin, end, clause = re.compile(army["begin"]), re.compile(army["end"]), re.compile(army["patterns"][0]["match"])
+    assert army["patterns"][0]["name"] == "keyword.other.clause.rules" and army["patterns"][-1] == {"include": "#code"}
+    lines = (CONTENT / "02-costes-listas.rules").read_text(encoding="utf-8").split("\n")
+    start = next(i for i, line in enumerate(lines) if begin.match(line))
+    stop = next(i for i in range(start + 1, len(lines)) if end.match(lines[i]))
+    words = [m.group().strip() for line in lines[start + 1 : stop] if (m := clause.match(line))]
+    assert words[:6] == ["side", "side", "roles", "sizes", "agreed", "bonus"] and words.count("options") >= 10
+    assert not [line for line in lines[start + 1 : stop] if line.strip() and line.strip() != "}" and not clause.match(line)]
+    assert not clause.match('  side_a "Lado A"') and end.match("```")
+
+
+def test_the_kind_named_by_allow_is_highlighted():
+    assert [(s, e, scope) for s, e, scope in _tokenize('@allow missing-key("motivo")')][:2] == [
+        (0, 6, "entity.name.function.decorator.rules"), (7, 18, "constant.other.warning-kind.rules"),
+    ]

@@ -164,3 +164,34 @@ def test_the_documentation_tables_name_exactly_what_the_checker_knows():
     assert warned == set(WARNING_KINDS), warned ^ set(WARNING_KINDS)
     language = (ROOT / "rules_dsl" / "LANGUAGE.md").read_text(encoding="utf-8")
     assert all(f"`@{a}" in language for a in ANNOTATIONS)
+
+
+# ---------------------------------------------------------------------------- diagnostics
+
+
+def test_the_errors_of_an_army_are_at_the_word_that_is_wrong(tmp_path):
+    """What ``rulebook check`` says of an army, at the clause word or value it names, in the editor's units."""
+    from compiler import driver
+    from compiler.lsp import features
+    from compiler.lsp.positions import Locator
+    from compiler.lsp.workspace import Rulebook
+    from rules_dsl.diagnostics import render_all
+
+    folder = tmp_path / "reglamento"
+    shutil.copytree(RULEBOOK, folder)
+    (folder / "01-ejército.rules").write_text(
+        '```rules\nrecord Tropa "Tropa" {\n  nombre: text "Nombre"\n  puntos: int "Puntos"\n}\n\n'
+        'catalog tropas "Tropas" of Tropa {\n  t_a | "Tropa A" | 3\n}\n\n'
+        'army ejército "Ejército" {\n  agred\n  units tropas cost: puntoz\n  limit entry: t_b max: 1\n}\n```\n',
+        encoding="utf-8",
+    )
+    analysis = Rulebook(folder).analyze()
+    checked = driver.check(folder)
+    assert render_all(analysis.diagnostics, analysis.sources) == render_all(checked.diagnostics, checked.sources)
+    uri = Locator(analysis, PositionCodec()).uri(next(k for k in analysis.sources if k.endswith("01-ejército.rules")))
+    found = features.diagnostics(analysis, Locator(analysis, PositionCodec()))[uri]
+    lines = (folder / "01-ejército.rules").read_text(encoding="utf-8").split("\n")
+    marked = {lines[d.range.start.line][d.range.start.character : d.range.end.character]: d for d in found}
+    assert {"agred", "puntoz", "t_b"} <= set(marked), [d.message for d in found]
+    assert "did you mean 'agreed'?" in marked["agred"].message
+    assert all(d.source == "rulebook" and d.severity == types.DiagnosticSeverity.Error for d in marked.values())

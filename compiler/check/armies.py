@@ -31,6 +31,8 @@ from .state import CheckState, hint
 
 TOP_CLAUSES = ("side", "sides", "roles", "sizes", "size", "agreed", "bonus", "quality", "units", "limit", "limits")
 UNIT_CLAUSES = ("options", "option")
+MAX_OFFERS = 100_000
+"""The most (entry, option) pairs an army offers: the army document lists each entry's options."""
 UNIT_ARGS = ("side", "cost", "category", "weight", "name", "per_model", "models", "max_models", "composition", "amount", "alternatives")
 
 
@@ -165,6 +167,8 @@ class _ArmyChecker:
         self.categories: dict[str, str] = {}
         self.category_enum: str | None = None
         self.entries: list[ir.ArmyEntry] = []
+        self._offers = 0  # options offered, summed over the entries (at most MAX_OFFERS)
+        self._ids: dict[str, None] = {}
         self.options: dict[str, ir.ArmyOption] = {}
         self.limits: list[ir.ArmyLimit] = []
         self.troop_catalog: str | None = None
@@ -220,7 +224,8 @@ class _ArmyChecker:
         d, st = self.d, self.st
         order = {w: i for i, w in enumerate(TOP_CLAUSES)}
         # sides, roles, quality and categories first: the other clauses name them
-        clauses = sorted(d.clauses, key=lambda c: (0 if c.word in ("side", "sides", "roles", "quality") else 1 if c.word == "units" else 2, d.clauses.index(c)))
+        rank = {"side": 0, "sides": 0, "roles": 0, "quality": 0, "units": 1}
+        clauses = [c for _, _, c in sorted((rank.get(c.word, 2), i, c) for i, c in enumerate(d.clauses))]  # stable, linear
         for c in clauses:
             if c.word not in order:
                 where = f"'{c.word}' goes in a units block: units <catalog> cost: <field> {{ {c.word} … }}" if c.word in UNIT_CLAUSES else None
@@ -443,9 +448,10 @@ class _ArmyChecker:
         category_of = self._category(a, fields)
         composition_of = self._composition(a, fields)
         opts = self._unit_options(c, catalog)
+        fielded = {e.id for e in self.entries}
         for ident, rec in catalog.entries.items():
             span = catalog.entry_spans.get(ident, c.span)
-            if any(e.id == ident for e in self.entries):
+            if ident in fielded:
                 st.err(f"entry '{ident}' is fielded twice by army {self.d.name}", c.span, "ids must be unique among the units an army fields", "army")
                 continue
             base = cost(rec) if cost else 0
@@ -461,6 +467,12 @@ class _ArmyChecker:
             if lo is not None and hi is not None and hi < lo:
                 st.err(f"entry {ident}: max_models {hi} is below models {lo}", span, None, "army")
             allowed = tuple(k for k, scope in opts if scope is None or scope.offers(ident))
+            self._offers += len(allowed)
+            if self._offers > MAX_OFFERS:  # each pair is written to the army document and the builder page
+                if self._offers - len(allowed) <= MAX_OFFERS:
+                    st.err(f"army {self.d.name} offers more than {MAX_OFFERS:,} options to its units (entry {ident} reaches it)", c.span,
+                           "give each option to the entries that take it (entries: [...]), or split the army", "army")
+                allowed = ()
             self.entries.append(ir.ArmyEntry(
                 id=ident, catalog=catalog.name, name=name_of(rec, ident), side=side, cost=base,
                 per_model=(per_model(rec) or 0) if per_model else 0, models_min=lo, models_max=hi,
@@ -667,6 +679,12 @@ class _ArmyChecker:
                     self.st.err(f"option {ident} removes {', '.join(missing)}, which entry {e.id} never has", c.span, "limit the option with entries: [...]", "army")
 
     # ------------------------------------------------------------------ limits
+    def _entry_ids(self) -> dict[str, None]:
+        """The ids of the entries fielded so far, in order (kept between limits: one lookup each)."""
+        if len(self._ids) != len(self.entries):
+            self._ids = dict.fromkeys(e.id for e in self.entries)
+        return self._ids
+
     def _limit(self, c: n.ArmyClause) -> None:
         a = _Clause(self.st, c, 1, ("category", "entry", "min", "max"))
         kind, target = None, None
@@ -683,7 +701,7 @@ class _ArmyChecker:
                     return
                 v = a.named[k]
                 target = v.name if isinstance(v, (n.VName, n.VQualified)) else None
-                known = list(self.categories) if k == "category" else [e.id for e in self.entries]
+                known = self.categories if k == "category" else self._entry_ids()
                 if target not in known:
                     if not (self._broken_units if k == "entry" else self._broken_categories):  # else it may be in the catalog not found
                         _unknown(self.st, k, target or "?", v.span, known)

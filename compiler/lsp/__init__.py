@@ -7,6 +7,7 @@ workspace       a rulebook folder with the editor's texts → :class:`Analysis`
                 (parses cached by text, the checker run on every change)
 index           every name written in the rulebook and what it stands for
 hover           Markdown for a declaration, value, field, entry or local
+docs            what annotations, kinds of warning and army clauses do
 snippets        declaration templates (completions; editors/ snippets)
 positions       spans ↔ LSP positions (the client's position encoding)
 features        one function per LSP request, over an analysis

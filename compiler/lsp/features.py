@@ -534,22 +534,29 @@ def _army_completion(decls: dict, lines: list[str], line: int, before: str, anal
         return [_decl_item(d) for d in decls.values() if isinstance(d, kind)] if kind else []
     if re.search(r"\bpercent:\s*\w*$", before):
         return [_decl_item(d) for d in decls.values() if isinstance(d, ir.Table)]
-    catalog = decls.get(words[1]) if len(words) > 1 else None
+    named = decls.get(words[1]) if len(words) > 1 else None  # the catalog or table the clause names
     ids = re.search(r"\b(entries|exclude|only|remove|add):\s*\[[\w,\s]*$|\b(entry):\s*\w*$", before)
     if ids:
         key = ids.group(1) or ids.group(2)
-        army = analysis.program.armies.get(_enclosing(lines, line)[1]) if analysis.program is not None else None
+        army = decls.get(_enclosing(lines, line)[1])  # as last checked (the line being typed may not parse)
         if key == "only":
             owners = [words[1]]
         elif key in ("remove", "add"):
-            owners = [army.troop_catalog] if army is not None and army.troop_catalog else []
+            owners = [army.troop_catalog] if isinstance(army, ir.Army) and army.troop_catalog else []
         else:
             units = _units_line(lines, line, start) if depth >= 2 else None
-            owners = [units] if units else sorted({e.catalog for e in army.entries}) if army is not None else []
+            owners = [units] if units else sorted({e.catalog for e in army.entries}) if isinstance(army, ir.Army) else []
         return [item for c in owners for item in _members(T("catalog", c), decls, analysis)]
-    if re.search(r"\b\w+:\s*\w*$", before) and isinstance(catalog, ir.Catalog):
-        record = decls.get(catalog.record)
-        return [types.CompletionItem(label=f.name, kind=types.CompletionItemKind.Field, detail=str(f.type)) for f in record.fields] if isinstance(record, ir.Record) else []
+    if m := re.search(r"\b(\w+):\s*\w*$", before):
+        if m.group(1) == "side":
+            army = decls.get(_enclosing(lines, line)[1])
+            return [types.CompletionItem(label=c.id, kind=types.CompletionItemKind.EnumMember, detail=c.title) for c in army.sides] if isinstance(army, ir.Army) else []
+        if isinstance(named, ir.Catalog):
+            record = decls.get(named.record)
+            return [types.CompletionItem(label=f.name, kind=types.CompletionItemKind.Field, detail=str(f.type)) for f in record.fields] if isinstance(record, ir.Record) else []
+        if isinstance(named, ir.Table):
+            return [types.CompletionItem(label=c.name, kind=types.CompletionItemKind.Field, detail=str(c.type)) for c in named.columns]
+        return []
     if before.endswith(" ") or re.search(r"\s\w+$", before):
         names = UNIT_ARGS if clause == "units" else CLAUSE_ARGUMENTS.get(clause, ())
         given = set(re.findall(r"\b(\w+):", before))

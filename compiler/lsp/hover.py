@@ -196,7 +196,7 @@ def _choice(army, ident: str) -> str | None:
         changes = "".join(f"\n- {what}: {esc(', '.join(ids))}" for what, ids in (("removes", option.remove), ("adds", option.add)) if ids)
         offered = sum(1 for e in army.entries if option.key in e.options)
         return (f"**{esc(option.title)}** · option `{esc(ident)}` of army {_code_inline(army.name)}\n\n"
-                f"- cost {option.cost}, at most {option.max} per unit, offered to {offered} units{changes}")
+                f"- cost {option.cost}, at most {option.max} per unit, offered to {offered} unit{'' if offered == 1 else 's'}{changes}")
     return None
 
 

@@ -9,9 +9,17 @@ span: a local, an enum value, a field of which record, an entry of which
 catalog) and the declared types of fields and columns, which tell what a bare
 name in a catalog row or a table cell is (an enum value, an entry id, a rule).
 
+The clauses of an ``army`` are read the same way: the declaration a clause
+names (``units catálogo``), the fields of that catalog's record (``cost:
+coste``), the ids of the right catalog (``entries: [a, b]``) and the sides,
+sizes and options the army defines in place. Annotations are names too: the
+``@name``, the kind of ``@allow``, the fields of ``@display "{…}"`` and the ids
+of ``@as_printed``.
+
 Produces a :class:`SymbolIndex` of :class:`Occurrence` s, each the span of one
 name, the :class:`Target` it stands for and whether it defines it. Hover,
-go to definition, find references and document highlights read it.
+go to definition, find references, document highlights and semantic tokens
+read it.
 """
 
 from __future__ import annotations
@@ -382,12 +390,12 @@ class _Indexer:
             self.add(d.combine[1], Target("clause", "stacking", d.combine[0]))
 
     def _army(self, d: n.ArmyDecl) -> None:
-        units = [str(c.args[0][1].name) for c in d.clauses if c.word == "units" and c.args and isinstance(c.args[0][1], n.VName)]
+        named = [(c.word, c.args[0][1].name) for c in d.clauses if c.args and c.args[0][0] is None and isinstance(c.args[0][1], n.VName)]
         army = self.program.armies.get(d.name) if self.program is not None else None
         context = {
-            "sides": next((c.args[0][1].name for c in d.clauses if c.word == "sides" and c.args and isinstance(c.args[0][1], n.VName)), None),
-            "roles": next((c.args[0][1].name for c in d.clauses if c.word == "roles" and c.args and isinstance(c.args[0][1], n.VName)), None),
-            "units": "|".join(units),
+            "sides": next((name for word, name in named if word == "sides"), None),
+            "roles": next((name for word, name in named if word == "roles"), None),
+            "units": "|".join(name for word, name in named if word == "units"),
             "troops": army.troop_catalog if army is not None else None,
         }
         for c in d.clauses:
@@ -412,18 +420,15 @@ class _Indexer:
                 continue
             if isinstance(roles, ir.Enum) and key in roles.values:
                 self.add(self.arg_name(key, value.span), Target("member", roles.name, key))
-            if isinstance(value, n.VList):
-                owner = {"only": named_decl, "remove": context["troops"], "add": context["troops"]}.get(key, units or context["units"])
-                for x in value.items:
+            if isinstance(value, n.VList) or key == "entry":
+                owner = {"only": named_decl, "remove": context["troops"], "add": context["troops"]}.get(key, units or context["units"]) or ""
+                for x in value.items if isinstance(value, n.VList) else (value,):
                     if isinstance(x, n.VName):
-                        self.add(x.span, Target("entry", self.entry_owner(owner or "", x.name) or (owner or "").split("|")[0], x.name))
+                        self.add(x.span, Target("entry", self.entry_owner(owner, x.name) or owner.split("|")[0], x.name))
                 continue
             if not isinstance(value, n.VName):
                 continue
-            if key == "entry":
-                owner = context["units"]
-                self.add(value.span, Target("entry", self.entry_owner(owner, value.name) or owner.split("|")[0], value.name))
-            elif key == "side":
+            if key == "side":
                 sides = self.decl(context["sides"] or "")
                 self.add(value.span, Target("member", sides.name, value.name) if isinstance(sides, ir.Enum) else Target("choice", army, value.name))
             elif key == "percent":
@@ -607,10 +612,7 @@ class _Indexer:
         elif isinstance(e, n.Stack):
             if e.procedure_span is not None:
                 self.add(e.procedure_span, Target("decl", "", e.procedure))
-            for a in e.args:
-                if a.name is not None:
-                    self.add(self.head(a.span, a.name), Target("param", e.procedure, a.name))
-                self._expr(owner, a.value, scope)
+            self._args(e.procedure, e.args, scope, "param", owner)
             for _, value, _ in e.sources:
                 self._expr(owner, value, scope)
         elif isinstance(e, n.Draw):

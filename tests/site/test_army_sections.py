@@ -92,7 +92,7 @@ def test_army_is_drawn_in_place_with_its_numbers(bundled_builds, rulebook):
         if army.quality:
             assert any(t[0] == [q.title for q in army.quality] for t in tables)
         # every option, with its cost, on the line of the entries that may take it
-        items = [li.text() for li in block.find_all("li", skip={"rb-tech"})]
+        items = [li.text() for li in block.find_all("li", skip={"rb-tech"}) if not li.find_all("li")]  # innermost lines
         for e in army.entries:
             for key in e.options:
                 o = army.options[key]
@@ -218,7 +218,7 @@ The second section.
 ```rules
 army second "Second | army" {
   agreed
-  units pieces cost: price
+  units pieces cost: price models: 4 max_models: 6 per_model: 3
 }
 ```
 """
@@ -258,6 +258,7 @@ def test_hostile_titles_are_escaped_and_placed(hostile):
     second_page, _a, second = _army_node(site, "second")
     assert second_page != page and "Two" in second_page.read_text(encoding="utf-8").split("<h1", 1)[1][:200]
     assert "The players agree the points: at least 1." in second.text(skip={"rb-tech"})
+    assert "Piece | two: 4 models included in its points, up to 6; each extra model +3" in second.text(skip={"rb-tech"})
 
 
 def test_each_army_links_to_its_own_builder(hostile):
