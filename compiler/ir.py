@@ -903,6 +903,8 @@ class Section:
     file: str
     slug: str
     items: list[Item] = field(default_factory=list)
+    status: str = "active"  # @status on the section: the whole page is deferred or not playable
+    doc: str | None = None  # @doc on the section: shown under its heading
 
 
 @dataclass(slots=True, kw_only=True)

@@ -231,7 +231,7 @@ def handler_for(preview: Preview, stopping: threading.Event):
 
         def do_GET(self) -> None:  # noqa: N802 - http.server's name
             path = urllib.parse.unquote(urllib.parse.urlsplit(self.path).path)
-            if path == EVENTS:
+            if path == EVENTS and not getattr(self, "head_only", False):
                 self.events()
                 return
             rel = posixpath.normpath("/" + path).lstrip("/")
@@ -252,13 +252,21 @@ def handler_for(preview: Preview, stopping: threading.Event):
                 data = preview.page(data)
             self.send(200, kind, data)
 
+        def do_HEAD(self) -> None:  # noqa: N802 - http.server's name
+            self.head_only = True  # one handler answers every request of a kept-alive connection
+            try:
+                self.do_GET()
+            finally:
+                self.head_only = False
+
         def send(self, status: int, kind: str, data: bytes) -> None:
             self.send_response(status)
             self.send_header("Content-Type", kind)
             self.send_header("Content-Length", str(len(data)))
             self.send_header("Cache-Control", "no-store")
             self.end_headers()
-            self.wfile.write(data)
+            if not getattr(self, "head_only", False):
+                self.wfile.write(data)
 
         def events(self) -> None:
             self.send_response(200)

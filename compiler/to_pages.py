@@ -1130,8 +1130,8 @@ class PageBuilder:
             rows.append([esc(s.title)] + [number(pts.get(r) if isinstance(pts, dict) else pts) for r, _t in roles])
         titles = {r.id: r.title for r in d.roles}
         bonus = []
+        sample = max(1000, d.agreed_min)  # a round number of agreed points for the worked example
         for role, pct in d.bonus:
-            sample = 1000
             bonus.append(_("%(role)s: %(percent)s on the agreed points, rounded half up (%(points)s agreed → %(total)s)") % {
                 "role": esc(titles.get(role, role)), "percent": self.signed_percent(pct), "points": number(sample),
                 "total": number(sample + round_half_up(Fraction(sample * pct, 100)))})
@@ -1325,7 +1325,10 @@ def _with_armies(program: ir.Program) -> list[list[ir.Item]]:
     item above them in the same file (first in the file's first section when nothing is above;
     an army in a file without sections is on no section page)."""
     out = [list(sec.items) for sec in program.sections]
+    placed = {id(it) for items in out for it in items if isinstance(it, ir.Army)}  # already a section item: left where it is
     for army in sorted(program.armies.values(), key=lambda a: (a.span.file, a.span.line, a.span.col)):
+        if id(army) in placed:
+            continue
         here = (army.span.line, army.span.col)
         where = None
         for i, items in enumerate(out):

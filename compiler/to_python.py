@@ -745,7 +745,7 @@ class PythonEmitter:
                 elif not self.traced:
                     w.line("pass")
             elif isinstance(st, ir.Let):
-                value = self.expr(st.value)
+                value = self.list_index(st.value, inline=True) if isinstance(st.value, ir.ListIndex) else self.expr(st.value)
                 if self.traced:
                     value = call("ctx.let", Text(st.name), value, self.src.cite(st.span))
                 w.statement(py_name(st.name) + " = ", value)
@@ -811,7 +811,7 @@ class PythonEmitter:
                 present = e.obj.type.kind == "map" and e.key.type.kind == "enum"  # maps have every key
                 return self.lookup(self.expr(e.obj), self.expr(e.key), "map", e.span, present)
             case ir.ListIndex():
-                return self.list_index(e)
+                return self.list_index(e, inline=False)
             case ir.ProcedureCall():
                 if self.traced and e.procedure in self.liveness.random:
                     return self.random_call(e)
@@ -851,13 +851,14 @@ class PythonEmitter:
                 return call("tuple", Chain("_m", (("for _m in", values), ("if", "_m != 0"))))
         raise AssertionError(type(e))
 
-    def list_index(self, e: ir.ListIndex) -> Doc:
-        """``_rt.index(xs, i, src)`` (0-based; out of range: a rule error). When ``xs`` and
-        ``i`` are locals or literals (read twice at no cost), the fast resolver checks the
-        bounds inline: ``xs[i] if 0 <= i < _len(xs) else _rt.index(xs, i, src)``."""
+    def list_index(self, e: ir.ListIndex, inline: bool) -> Doc:
+        """``_rt.index(xs, i, src)`` (0-based; out of range: a rule error). The value of a
+        ``let`` (``inline``), when ``xs`` and ``i`` are locals or literals (read twice at
+        no cost), has its bounds checked inline in the fast resolver:
+        ``x = xs[i] if 0 <= i < _len(xs) else _rt.index(xs, i, src)``."""
         seq, i = self.expr(e.obj), self.expr(e.index)
         checked = call("_rt.index", seq, i, self.src.cite(e.span))
-        if self.traced or not isinstance(e.obj, ir.Local) or e.index.type.kind != "int":
+        if not inline or self.traced or not isinstance(e.obj, ir.Local) or e.index.type.kind != "int":
             return checked
         if isinstance(e.index, ir.Literal) and type(e.index.value) is int and e.index.value >= 0:
             inside: Doc = Chain(i, (("<", call("_len", seq)),))

@@ -151,6 +151,60 @@ def generated_rulebook(rng: random.Random) -> str:
     return "\n".join(out)
 
 
+ALLOW_KINDS = ("unused", "unreachable", "naming", "gap", "missing-key", "variant-spelling", "unusd", "__class__", "allow")
+DISPLAY_PIECES = ("{cantidad}", "{nombre}", "{{", "}}", "{0}", "{__class__}", "{cantidad:>9}", "{nombre!r}", "{a.b}", " × ", "</script>", "${x}", "`")
+ARMY_NUMBERS = ("0", "1", "7", "100", "-1", "-100", "1000000000", "9" * 40, "0.5")
+
+
+def generated_new_constructs(rng: random.Random) -> str:
+    """A rulebook of the constructs of issues 9, 10, 12 and 14 with random (often
+    hostile) parts: ``@display`` templates, ``@allow`` kinds, chains and cycles of
+    ``grants`` with ``stacking``, ``stack`` sources, ``repeat … until`` (sometimes
+    impossible) and an ``army`` with random numbers."""
+    wild = rng.random() < 0.4  # hostile parts everywhere; else only the texts (and the case usually checks)
+    number = (lambda: rng.choice(ARMY_NUMBERS)) if wild else (lambda: rng.choice(ARMY_NUMBERS[1:4]))
+    taken: set[str] = set()
+    rb, rec, cat, proc_stack, proc_rep, proc_rules, combine, army = (_name(rng, taken) for _ in range(8))
+    rules = [_name(rng, taken) for _ in range(rng.randint(1, 6))]
+    display = "".join(rng.choice(DISPLAY_PIECES) for _ in range(rng.randint(0, 3))).replace('"', '\\"') if wild else "{cantidad} × {nombre}"
+    out = ["```rules", f'rulebook {rb} {_string(rng)} lang "{rng.choice(("en", "es"))}"', f"section I {_string(rng)}"]
+    if rng.random() < 0.7:
+        out.append(f'@display "{display}"')
+    if wild and rng.random() < 0.5:
+        out.append(f'@allow {rng.choice(ALLOW_KINDS)}({rng.choice((_string(rng), chr(34) * 2))})')
+    out.append(f'record {rec} {_string(rng)} {{\n  nombre: text {_string(rng)}\n  cantidad: int {_string(rng)}\n}}')
+    rows = "\n".join(f"  e{i} | {_string(rng)} | {number()}" for i in range(rng.randint(1, 4)))
+    out.append(f"catalog {cat} {_string(rng)} of {rec} {{\n  columns nombre | cantidad\n{rows}\n}}")
+    for i, rule in enumerate(rules):
+        body = [_string(rng)]
+        if rng.random() < 0.6:
+            body.append(f"stacking {rng.choice(('sum', 'max', 'min', 'first', chr(34) + 'texto' + chr(34)))}")
+        for _ in range(rng.randint(0, 2)):
+            target = rng.choice(rules if wild else rules[i + 1:] or [None])
+            if target is None:
+                break
+            body.append(f"grants {target}" + ("(1)" if rules.index(target) % 2 == 0 else ""))
+        params = " (X: int)" if i % 2 == 0 else ""
+        out.append(f"rule {rule} {_string(rng)}{params} {{\n  " + "\n  ".join(body) + "\n}")
+    out.append(f'procedure {proc_rules} {_string(rng)} (reglas: list[rule]) -> int {{\n  step {_string(rng)} {{\n'
+               f"    let x = rule_param(reglas, {rules[0]}, X)\n    if has_rule(reglas, {rng.choice(rules)}) {{ return 1 }}\n"
+               "    return if x != none then x else 0\n  }\n}")
+    out.append(f'procedure {combine} {_string(rng)} (mods: list[int]) -> int {{\n  step {_string(rng)} {{\n    return sum(mods)\n  }}\n}}')
+    sources = "\n".join(f"      {_string(rng) if wild else chr(34) + 'Fuente ' + str(i) + chr(34)}: {_int_expr(rng, ['n'], [])}" for i in range(rng.randint(0 if wild else 1, 5)))
+    out.append(f'procedure {proc_stack} {_string(rng)} (n: int) -> int {{\n  step {_string(rng)} {{\n'
+               f"    return stack {combine}() {{\n{sources}\n    }}\n  }}\n}}")
+    dice = [f"      let d{i} = roll {rng.choice(DICE)}" for i in range(rng.randint(1, 3))]
+    until = rng.choice(("d0 > 3", "d0 == 7", "d0 != 0", "false", f"d0 + n > {rng.choice(NUMBERS[:6])}", "n > 1") if wild else ("d0 > 1", "d0 != 2", "d0 + n > 3"))
+    out.append(f'procedure {proc_rep} {_string(rng)} (n: int) -> int {{\n  step {_string(rng)} {{\n    repeat {{\n'
+               + "\n".join(dice) + f"\n    }} until {until}\n    return d0\n  }}\n}}")
+    limits = "\n".join(f"  limit {rng.choice(('total', 'entry: e0', 'entry: e9') if wild else ('total', 'entry: e0'))} {rng.choice(('min', 'max'))}: {number()}" for _ in range(rng.randint(0, 2)))
+    out.append(f"army {army} {_string(rng)} {{\n  size s {_string(rng)} points: {number()}\n"
+               + ("  agreed\n" if rng.random() < 0.5 else "")
+               + f"  units {cat} cost: cantidad {{\n    option o {_string(rng)} cost: {number()} max: {number()}\n  }}\n{limits}\n}}")
+    out += ["```", ""]
+    return "\n".join(out)
+
+
 # ----------------------------------------------------------------------------- mutated files
 
 PUNCTUATION = ("{", "}", "(", ")", "[", "]", "|", ",", ":", ".", "..", "@", "#", '"', "<", ">", "-", "=", "+", "*", "/", "?", "`", "'", "->", "\\", "\n", "\t", "```", "```rules\n", "[[", "]]", "**")

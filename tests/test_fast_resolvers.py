@@ -141,3 +141,41 @@ def test_fast_and_traced_agree_on_random_attacks(package):
         assert fast == traced, (inputs, seed)
         results.add(fast[0] if fast[0] == "error" else fast[1])
     assert "error" in results and len(results) > 5  # both rule errors and several outcomes were reached
+
+
+# ---------------------------------------------------------------------------- runtime pieces
+
+
+def test_a_hand_written_record_takes_its_fields_by_position_or_name():
+    class Punto(Record):
+        __slots__ = ("x", "y")
+
+    assert Punto(1, y=2) == Punto(x=1, y=2) and Punto(1, 2).y == 2
+    assert repr(Punto(1, 2)).endswith("Punto(x=1, y=2)") and Punto(1, 2) != (1, 2)
+    for bad in (lambda: Punto(1), lambda: Punto(1, 2, 3), lambda: Punto(1, 2, z=3)):
+        with pytest.raises(TypeError):
+            bad()
+    with pytest.raises(TypeError):  # fields are slots, and a record is not extended
+        type("Otro", (Punto,), {"__slots__": ("z",)})
+    with pytest.raises(TypeError):
+        type("SinSlots", (Record,), {})
+
+
+def test_pools_validate_each_number_of_dice_once():
+    die = runtime.Die("Dado", (1, 1, 0, 0, -1, -1))
+    made = []
+
+    def make(n):
+        made.append(n)
+        return runtime.pool_sum(die, n, "highest", 2)
+
+    pools = runtime.Pools(make)
+    assert pools[3] is runtime.pool_sum(die, 3, "highest", 2) and pools[3] is pools[3]
+    assert made == [3]  # the second roll of 3 dice found it
+    with pytest.raises(runtime.RuleError):
+        pools[-1]  # refused by pool_sum, every time, never remembered
+    assert -1 not in pools
+    ctx = SampleContext(1, trace=False, max_work=10)
+    ctx.roll(pools[4])
+    with pytest.raises(runtime.WorkLimitError):  # the work limit still counts every die
+        ctx.roll(pools[7])

@@ -19,7 +19,10 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
 
+import fuzzing
 from conftest import DATA, ROOT, build_rulebook
 from guards import deadline
 
@@ -95,6 +98,29 @@ def test_granted_rules_are_written_without_their_closure(tmp_path):
         to_python.write_package(result.program, out)
     size = sum(p.stat().st_size for p in out.rglob("*.py"))
     assert size < 150_000, f"{size} bytes of Python for 301 rules"
+
+
+NEW_CONSTRUCTS = settings(
+    max_examples=400, derandomize=True, database=None, deadline=None, phases=(Phase.explicit, Phase.generate),
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example], print_blob=True,
+)
+
+
+@pytest.fixture(scope="module")
+def fuzz_folder(tmp_path_factory):
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))  # as test_fuzz.py: the checker raises it for deep expressions
+    return tmp_path_factory.mktemp("fuzz-new")
+
+
+@NEW_CONSTRUCTS
+@given(rng=st.randoms(use_true_random=False))
+def test_fuzzed_rulebooks_of_the_new_constructs_behave(rng, fuzz_folder):
+    """:func:`fuzzing.generated_new_constructs` through :func:`fuzzing.failure`: diagnostics
+    safe to print and inside the file, generated Python that compiles, imports and resolves."""
+    text = fuzzing.generated_new_constructs(rng)
+    with deadline(what="a fuzzed rulebook of the new constructs"):
+        problem = fuzzing.failure(text, fuzz_folder)
+    assert problem is None, f"{problem}\n--- case ---\n{text[:3000]}"
 
 
 # ---------------------------------------------------------------------------- stack, repeat
@@ -214,6 +240,15 @@ def test_allow_with_an_unknown_kind_suggests_the_kind(tmp_path):
     by_line = {d.span.line: d for d in result.diagnostics}
     assert by_line[4].message == "@allow unusd silences no warning here" and "did you mean 'unused'?" in by_line[4].hint
     assert by_line[6].severity == "error" and by_line[6].message == "@allow unused takes one reason, not 2"
+
+
+def test_an_annotation_given_twice_is_an_error_not_a_silent_choice(tmp_path):
+    text = HEADER + '@display "{x}"\n@display "{y}"\nrecord R "R" { x: int "X", y: int "Y" }\n@doc "a"\n@doc "b"\n' \
+        '@allow unused("a")\n@allow unreachable("b")\nconst a = 1\n```\n'
+    result = check_folder(tmp_path, text, "annotations given twice")
+    twice = [(d.span.line, d.message, d.hint) for d in result.diagnostics if d.severity == "error"]
+    assert twice == [(5, "@display is given twice on this declaration", "keep one (the first is at line 4)"),
+                     (8, "@doc is given twice on this declaration", "keep one (the first is at line 7)")]
 
 
 @pytest.mark.parametrize("lang", ["../../etc", "xx", "EN", 'es\\" onload=\\"x', "en_US.UTF-8/../../x"])

@@ -110,6 +110,12 @@ def test_pages_are_served_with_the_reload_script(served):
     assert "rulebook-serve-errors" not in page
 
 
+def test_head_answers_without_a_body(served):
+    request = urllib.request.Request(served.url + PAGE, method="HEAD")
+    with urllib.request.urlopen(request, timeout=30) as r:
+        assert r.status == 200 and int(r.headers["Content-Length"]) > 0 and r.read() == b""
+
+
 def test_nothing_outside_the_site_is_served(served):
     for path in ("../../../../etc/passwd", "%2e%2e/%2e%2e/%2e%2e/etc/passwd", "..%2f..%2f..%2fetc%2fpasswd"):
         status, page = served.get(path)

@@ -79,7 +79,8 @@ def _assemble(st: CheckState) -> ir.Program:
         if section is None:
             front.extend(converted)
         else:
-            sections.append(ir.Section(name=section.name, title=section.title, file=file, slug=slug, items=converted))
+            status, doc = st.section_notes.get(slug, ("active", None))
+            sections.append(ir.Section(name=section.name, title=section.title, file=file, slug=slug, items=converted, status=status, doc=doc))
     rb = st.rulebook
     rulebook = ir.RulebookInfo(name=rb.name, title=rb.title, version=rb.version or "", lang=rb.lang or "", span=rb.span) if rb else None
     return ir.Program(

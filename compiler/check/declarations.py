@@ -55,7 +55,10 @@ def collect(st: CheckState) -> None:
             if isinstance(item, n.SectionDecl):
                 sections += 1
                 target = []
-                st.section_items.append((item, mod.filename, f"{sections:02d}-{slugify(item.title)}", target))
+                slug = f"{sections:02d}-{slugify(item.title)}"
+                st.section_items.append((item, mod.filename, slug, target))
+                _ref, status, doc = _annotations(st, item)
+                st.section_notes[slug] = (status, doc)
                 in_section = item
                 heading_num = None
                 continue
@@ -116,9 +119,14 @@ def _annotations(st: CheckState, item, above=None) -> tuple[str | None, str, str
     ref = None
     status = "active"
     doc = None
-    plain_item = isinstance(item, (n.RulebookDecl, n.ExampleDecl, n.ShowDecl, n.SectionDecl))
-    known = ["source", "doc"] if plain_item else list(ANNOTATIONS)
+    plain_item = isinstance(item, (n.RulebookDecl, n.ExampleDecl, n.ShowDecl))
+    known = ["doc", "status"] if isinstance(item, n.SectionDecl) else ["source", "doc"] if plain_item else list(ANNOTATIONS)
+    given: dict[str, n.Annotation] = {}
     for ann in getattr(item, "annotations", ()):
+        if ann.name in given and ann.name != "allow":  # one of each: a second would silently replace the first
+            st.err(f"@{ann.name} is given twice on this declaration", ann.span, f"keep one (the first is at line {given[ann.name].span.line})", "annotation")
+            continue
+        given.setdefault(ann.name, ann)
         if ann.name not in known:
             where = f" on {type(item).__name__.removesuffix('Decl').lower()}" if ann.name in ("status", *LAYOUT_ANNOTATIONS) else ""
             st.err(f"unknown annotation '@{ann.name}'{where}", ann.span, hint(ann.name, known) or "known annotations here: " + ", ".join("@" + k for k in known), "annotation")

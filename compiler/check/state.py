@@ -79,6 +79,7 @@ class CheckState:
         self.broken: set[str] = set()  # declarations with syntax errors: not reported again as unknown
         self.rulebook: n.RulebookDecl | None = None
         self.section_items: list[tuple[n.SectionDecl | None, str, str, list]] = []  # (section, file, slug, items)
+        self.section_notes: dict[str, tuple[str, str | None]] = {}  # slug -> the section's @status and @doc
         # signatures pass
         self.consts: dict[str, T] = {}  # const name -> its type
         self.enum_members: dict[str, list[tuple[str, str]]] = {}

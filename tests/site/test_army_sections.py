@@ -136,6 +136,11 @@ def test_1936_numbers_as_the_manual_prints_them(bundled_builds):
     assert "Munición (2 puntos)" in text and "Munición (3 puntos)" in text
     assert "cada una como mucho una vez" in text
     assert "Sin límite de unidades de cada tipo." in text
+    # the worked example of the rounding: a half, rounded up
+    example = re.search(r"Ejemplo: .+ \((\d+)\) como \w+ \(([+−]\d+) %\): (\d+),5, redondeado a (\d+)\.", text)
+    base, pct, exact, rounded = example.groups()
+    assert Fraction(int(base) * (100 + int(pct.replace("−", "-"))), 100) == Fraction(2 * int(exact) + 1, 2)
+    assert int(rounded) == int(exact) + 1
 
 
 def test_tercios_limits_and_choices(bundled_builds):
@@ -259,6 +264,14 @@ def test_hostile_titles_are_escaped_and_placed(hostile):
     assert second_page != page and "Two" in second_page.read_text(encoding="utf-8").split("<h1", 1)[1][:200]
     assert "The players agree the points: at least 1." in second.text(skip={"rb-tech"})
     assert "Piece | two: 4 models included in its points, up to 6; each extra model +3" in second.text(skip={"rb-tech"})
+
+
+def test_army_lists_are_in_the_search_index(hostile):
+    script = (hostile[0] / "site" / "assets" / "search-index.js").read_text(encoding="utf-8")
+    entries = json.loads(script[script.index("{"):script.rindex("}") + 1])["entries"]
+    found = {e[1]: (e[0], e[2]) for e in entries if e[2] == "Army list"}
+    assert found == {"01-one.html#host": ("Army <script>alert(4)</script> | x", "Army list"),
+                     "02-two.html#second": ("Second | army", "Army list")}
 
 
 def test_each_army_links_to_its_own_builder(hostile):
