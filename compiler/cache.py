@@ -59,6 +59,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
+from .loader import MAX_FILE_BYTES
+
 FORMAT = "rulebook-resolve-cache 1"
 """Changes when the layout of an entry changes."""
 
@@ -118,6 +120,8 @@ def key(rulebook: Path) -> str | None:
         where = rulebook.resolve(strict=True)
         add(os.fsencode(where))
         rules = [rulebook] if where.is_file() else sorted(rulebook.rglob("*.rules"))
+        if any(path.is_file() and path.stat().st_size > MAX_FILE_BYTES for path in rules):
+            return None  # too big for the loader: the check reports it, without reading it into memory here
         for path in rules:
             name = path.relative_to(rulebook).as_posix() if path != rulebook else ""
             add(os.fsencode(name), os.fsencode(path.resolve(strict=True)), path.read_bytes() if path.is_file() else b"")

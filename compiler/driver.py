@@ -95,7 +95,7 @@ def _check_language(rb, sources: dict[str, str], rep: Reporter) -> None:
     """``lang "xx"`` must name a language with message catalogs (:mod:`compiler.i18n`)."""
     from . import i18n
 
-    if not rb.lang or i18n.supported(rb.lang):  # no lang: the default language
+    if not rb.lang or i18n.supported(rb.lang):  # no lang: the default language (an empty lang is the checker's error)
         return
     span = rb.span
     lines = sources.get(span.file, "").splitlines()

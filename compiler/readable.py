@@ -17,6 +17,7 @@ Entry point: :class:`Readable` (``Readable(program).expr(e)``, ``.statement(s)``
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from collections import Counter
@@ -77,6 +78,7 @@ class Readable:
         self._corpus: str | None = None
         self._folded: str | None = None
         self._spellings: dict[tuple[str, ...], str | None] = {}
+        self._index: _WordIndex | None = None
 
     # ------------------------------------------------------------------ names
     def _text(self) -> tuple[str, str]:
@@ -104,12 +106,16 @@ class Readable:
             self._folded = fold(self._corpus)
         return self._corpus, self._folded or ""
 
+    def _words(self) -> _WordIndex:
+        if self._index is None:
+            corpus, folded = self._text()
+            self._index = _WordIndex(corpus, folded)
+        return self._index
+
     def spelling(self, words: tuple[str, ...]) -> str | None:
         """The rulebook's most frequent spelling of these words in a row, if it writes them."""
         if words not in self._spellings:
-            corpus, folded = self._text()
-            pattern = r"(?<!\w)" + r"\s+".join(re.escape(fold(w)) for w in words) + r"(?!\w)"
-            found = Counter(corpus[m.start():m.end()] for m in re.finditer(pattern, folded))
+            found = self._words().phrase([fold(w) for w in words])
             self._spellings[words] = max(sorted(found), key=lambda s: (found[s], s[:1].isupper())) if found else None
         return self._spellings[words]
 
@@ -122,8 +128,7 @@ class Readable:
         stem = fold(word)[: max(4, len(word) - 2)]
         if len(stem) < 4:
             return word
-        corpus, folded = self._text()
-        kin = Counter(corpus[m.start():m.end()] for m in re.finditer(r"(?<!\w)" + re.escape(stem) + r"[^\W_]*", folded))
+        kin = self._words().kin(stem)
         if not kin:
             return word
         model = max(sorted(kin), key=lambda s: kin[s]).ljust(len(word))
@@ -316,3 +321,66 @@ class Readable:
             lines = [line for b in s.body for line in self.statement(b)]
             return lines + [_("repeated until %(condition)s") % {"condition": self.expr(s.cond)}]
         return []
+
+
+WORD = re.compile(r"\w+")
+
+
+class _WordIndex:
+    """The words of a text and its folded copy (same length), indexed once, so that looking up a
+    phrase costs its occurrences rather than a scan of the text.
+
+    :meth:`phrase` finds what ``(?<!\w)w1\s+w2…(?!\w)`` finds in the folded text, and
+    :meth:`kin` what ``(?<!\w)stem[^\W_]*`` finds; both count the original text's spellings.
+    """
+
+    def __init__(self, corpus: str, folded: str):
+        self.corpus, self.folded = corpus, folded
+        tokens = [(m.start(), m.end()) for m in WORD.finditer(folded)]
+        self.spans = tokens
+        # after token i, only white space up to token i + 1
+        self.joined = [
+            end < start_next and folded[end:start_next].isspace()
+            for (_, end), (start_next, _) in zip(tokens, tokens[1:])
+        ] + [False]
+        self.at: dict[str, list[int]] = {}
+        for i, (start, end) in enumerate(tokens):
+            self.at.setdefault(folded[start:end], []).append(i)
+        self.sorted_words = sorted(self.at)
+
+    def phrase(self, words: list[str]) -> Counter:
+        """The original spellings of ``words`` written in a row (white space between), by count."""
+        if not words or any(not WORD.fullmatch(w) for w in words):  # not plain words: scan the text
+            pattern = r"(?<!\w)" + r"\s+".join(re.escape(w) for w in words) + r"(?!\w)"
+            return Counter(self.corpus[m.start():m.end()] for m in re.finditer(pattern, self.folded))
+        found: Counter = Counter()
+        n, spans, at, joined = len(words), self.spans, self.at, self.joined
+        after = -1  # matches do not overlap, as with re.finditer
+        for i in at.get(words[0], ()):
+            if i < after or i + n > len(spans):
+                continue
+            if all(joined[i + k] and at_word(self, i + k + 1, words[k + 1]) for k in range(n - 1)):
+                found[self.corpus[spans[i][0]:spans[i + n - 1][1]]] += 1
+                after = i + n
+        return found
+
+    def kin(self, stem: str) -> Counter:
+        """The original spellings of the words that begin with ``stem``, each up to its first ``_``."""
+        if not WORD.fullmatch(stem) or "_" in stem:
+            return Counter(self.corpus[m.start():m.end()] for m in re.finditer(r"(?<!\w)" + re.escape(stem) + r"[^\W_]*", self.folded))
+        found: Counter = Counter()
+        first = bisect.bisect_left(self.sorted_words, stem)
+        for word in self.sorted_words[first:]:
+            if not word.startswith(stem):
+                break
+            cut = word.find("_", len(stem))
+            length = len(word) if cut < 0 else cut
+            for i in self.at[word]:
+                start = self.spans[i][0]
+                found[self.corpus[start:start + length]] += 1
+        return found
+
+
+def at_word(index: _WordIndex, i: int, word: str) -> bool:
+    start, end = index.spans[i]
+    return index.folded[start:end] == word

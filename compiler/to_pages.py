@@ -1391,7 +1391,7 @@ def _write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, 
         heading = _section_heading(sec)
         pb.index(sec.title, pb.site_href(page), _("Section"), WEIGHT_PAGE)
         blocks = pb.section_blocks(items, page, heading)
-        section_pages.append((page, heading, blocks))
+        section_pages.append((page, heading, blocks, {"badge": _badge(sec.status), "doc": esc(sec.doc) if sec.doc else None}))
         (appendix_nav if sec.name == sec.title else manual_nav).append({"title": heading, "path": page})
         sections.append({"heading": esc(heading), "heading_html": attr(heading), "appendix": sec.name == sec.title, "page": page})
 
@@ -1452,10 +1452,10 @@ def _write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, 
     write(pb.pages["data"], "datos.md.j2", title=esc(title), **data)
     army_pages = to_army_page.write_pages(pb, out_dir, docs, env, WEIGHT_PAGE)  # the army builder, one page per army
     builders = _builder_pages(program, army_pages)
-    for page, heading, blocks in section_pages:
+    for page, heading, blocks, notes in section_pages:
         pb.start_page(page)
         blocks = [_army_markdown(env, b, pb.url(builders.get(b["name"]))) if b["kind"] == "army" else b for b in blocks]
-        write(page, "page.md.j2", section={"heading": esc(heading)}, blocks=blocks)
+        write(page, "page.md.j2", section={"heading": esc(heading), **notes}, blocks=blocks)
     army_nav = army_pages + to_changelog_page.write_page(pb, program, docs, env, WEIGHT_PAGE)  # the version history (@changelog)
     sources = []
     for file, page in pb.source_pages.items():

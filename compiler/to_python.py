@@ -424,6 +424,7 @@ class PythonEmitter:
         self.sources = sorted({d.file for d in program.decls.values()})
         self.src = SourceTable()
         self.random_variables: list[Doc] = []
+        self.constant_records: list[Doc] = []  # records whose fields are all constants: built once, _RECORD_i
         self.liveness = liveness.analyse(program)
         self.traced = False  # writing traced.py (the twins) rather than procedures.py
         self.in_procedure = False  # writing a procedure body, where ``ctx`` counts loops
@@ -458,9 +459,15 @@ class PythonEmitter:
             w.line("# random variables with fixed shape, built once (_rt.Pools: once per number of dice)")
             for i, rv in enumerate(self.random_variables, 1):
                 w.code(Seq((f"_RV_{i} = ", rv)))
+        if self.constant_records:
+            w.line()
+            w.line("# records whose fields are all constants, built once (records are immutable)")
+            for i, record in enumerate(self.constant_records, 1):
+                w.code(Seq((f"_RECORD_{i} = ", record)))
         w.lines.extend(body.lines)
         self.src = SourceTable()
         self.random_variables = []
+        self.constant_records = []
         return "\n".join(w.lines).rstrip() + "\n"
 
     # ------------------------------------------------------------------ types.py
@@ -817,12 +824,7 @@ class PythonEmitter:
                     return self.random_call(e)
                 return call(f"_proc_{py_name(e.procedure)}", "ctx", *self.arguments(e))
             case ir.RecordNew():
-                given = dict(e.args)
-                fields = []
-                for f in self.p.records[e.record].fields:
-                    default = "()" if f.type.kind == "list" else "None"
-                    fields.append(Seq((py_name(f.name) + "=", self.expr(given[f.name]) if f.name in given else default)))
-                return call(f"_t.{py_name(e.record)}._new", *fields)
+                return self.record_new(e)
             case ir.BuiltinCall():
                 return self.builtin(e)
             case ir.Unary():
@@ -850,6 +852,21 @@ class PythonEmitter:
                     return call("ctx.sources", pairs, self.src.cite(e.span))
                 return call("tuple", Chain("_m", (("for _m in", values), ("if", "_m != 0"))))
         raise AssertionError(type(e))
+
+    def record_new(self, e: ir.RecordNew) -> Doc:
+        """``_t.R._new(field=…)``; in a resolver, with constant fields only, ``_RECORD_i``:
+        the record built once, when the module is imported (``_t.R(field=…)``)."""
+        given = dict(e.args)
+        fields = []
+        for f in self.p.records[e.record].fields:
+            default = "()" if f.type.kind == "list" else "None"
+            fields.append(Seq((py_name(f.name) + "=", self.expr(given[f.name]) if f.name in given else default)))
+        if self.in_procedure and all(isinstance(v, (ir.Literal, ir.EnumValue, ir.ConstRef)) for v in given.values()):
+            record = call(f"_t.{py_name(e.record)}", *fields)
+            if record not in self.constant_records:
+                self.constant_records.append(record)
+            return f"_RECORD_{self.constant_records.index(record) + 1}"
+        return call(f"_t.{py_name(e.record)}._new", *fields)
 
     def list_index(self, e: ir.ListIndex, inline: bool) -> Doc:
         """``_rt.index(xs, i, src)`` (0-based; out of range: a rule error). The value of a

@@ -4,7 +4,7 @@ Each folder of ``tests/site/data/sites/`` is a rulebook: ``smallest`` (no
 section at all), ``glossary_brackets`` (glossary terms whose titles hold ``]``,
 ``]:`` and a backslash), ``long_titles`` (two ~300-character section titles
 that only differ at the end), ``unnumbered`` (no numbered section, and its
-glossary in a file without ``section``: issue 9 §5). Every one must build, with a site whose links all
+glossary in a file without ``section``: issue 9 §5), ``section_status`` (a section marked not playable, with a doc). Every one must build, with a site whose links all
 work, whose page file names are bounded and distinct, and which shows every
 section and glossary term.
 """
@@ -80,3 +80,19 @@ def test_a_glossary_outside_every_section_has_its_own_page(tmp_path):
     assert 'id="g_carga"' in glossary and 'id="g_moral"' in glossary
     assert 'id="g_carga"' not in (site / "disenadores.html").read_text(encoding="utf-8")
     assert '"Glosario": "glosario.md"' in (out / "mkdocs.yml").read_text(encoding="utf-8")
+
+
+def test_a_section_status_and_doc_head_its_page(tmp_path):
+    """``@status``/``@doc`` on a section: the badge beside the page's title, the doc (escaped) under it."""
+    out = tmp_path / "build"
+    result = driver.build(Path(__file__).parent / "data" / "sites" / "section_status", out, site=True)
+    assert result.ok, [d.render(result.sources) for d in result.diagnostics if d.severity == "error"]
+    (page,) = [p for p in (out / "site").glob("02-*.html")]
+    text = page.read_text(encoding="utf-8")
+    h1 = re.search(r"<h1[^>]*>(.*?)</h1>", text, re.S).group(1)
+    assert "rb-badge--not-playable" in h1
+    doc = re.search(r'<p class="rb-doc">(.*?)</p>', text, re.S).group(1)
+    assert html.unescape(re.sub(r"<[^>]+>", "", doc)) == "Pendiente: <script>alert(1)</script> *no* es jugable | todavía"
+    assert "<script>alert" not in text
+    first = next((out / "site").glob("01-*.html")).read_text(encoding="utf-8")
+    assert "rb-badge" not in re.search(r"<h1[^>]*>(.*?)</h1>", first, re.S).group(1)

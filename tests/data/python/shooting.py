@@ -40,6 +40,9 @@ _RV_3 = _rt.pool_sum(_d.DIE_DadoDisparo, 2, src=_SRC[2])
 _RV_4 = _rt.Pools(lambda _n: _rt.pool_count(_rt.std_die(6), _n, '>=', 5, src=_SRC[6]))
 _RV_5 = _rt.roll_one(_rt.std_die(6))
 
+# records whose fields are all constants, built once (records are immutable)
+_RECORD_1 = _t.Resultado(impacto=True, automatico=True)
+
 
 @_rt.traced_by(_traced.tirada_calidad)
 def tirada_calidad(ctx, calidad):
@@ -72,7 +75,7 @@ def impacto(ctx, i, p, calidad='regular'):
 
     # 1. I efectivo − 2 ≥ P: éxito automático
     if (i - 2) >= p:
-        return _t.Resultado._new(impacto=True, automatico=True)
+        return _RECORD_1
 
     # 2. I efectivo + tirada ≥ P
     t = _proc_tirada_calidad(ctx, calidad)

@@ -50,6 +50,9 @@ _RV_3 = _rt.pool_sum(_d.DIE_DadoDisparo, 2, src=_SRC[5])
 _RV_4 = _rt.Pools(lambda _n: _rt.pool_count(_rt.std_die(6), _n, '>=', 5, src=_SRC[15]))
 _RV_5 = _rt.roll_one(_rt.std_die(6))
 
+# records whose fields are all constants, built once (records are immutable)
+_RECORD_1 = _t.Resultado(impacto=True, automatico=True)
+
 
 def tirada_calidad(ctx, calidad):
     """Tirada de Calidad (VI.11).
@@ -90,7 +93,7 @@ def impacto(ctx, i, p, calidad='regular'):
 
     ctx.step(1, 'I efectivo − 2 ≥ P: éxito automático', 'VI.11', _SRC[7])
     if (i - 2) >= p:
-        return ctx.leave(_t.Resultado._new(impacto=True, automatico=True))
+        return ctx.leave(_RECORD_1)
 
     ctx.step(2, 'I efectivo + tirada ≥ P', 'VI.11', _SRC[8])
     t = ctx.let(

@@ -41,6 +41,9 @@ _RV_1 = _rt.Pools(lambda _n: _rt.pool_count(_rt.std_die(6), _n, '>=', 5, src=_SR
 _RV_2 = _rt.roll_one(_rt.std_die(6))
 _RV_3 = _rt.Pools(lambda _n: _rt.pool_count(_rt.std_die(6), _n, '==', 6, src=_SRC[13]))
 
+# records whose fields are all constants, built once (records are immutable)
+_RECORD_1 = _t.ChequeoOrden(automatico=True, exitos=0, superado=True)
+
 
 @_rt.traced_by(_traced.valor_modificado)
 def valor_modificado(ctx, original, aumentos=0, reducciones=0):
@@ -93,7 +96,7 @@ def chequeo_orden(ctx, disciplina, desgaste, reaccion=False, aumentos=0, reducci
     if not (desgaste >= 0):
         raise _rt.RuleError('El número de marcadores de desgaste no puede ser negativo', _SRC[6])
     if (desgaste == 0) and (not reaccion):
-        return _t.ChequeoOrden._new(automatico=True, exitos=0, superado=True)
+        return _RECORD_1
 
     # 2. Disciplina x D6 = objetivo 5+: basta un 5+ en alguno de los dados
     dados = _proc_valor_modificado(ctx, original=disciplina, aumentos=aumentos, reducciones=reducciones)

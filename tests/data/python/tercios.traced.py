@@ -61,6 +61,9 @@ _RV_1 = _rt.Pools(lambda _n: _rt.pool_count(_rt.std_die(6), _n, '>=', 5, src=_SR
 _RV_2 = _rt.roll_one(_rt.std_die(6))
 _RV_3 = _rt.Pools(lambda _n: _rt.pool_count(_rt.std_die(6), _n, '==', 6, src=_SRC[28]))
 
+# records whose fields are all constants, built once (records are immutable)
+_RECORD_1 = _t.ChequeoOrden(automatico=True, exitos=0, superado=True)
+
 
 def valor_modificado(ctx, original, aumentos=0, reducciones=0):
     """Valor aumentado o reducido (T.1).
@@ -136,7 +139,7 @@ def chequeo_orden(ctx, disciplina, desgaste, reaccion=False, aumentos=0, reducci
     if not (desgaste >= 0):
         raise _rt.RuleError('El número de marcadores de desgaste no puede ser negativo', _SRC[14])
     if (desgaste == 0) and (not reaccion):
-        return ctx.leave(_t.ChequeoOrden._new(automatico=True, exitos=0, superado=True))
+        return ctx.leave(_RECORD_1)
 
     ctx.step(2, 'Disciplina x D6 = objetivo 5+: basta un 5+ en alguno de los dados', 'T.2', _SRC[15])
     dados = ctx.let(
