@@ -59,7 +59,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-from .loader import MAX_FILE_BYTES
 
 FORMAT = "rulebook-resolve-cache 1"
 """Changes when the layout of an entry changes."""
@@ -104,6 +103,18 @@ def _compiler_files() -> list[Path]:
     return sorted(files)
 
 
+def _add_file(digest, path: Path) -> None:
+    """A file's size and bytes into ``digest``, read in blocks: a huge file costs time, never memory
+    (the loader refuses it afterwards, with a diagnostic)."""
+    if not path.is_file():
+        digest.update((0).to_bytes(8, "big"))
+        return
+    digest.update(path.stat().st_size.to_bytes(8, "big"))
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+
+
 def key(rulebook: Path) -> str | None:
     """The content hash of ``rulebook`` with this compiler; None when a file cannot
     be read (the caller then checks the rulebook, which reports the problem)."""
@@ -120,11 +131,10 @@ def key(rulebook: Path) -> str | None:
         where = rulebook.resolve(strict=True)
         add(os.fsencode(where))
         rules = [rulebook] if where.is_file() else sorted(rulebook.rglob("*.rules"))
-        if any(path.is_file() and path.stat().st_size > MAX_FILE_BYTES for path in rules):
-            return None  # too big for the loader: the check reports it, without reading it into memory here
         for path in rules:
             name = path.relative_to(rulebook).as_posix() if path != rulebook else ""
-            add(os.fsencode(name), os.fsencode(path.resolve(strict=True)), path.read_bytes() if path.is_file() else b"")
+            add(os.fsencode(name), os.fsencode(path.resolve(strict=True)))
+            _add_file(digest, path)
     except (OSError, RuntimeError, ValueError):
         return None
     return digest.hexdigest()

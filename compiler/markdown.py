@@ -189,10 +189,17 @@ def highlight(code: str, lang: str = "rules") -> str:
 
 def highlight_lines(code: str, lang: str = "rules") -> list[str]:
     """Source code → one highlighted HTML fragment per line (tags closed on each line)."""
+    return list(_highlighted_lines(code, lang))
+
+
+@lru_cache(maxsize=4096)
+def _highlighted_lines(code: str, lang: str) -> tuple[str, ...]:
+    """:func:`highlight_lines`, remembered: ``rulebook serve`` rebuilds the pages of
+    files that an edit did not touch, whose highlighting is the same."""
     from pygments import highlight as pyg
     from pygments.formatters import HtmlFormatter
 
     body = pyg(code, _lexer(lang), HtmlFormatter(nowrap=True, lineseparator="\n"))
     lines = [_unwrap_whitespace(line) for line in body.split("\n")]
     wanted = code.count("\n") + (0 if code.endswith("\n") else 1)
-    return (lines + [""] * wanted)[:wanted]
+    return tuple((lines + [""] * wanted)[:wanted])

@@ -67,8 +67,23 @@ def _grid(odds: runtime.Odds, function, group: Any, label: str) -> tuple[list, l
     return grid, errors, seen
 
 
+_LATEST: dict[str, Any] = {"source": None, "tables": None}
+
+
 def compute(package: ModuleType) -> list[OddsTable]:
-    """Every odds table of a generated package, computed exactly."""
+    """Every odds table of a generated package, computed exactly; remembered for the
+    latest package's source hash (``rulebook serve`` after a prose edit regenerates a
+    byte-identical package: see :mod:`compiler.evaluations`)."""
+    source = getattr(package, "__rulebook_source_hash__", None)
+    if source is not None and _LATEST["source"] == source:
+        return list(_LATEST["tables"])
+    tables = _compute(package)
+    if source is not None:
+        _LATEST["source"], _LATEST["tables"] = source, tuple(tables)
+    return tables
+
+
+def _compute(package: ModuleType) -> list[OddsTable]:
     tables = []
     for odds in package.odds.ODDS:
         function = package.PROCEDURES[odds.procedure].function

@@ -171,7 +171,7 @@ class Readable:
         d = self.p.get(catalog, ir.Catalog)
         if d is None or ident not in d.entries:
             return ident
-        rec = self.p.records.get(d.record)
+        rec = self.p.get(d.record, ir.Record)
         field = next((f.name for f in rec.fields if f.type.kind == "text"), None) if rec else None
         title = d.entries[ident].get(field) if field else None
         return title if isinstance(title, str) and title.strip() else ident
@@ -182,10 +182,10 @@ class Readable:
         if owner_type is not None:
             t = owner_type.inner
             if t.kind == "record":
-                record = self.p.records.get(t.name or "")
+                record = self.p.get(t.name or "", ir.Record)
             elif t.kind in ("ref", "refs"):
                 cat = self.p.get((t.name or "").split("|")[0], ir.Catalog)
-                record = self.p.records.get(cat.record) if cat else None
+                record = self.p.get(cat.record, ir.Record) if cat else None
         f = record.field(field) if record is not None else None
         if f is not None and f.title:
             return self.label(f.title)

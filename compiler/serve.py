@@ -86,6 +86,7 @@ class Preview:
         self.changed: list[str] = []
         self.log = log
         self.ready = threading.Condition()
+        self.templates = None  # the theme's compiled templates (to_pages.CompiledTemplates), from the first rebuild on
 
     # ------------------------------------------------------------------ building
 
@@ -185,8 +186,18 @@ class Preview:
 
         from . import to_pages
 
+        if self.templates is None:
+            self.templates = to_pages.CompiledTemplates()
         logging.getLogger("mkdocs").setLevel(logging.ERROR)
         config = load_config(config_file=str(self.live / "mkdocs.yml"), site_dir=str(self.site))
+        theme_env = config.theme.get_env
+
+        def get_env():  # the theme's templates compiled once per session, not once per edit
+            env = theme_env()
+            env.bytecode_cache = self.templates
+            return env
+
+        config.theme.get_env = get_env
         if everything:
             for page in self.live.joinpath("docs").rglob("*.md"):
                 os.utime(page)

@@ -129,6 +129,25 @@ def _yaml_json(obj, **kw) -> str:
     return json.dumps(obj, **kw)
 
 
+class CompiledTemplates(jinja2.BytecodeCache):
+    """Compiled templates kept in memory for the process, by name and source checksum
+    (Jinja checks it), so the environment of each build (``rulebook serve``) or
+    language does not compile the same templates again."""
+
+    def __init__(self) -> None:
+        self.code: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        if bucket.key in self.code:
+            bucket.bytecode_from_string(self.code[bucket.key])
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        self.code[bucket.key] = bucket.bytecode_to_string()
+
+
+_TEMPLATE_CODE = CompiledTemplates()
+
+
 def environment(lang: i18n.Language | None = None) -> jinja2.Environment:
     """The templates' environment; their phrases (``_()``, ``{% trans %}``) in ``lang`` (the current language by default)."""
     env = jinja2.Environment(
@@ -139,6 +158,7 @@ def environment(lang: i18n.Language | None = None) -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         extensions=["jinja2.ext.i18n"],
+        bytecode_cache=_TEMPLATE_CODE,
     )
     env.install_gettext_translations((lang or i18n.current()).translations, newstyle=True)  # type: ignore[attr-defined]
     env.policies["json.dumps_function"] = _yaml_json
@@ -1325,9 +1345,9 @@ def _with_armies(program: ir.Program) -> list[list[ir.Item]]:
     item above them in the same file (first in the file's first section when nothing is above;
     an army in a file without sections is on no section page)."""
     out = [list(sec.items) for sec in program.sections]
-    placed = {id(it) for items in out for it in items if isinstance(it, ir.Army)}  # already a section item: left where it is
+    placed = {it.name for items in out for it in items if isinstance(it, ir.Army)}  # already a section item: left where it is
     for army in sorted(program.armies.values(), key=lambda a: (a.span.file, a.span.line, a.span.col)):
-        if id(army) in placed:
+        if army.name in placed:
             continue
         here = (army.span.line, army.span.col)
         where = None

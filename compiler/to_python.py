@@ -569,7 +569,7 @@ class PythonEmitter:
             self.table_data(w, t)
         if self.grants:
             w.line()
-            w.comment("special rules granted by other rules (transitively): has_rule and rule_param see them")
+            w.comment("special rules each rule grants directly (runtime.granted follows the chain): has_rule and rule_param see them")
             w.line("GRANTS = {")
             for name, apps in self.grants.items():
                 w.line(f"{INDENT}{name!r}: ({''.join(self.rule_app(a) + ', ' for a in apps).rstrip(' ')}),")
@@ -920,7 +920,8 @@ class PythonEmitter:
         t = self.p.tables[e.table]
         table = f"_d.TABLE_{py_name(e.table)}"
         keys = [self.expr(k) for k in e.keys]
-        if t.ranged and len(t.keys) == 1 and not self.traced and e.keys[0].type.kind in ("int", "decimal"):
+        fast = self.in_procedure and not self.traced
+        if t.ranged and len(t.keys) == 1 and fast and e.keys[0].type.kind in ("int", "decimal"):
             self.range_tables.setdefault(t.name, t)
             found = call(f"_range_{py_name(t.name)}", keys[0], self.src.cite(e.span))
         elif t.ranged and len(t.keys) == 1:
@@ -1256,25 +1257,10 @@ class PythonEmitter:
 
 
 def _granted(program: ir.Program) -> dict[str, tuple[ir.RuleApp, ...]]:
-    """Each rule that grants others → every application it grants, directly or through
-    the rules it grants (depth first, each rule once; a cycle is reported by the checker)."""
-    rules = {r.name: r for r in program.of(ir.Rule)}
-    out: dict[str, tuple[ir.RuleApp, ...]] = {}
-    for name in sorted(rules):
-        found: list[ir.RuleApp] = []
-        seen = {name}
-        pending = list(rules[name].grants)
-        while pending:
-            app = pending.pop(0)
-            if app.rule in seen:
-                continue
-            seen.add(app.rule)
-            found.append(app)
-            if app.rule in rules:
-                pending = list(rules[app.rule].grants) + pending
-        if found:
-            out[name] = tuple(found)
-    return out
+    """Each rule that grants others → the applications it grants directly. The rules
+    those grant in turn are found at run time by ``runtime.granted`` (a chain of n
+    grants stays n entries here, not the n²/2 of its closure)."""
+    return {r.name: tuple(r.grants) for r in sorted(program.of(ir.Rule), key=lambda r: r.name) if r.grants}
 
 
 def _state_name(name: str) -> str:

@@ -2,7 +2,7 @@
 
 Reads a checked :class:`compiler.ir.Program` (for the procedures' names) and the
 generated package (``package.examples.EXAMPLES``, resolved exactly by
-:mod:`compiler.examples`). Entry point: :func:`vectors_doc(program, package,
+:mod:`compiler.examples`, once per package: :mod:`compiler.evaluations`). Entry point: :func:`vectors_doc(program, package,
 files) -> dict` — the document ``json/examples.json``: one vector per worked
 example with the procedure, its input as JSON (what
 ``schemas/procedures/<p>.input.schema.json`` describes), and what must come
@@ -27,7 +27,7 @@ from typing import Any
 import runtime
 
 from . import ir
-from .examples import evaluate
+from .evaluations import evaluated
 
 FRACTION = r"^(0|[1-9][0-9]*)/[1-9][0-9]*$"
 MAX_LISTED = 100
@@ -44,8 +44,37 @@ def canonical(value: Any) -> str:
 
 def digest(distribution: list[dict]) -> str:
     """``sha256:<hex>`` of a distribution ([{"result", "probability"}]) in any order (see DIGEST_RULE)."""
-    ordered = sorted(distribution, key=lambda item: canonical(item["result"]))
-    return "sha256:" + hashlib.sha256(canonical(ordered).encode()).hexdigest()
+    return _digest([(canonical(item["result"]), item["probability"]) for item in distribution])
+
+
+def _digest(items: list[tuple[str, str]]) -> str:
+    """:func:`digest` of (canonical JSON of the result, ``"n/d"``) pairs: the canonical JSON of
+    the sorted list is written directly, each result encoded once (its keys sort as
+    "probability" < "result"; a fraction's text needs no escaping)."""
+    ordered = sorted(items, key=lambda item: item[0])
+    text = "[" + ",".join(f'{{"probability":"{p}","result":{r}}}' for r, p in ordered) + "]"
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+
+
+_LATEST: dict[str, Any] = {"source": None, "listed": {}}
+
+
+def _listed(package: ModuleType, index: int, procedure, distribution) -> tuple[int, str, list[dict] | None]:
+    """The number of results, the digest and (up to :data:`MAX_LISTED` results) the listed
+    distribution of example ``index``; remembered for the latest package's source hash,
+    like the resolution itself (:mod:`compiler.evaluations`)."""
+    source = getattr(package, "__rulebook_source_hash__", None)
+    if source is not None and _LATEST["source"] == source and index in _LATEST["listed"]:
+        count, hashed, listed = _LATEST["listed"][index]
+        return count, hashed, json.loads(listed) if listed is not None else None
+    results = [(runtime.to_jsonable(outcome), fraction_text(p)) for outcome, p in procedure.in_outcome_order(distribution)]
+    hashed = _digest([(canonical(r), p) for r, p in results])
+    listed = [{"result": r, "probability": p} for r, p in results] if len(results) <= MAX_LISTED else None
+    if source is not None:
+        if _LATEST["source"] != source:
+            _LATEST["source"], _LATEST["listed"] = source, {}
+        _LATEST["listed"][index] = (len(results), hashed, json.dumps(listed) if listed is not None else None)
+    return len(results), hashed, listed
 
 
 def fraction_text(p: Fraction) -> str:
@@ -71,10 +100,10 @@ def vectors_doc(program: ir.Program, package: ModuleType, files: dict[str, str],
     """
     vectors = []
     counts: dict[str, int] = {}
-    for example in package.examples.EXAMPLES:
+    for index, example in enumerate(package.examples.EXAMPLES):
         counts[example.procedure] = counts.get(example.procedure, 0) + 1
         procedure = package.PROCEDURES[example.procedure]
-        ev = evaluate(package, example)
+        ev, _ = evaluated(package, index)  # shared with the pages (compiler.evaluations)
         vector: dict[str, Any] = {
             "id": f"{example.procedure}.{counts[example.procedure]}",
             "procedure": example.procedure,
@@ -90,13 +119,7 @@ def vectors_doc(program: ir.Program, package: ModuleType, files: dict[str, str],
         if example.expected_error is not None:
             vector["error"] = example.expected_error
         elif ev.distribution is not None:
-            listed = [
-                {"result": runtime.to_jsonable(outcome), "probability": fraction_text(p)}
-                for outcome, p in procedure.in_outcome_order(ev.distribution)
-            ]
-            vector["results"] = len(listed)
-            vector["digest"] = digest(listed)
-            vector["distribution"] = listed if len(listed) <= MAX_LISTED else None
+            vector["results"], vector["digest"], vector["distribution"] = _listed(package, index, procedure, ev.distribution)
         vectors.append(vector)
     rulebook = program.rulebook
     return {

@@ -439,10 +439,23 @@ def largest(values: Iterable, src: str | None = None) -> Any:
 
 def granted(rules: Iterable, grants: Mapping[str, tuple]) -> tuple:
     """``rules`` (special-rule applications) followed by the applications they grant
-    (``grants``: rule name → the applications it grants, transitively). A rule
-    listed itself comes first, so its own parameters win over granted ones."""
+    (``grants``: rule name → the applications it grants directly), followed down the
+    chain depth first, each rule once per listed rule. A rule listed itself comes
+    first, so its own parameters win over granted ones."""
     rules = tuple(rules)
-    return rules + tuple(g for r in rules for g in grants.get(r.rule, ()))
+    found = list(rules)
+    for r in rules:
+        seen = {r.rule}
+        pending = list(grants.get(r.rule, ()))
+        pending.reverse()  # a stack: the last item is the next one, as in reading order
+        while pending:
+            app = pending.pop()
+            if app.rule in seen:
+                continue
+            seen.add(app.rule)
+            found.append(app)
+            pending.extend(reversed(grants.get(app.rule, ())))
+    return tuple(found)
 
 
 def stacked_param(rules: Iterable, rule: str, param: str, how: str) -> Any:

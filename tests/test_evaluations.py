@@ -41,3 +41,25 @@ def test_identical_packages_share_results_and_an_edit_does_not(tmp_path):
     edited = _package(text.replace("regular  | 2 | todos", "regular  | 3 | todos"), tmp_path / "a")
     assert edited.__rulebook_source_hash__ != first.__rulebook_source_hash__
     assert evaluations.evaluated(edited, 0)[0] is not ev
+
+
+def test_the_vectors_and_odds_of_a_second_identical_package_are_a_fresh_computations(tmp_path):
+    """Test vectors and odds tables are remembered like the examples: a byte-identical
+    package gets, from memory, exactly what computing them afresh gives."""
+    from compiler import odds, vectors
+
+    text = RULES.read_text(encoding="utf-8")
+    first = _package(text, tmp_path / "a")
+    program = driver.check(tmp_path / "a" / "reglas.rules").program
+    remembered = [vectors.vectors_doc(program, first, {}, "x") for _ in range(2)]
+    tables = odds.compute(first)
+    again = pyload.load_package(tmp_path / "a" / "python")
+    for cache in (evaluations._LATEST, vectors._LATEST, odds._LATEST):
+        cache["source"] = None
+    fresh = vectors.vectors_doc(program, again, {}, "x")
+    assert remembered[0] == remembered[1] == fresh
+    assert any(v["distribution"] for v in fresh["vectors"])
+    assert [v["digest"] for v in fresh["vectors"]] == [
+        vectors.digest(v["distribution"]) if v["distribution"] is not None else v["digest"] for v in fresh["vectors"]
+    ]
+    assert [(t.name, t.cells) for t in odds.compute(again)] == [(t.name, t.cells) for t in tables]

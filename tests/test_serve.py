@@ -161,3 +161,41 @@ def test_ctrl_c_stops_and_cleans_up(served, tmp_path_factory):
     assert served.proc.wait(timeout=60) in (0, 130)
     tmp = served.folder.parent
     assert not [p for p in tmp.iterdir() if p.name.startswith("rulebook-serve-")]
+
+
+def _tree(folder) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_after_a_sequence_of_edits_the_served_site_is_a_fresh_builds(tmp_path):
+    """What ``serve`` shows after prose, data and broken edits (its caches of the
+    resolved examples, odds, highlighting and compiled templates at work) is, file
+    by file, what a full ``rulebook build`` of the same rules writes."""
+    from compiler import driver
+    from compiler.serve import Preview
+
+    folder = tmp_path / "reglas"
+    folder.mkdir()
+    shutil.copy(RULES, folder / "reglas.rules")
+    rules = folder / "reglas.rules"
+    preview = Preview(folder, tmp_path / "work", log=lambda text: None)
+    assert preview.build_all()
+    edits = [
+        ("### 11. Dados de disparo", "### 11. Dados de disparo renovados", True),
+        ("### 11. Dados de disparo renovados", "### 11. Dados de disparo otra vez", True),
+        ("regular  | 2 | todos", "regular  | 3 | todos", True),
+        ("enum Conserva {", "enum Conserva { {", False),
+        ("enum Conserva { {", "enum Conserva {", True),
+    ]
+    for old, new, ok in edits:
+        text = rules.read_text(encoding="utf-8")
+        assert old in text
+        rules.write_text(text.replace(old, new, 1), encoding="utf-8")
+        assert preview.rebuild() is ok, old
+    assert preview.changed == []  # the fix gives back the rules of the last good site
+    fresh = driver.build(folder, tmp_path / "fresh", site=True)
+    assert fresh.ok, fresh.diagnostics
+    served, built = _tree(preview.live), _tree(tmp_path / "fresh")
+    assert sorted(served) == sorted(built)
+    assert [name for name in built if served[name] != built[name]] == []
+    assert "Dados de disparo otra vez" in (preview.site / PAGE).read_text(encoding="utf-8")

@@ -121,6 +121,8 @@ def _item(st: CheckState, decls: dict, item) -> ir.Item | None:
         return ir.Separator(item.span)
     if isinstance(item, n.ShowDecl):
         return ir.Show(item.name, item.span)
+    if isinstance(item, n.ArmyDecl):  # an army list is read where the rules declare it
+        return getattr(st, "armies", {}).get(item.name)
     name = getattr(item, "name", None)
     if name is not None and st.ast.get(name) is item:
         return decls.get(name)
