@@ -327,7 +327,7 @@ WORD = re.compile(r"\w+")
 
 
 class _WordIndex:
-    """The words of a text and its folded copy (same length), indexed once, so that looking up a
+    r"""The words of a text and its folded copy (same length), indexed once, so that looking up a
     phrase costs its occurrences rather than a scan of the text.
 
     :meth:`phrase` finds what ``(?<!\w)w1\s+w2…(?!\w)`` finds in the folded text, and
@@ -341,7 +341,7 @@ class _WordIndex:
         # after token i, only white space up to token i + 1
         self.joined = [
             end < start_next and folded[end:start_next].isspace()
-            for (_, end), (start_next, _) in zip(tokens, tokens[1:])
+            for (start, end), (start_next, end_next) in zip(tokens, tokens[1:])
         ] + [False]
         self.at: dict[str, list[int]] = {}
         for i, (start, end) in enumerate(tokens):

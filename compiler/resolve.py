@@ -85,6 +85,15 @@ def load(rulebook: Path | None, fmt: str):
     return result.program, pyload.compile_and_load(result.program)
 
 
+def default_rulebook() -> Path:
+    """What ``rulebook resolve`` reads without ``--rulebook``: ``driver.DEFAULT_RULEBOOK``
+    (the first bundled rulebook by name), found without importing the driver, so that
+    a warm resolve never loads the parser."""
+    content = Path(__file__).resolve().parent.parent / "content"
+    books = sorted(p for p in content.iterdir() if p.is_dir() and any(p.glob("*.rules"))) if content.is_dir() else []
+    return books[0] if books else content
+
+
 def open_rulebook(rulebook: Path | None, fmt: str, use_cache: bool = True) -> Resolver | None:
     """A :class:`Resolver` for ``rulebook``: from the cache when its content hash is
     there, else checked, compiled and stored in the cache (or, with ``use_cache``
@@ -92,7 +101,7 @@ def open_rulebook(rulebook: Path | None, fmt: str, use_cache: bool = True) -> Re
     None after printing the rulebook's errors."""
     from . import cache
 
-    path = rulebook or Path(__file__).resolve().parent.parent / "content" / "1936"
+    path = rulebook or default_rulebook()
     key = cache.key(path) if use_cache else None
     if key is not None:
         try:
@@ -298,6 +307,7 @@ class Resolver:
         assert schemas is not None and procedures is not None
         self.program = program
         self.package = package
+        self.lang: str | None = getattr(package, "LANG", None)  # the players' language of traces and errors
         self._schemas = schemas
         self._procedures = procedures
         self._registry = None
@@ -374,7 +384,7 @@ class Resolver:
         try:
             kwargs = proc.convert(data)
             if exact:
-                dist = runtime.exact(proc.function, max_work=max_work, **kwargs)
+                dist = runtime.exact(proc.function, max_work=max_work, lang=self.lang, **kwargs)
                 out = {"procedure": name, "input": data, "distribution": dist.to_json()}
                 try:
                     out["mean"] = runtime.to_jsonable(dist.mean())
@@ -383,7 +393,8 @@ class Resolver:
                 if explain:
                     out["steps"] = self._procedures[name]["steps"]
             else:
-                result, trace = runtime.sample(proc.function, seed=seed, trace=explain, max_work=max_work, **kwargs)
+                result, trace = runtime.sample(proc.function, seed=seed, trace=explain, max_work=max_work, lang=self.lang,
+                                               **kwargs)
                 out = {"procedure": name, "input": data, "seed": seed, "result": runtime.to_jsonable(result)}
                 if explain and trace is not None:
                     out["trace"] = trace.to_json()
@@ -419,7 +430,7 @@ class Resolver:
             return _fail(str(exc), fmt, exc.status)
         if fmt == "text" and not args.exact:
             if trace is not None:
-                print(trace.render_text())
+                print(trace.render_text(lang=self.lang))
             print(json.dumps(out["result"], ensure_ascii=False))
         elif fmt == "text":
             for outcome, p in proc.in_outcome_order(dist):

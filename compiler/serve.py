@@ -16,7 +16,13 @@ How an edit becomes a reloaded page (and why):
    These stages read the whole program (cross-links, the glossary, the A–Z
    index, the search index), so finding what one edit touches would be as
    costly and more fragile than redoing them; they are the fast part, and
-   their cost is what ``build --no-site`` measures.
+   their cost is what ``build --no-site`` measures. What they compute from
+   the generated package alone — the worked examples' distributions
+   (:mod:`compiler.evaluations`), the test vectors (:mod:`compiler.vectors`)
+   and the odds tables (:mod:`compiler.odds`) — is remembered by the
+   package's source hash, so an edit that leaves the package byte-identical
+   (prose, titles) does not resolve them again; source highlighting and
+   compiled templates (the pages' and the theme's) are remembered too.
 3. The Markdown tree of ``next/`` is compared with the served one file by file;
    only files whose bytes differ are copied over (so unchanged pages keep
    their modification times). MkDocs then runs **in this process** (imports,

@@ -7,6 +7,7 @@ exact :class:`Distribution` of results, within a work limit. It contains no
 game vocabulary.
 
 Modules:
+    messages      runtime phrases in the players' language (gettext catalogs in locale/).
     errors        RuleError / InputError with ``file.rules:LINE`` positions.
     numbers       exact arithmetic (int / Fraction), rounding, capped sums.
     values        Counts, value ordering, JSON conversion, text formatting.

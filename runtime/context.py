@@ -47,6 +47,7 @@ from typing import Any
 
 from .dice import RandomVariable
 from .errors import RuleError
+from .messages import DEFAULT_LANGUAGE, N_, Described, Joined, Phrase, translate
 from .trace import Trace
 from .values import format_value
 
@@ -58,6 +59,9 @@ examined, loop elements): a few seconds of work at most."""
 
 DEFAULT_MAX_PATHS = 2_000_000
 """Default limit on the number of times :func:`runtime.exact` replays a resolver."""
+
+TRACED_RUNS = 100
+"""Runs of one sampled ``repeat`` recorded in its trace; later runs are only counted."""
 
 State = Callable[[Any], tuple] | None
 Dist = tuple[dict[Any, int], int]  # {result: numerator}, common denominator
@@ -94,7 +98,8 @@ class Context:
         """``repeat { … } until c``: ``fn(ctx, **args)`` runs the body once and returns
         ``(c, values bound by the body)``; the values of the run where ``c`` holds.
         ``until`` is the condition as written, ``procedure`` and ``step`` where the
-        repeat stands (for messages); ``state`` as for :meth:`roll`."""
+        repeat stands (for messages); ``state`` as for :meth:`roll`. A traced sampled
+        repeat records its first :data:`TRACED_RUNS` runs, then one line counting the rest."""
         raise NotImplementedError
 
     def sources(self, items: tuple[tuple[str, Any], ...], src: str | None = None) -> tuple:
@@ -118,30 +123,37 @@ class Context:
 
 
 def _not_random(rv: Any, src: str | None) -> RuleError:
-    return RuleError(f"no se puede tirar {rv!r}: no es aleatorio", src)
+    return RuleError(N_("cannot roll %(value)r: it is not random"), src, {"value": rv})
 
 
-def _where(frame: tuple | None, label: str, chain: list[tuple[str, dict]]) -> str:
-    """``en p, paso 2 «…»; roll …; datos de p: x = 1``: where work grew, for a work-limit message."""
-    parts = []
+def _where(frame: tuple | None, label: str, chain: list[tuple[str, dict]]) -> Joined:
+    """``in p, step 2 «…»; roll …; data of p: x = 1``: where work grew, for a work-limit message."""
+    parts: list = []
     if frame is not None:
         name, args, step = frame
-        text = f"en {name}"
-        if step is not None:
-            text += f", paso {step[0]} «{step[1]}»"
-        parts.append(text)
+        if step is None:
+            parts.append(Phrase(N_("in %(procedure)s"), procedure=name))
+        else:
+            parts.append(Phrase(N_("in %(procedure)s, step %(step)s «%(label)s»"), procedure=name, step=step[0], label=step[1]))
         chain = [*chain, (name, args)] if not chain or chain[-1][0] != name else chain
     if label:
         parts.append(label)
     for name, args in reversed(chain):
         shown = ", ".join(f"{k} = {_short(v)}" for k, v in args.items())
-        parts.append(f"datos de {name}: {shown or '(ninguno)'}")
-    return "; ".join(parts)
+        if shown:
+            parts.append(Phrase(N_("data of %(procedure)s: %(data)s"), procedure=name, data=shown))
+        else:
+            parts.append(Phrase(N_("data of %(procedure)s: (none)"), procedure=name))
+    return Joined(parts, "; ")
 
 
-def _repeat_where(procedure: str, step: int | None) -> str:
-    """``en p, paso 2``: where a repeat stands, for its messages."""
-    return f"en {procedure}" + (f", paso {step}" if step is not None else "") if procedure else ""
+def _repeat_where(procedure: str, step: int | None) -> Phrase | str:
+    """``in p, step 2``: where a repeat stands, for its messages."""
+    if not procedure:
+        return ""
+    if step is None:
+        return Phrase(N_("in %(procedure)s"), procedure=procedure)
+    return Phrase(N_("in %(procedure)s, step %(step)s"), procedure=procedure, step=step)
 
 
 def _short(value: Any) -> str:
@@ -149,13 +161,14 @@ def _short(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "…"
 
 
-def _over_limit(what: str, limit: int, where: str, src: str | None) -> WorkLimitError:
-    return WorkLimitError(
-        f"trabajo excesivo: {what} superan el límite de {limit} unidades de trabajo"
-        + (f" ({where})" if where else "")
-        + ". Reduce los datos o sube el límite (max_work; en la línea de órdenes, --max-work)",
-        src,
-    )
+def _over_limit(what: Phrase, limit: int, where: Joined | Phrase | str, src: str | None) -> WorkLimitError:
+    if where:
+        message = N_("too much work: %(what)s exceed the limit of %(limit)s units of work (%(where)s). "
+                     "Reduce the data or raise the limit (max_work; on the command line, --max-work)")
+    else:
+        message = N_("too much work: %(what)s exceed the limit of %(limit)s units of work. "
+                     "Reduce the data or raise the limit (max_work; on the command line, --max-work)")
+    return WorkLimitError(message, src, {"what": what, "limit": limit, "where": where})
 
 
 class SampleContext(Context):
@@ -167,15 +180,19 @@ class SampleContext(Context):
             calls are cheap no-ops and ``self.trace`` is ``None``.
         max_work: limit on the dice and tokens drawn and the list elements looped
             over by everything run with this context (``self.work`` counts them).
+        lang: the players' language of the trace's phrases and dice descriptions
+            (a generated package's ``LANG``; see :mod:`runtime.messages`).
     """
 
-    __slots__ = ("rng", "trace", "work", "max_work")
+    __slots__ = ("rng", "trace", "work", "max_work", "lang")
 
-    def __init__(self, seed: int | None = None, trace: bool = True, max_work: int = DEFAULT_MAX_WORK) -> None:
+    def __init__(self, seed: int | None = None, trace: bool = True, max_work: int = DEFAULT_MAX_WORK,
+                 lang: str = DEFAULT_LANGUAGE) -> None:
         self.rng = random.Random(seed)
-        self.trace: Trace | None = Trace() if trace else None
+        self.trace: Trace | None = Trace(lang) if trace else None
         self.work = 0
         self.max_work = max_work
+        self.lang = lang
 
     def roll(self, rv: RandomVariable, label: str = "", src: str | None = None, state: State = None,
              reads: tuple[str, ...] | None = None) -> Any:
@@ -185,42 +202,51 @@ class SampleContext(Context):
             raise _not_random(rv, src) from None
         if self.work > self.max_work:
             self.work -= rv.size
-            raise self._over(f"{rv.size} dados o fichas ({rv.describe()})", label, src)
+            raise self._over(Phrase(N_("%(n)s dice or tokens (%(roll)s)"), n=rv.size, roll=Described(rv)), label, src)
         if self.trace is None:
             return rv.sample(self.rng)
         value = rv.sample(self.rng)
-        self.trace.roll(label, rv.describe(), value, src)
+        self.trace.roll(label, rv.describe(self.lang), value, src)
         return value
 
     def loop(self, items: Any) -> Any:
         work = self.work + len(items)
         if work > self.max_work:
-            raise self._over(f"{len(items)} elementos recorridos", "", None)
+            raise self._over(Phrase(N_("%(n)s elements looped over"), n=len(items)), "", None)
         self.work = work
         return items
 
     def repeat(self, fn: Callable[..., tuple[bool, tuple]], args: dict, src: str | None = None, until: str = "",
                procedure: str = "", step: int | None = None, state: State = None) -> tuple:
         runs = 0
-        while True:
-            try:
-                done, values = fn(self, **args)
-            except WorkLimitError:
-                if not runs:
-                    raise
-                done, values = False, ()
-                self.work = self.max_work  # the runs so far used the whole budget
-            runs += 1
-            if self.trace is not None:
-                self.trace.let(f"until {until}", done, src)
-            if done:
-                return values
-            if self.work + 1 > self.max_work:
-                raise _over_limit(
-                    f"{runs} repeticiones sin cumplir «{until}» en una resolución", self.max_work,
-                    _repeat_where(procedure, step), src,
-                )
-            self.work += 1
+        trace = self.trace
+        try:
+            while True:
+                if runs == TRACED_RUNS:
+                    self.trace = None  # later runs are counted, not traced: the trace stays bounded
+                try:
+                    done, values = fn(self, **args)
+                except WorkLimitError:
+                    if not runs:
+                        raise
+                    done, values = False, ()
+                    self.work = self.max_work  # the runs so far used the whole budget
+                runs += 1
+                if self.trace is not None:
+                    self.trace.let(f"until {until}", done, src)
+                if done:
+                    return values
+                if self.work + 1 > self.max_work:
+                    raise _over_limit(
+                        Phrase(N_("%(n)s repeats without «%(until)s» holding in one resolution"), n=runs, until=until),
+                        self.max_work, _repeat_where(procedure, step), src,
+                    )
+                self.work += 1
+        finally:
+            self.trace = trace
+            if trace is not None and runs > TRACED_RUNS:
+                name = translate(N_("runs of the repeat not shown"), None, trace.lang)
+                trace.let(name, runs - TRACED_RUNS, src)
 
     def sources(self, items: tuple[tuple[str, Any], ...], src: str | None = None) -> tuple:
         applied = tuple((source, value) for source, value in items if value != 0)
@@ -229,13 +255,13 @@ class SampleContext(Context):
                 self.trace.let(f"«{source}»", value, src)
         return tuple(value for _, value in applied)
 
-    def _over(self, what: str, label: str, src: str | None) -> WorkLimitError:
+    def _over(self, what: Phrase, label: str, src: str | None) -> WorkLimitError:
         frame = None
         if self.trace is not None and self.trace.current is not None:
             current = self.trace.current
             step = (current.steps[-1].number, current.steps[-1].label) if current.steps else None
             frame = (current.name, current.args, step)
-        return _over_limit(f"{what} en una resolución", self.max_work, _where(frame, label, []), src)
+        return _over_limit(Phrase(N_("%(what)s in one resolution"), what=what), self.max_work, _where(frame, label, []), src)
 
     def enter(self, proc_name: str, title: str, ref: str, src: str, args: dict) -> None:
         if self.trace is not None:
@@ -283,8 +309,8 @@ class _Results:
     def is_computed(self) -> bool:
         return True
 
-    def describe(self) -> str:
-        return f"resultado de {self.name}"
+    def describe(self, lang: str = DEFAULT_LANGUAGE) -> str:
+        return translate(N_("result of %(procedure)s"), {"procedure": self.name}, lang)
 
 
 class _Node:
@@ -358,7 +384,7 @@ class _Session:
         self.calls: dict[tuple, _Results] = {}
         self.chain: list[tuple[str, dict]] = []
 
-    def charge(self, units: int, what: Callable[[], str], where: tuple) -> None:
+    def charge(self, units: int, what: Callable[[], Phrase], where: tuple) -> None:
         """Count ``units`` of work; past the limit, the error says ``what`` grew and
         ``where`` (``(frame, label, src)`` of the choice or loop)."""
         work = self.work + units
@@ -408,7 +434,7 @@ class ExactContext(Context):
         except AttributeError:
             raise _not_random(rv, src) from None
         if not computed:
-            self._session.charge(rv.cost(), lambda: f"los resultados de {rv.describe()}", (self.frame(), label, src))
+            self._session.charge(rv.cost(), lambda: Phrase(N_("the results of %(roll)s"), roll=Described(rv)), (self.frame(), label, src))
         return self._choose(rv, rv.weighted(), (src, label), state, label, src)
 
     def call(self, fn: Callable[..., Any], args: dict, src: str | None = None, state: State = None) -> Any:
@@ -453,11 +479,13 @@ class ExactContext(Context):
             kept = {values: weight for (done, values), weight in weights.items() if done}
             if not kept:
                 where = _repeat_where(procedure, step)
-                raise RuleError(
-                    f"la condición «{until}» de la repetición{' ' + where if where else ''} no se cumple "
-                    "en ninguna tirada posible: la repetición no terminaría nunca",
-                    src,
-                )
+                if where:
+                    message = N_("the condition «%(until)s» of the repeat %(where)s holds on no possible roll: "
+                                 "the repeat would never end")
+                else:
+                    message = N_("the condition «%(until)s» of the repeat holds on no possible roll: "
+                                 "the repeat would never end")
+                raise RuleError(message, src, {"until": until, "where": where})
             total = sum(kept.values())
             common = gcd(total, *kept.values())
             results = _Results(getattr(fn, "__name__", "repeat"), ({v: w // common for v, w in kept.items()}, total // common))
@@ -469,7 +497,7 @@ class ExactContext(Context):
         session = self._session
         work = session.work + len(items)
         if work > session.max_work:
-            session.charge(len(items), lambda: f"{len(items)} elementos recorridos", (self.frame(), "", None))
+            session.charge(len(items), lambda: Phrase(N_("%(n)s elements looped over"), n=len(items)), (self.frame(), "", None))
         session.work = work
         return items
 
@@ -507,14 +535,13 @@ class ExactContext(Context):
             node = nodes[pos]
             if rv is not node.rv and weighted != (node.values, node.nums, node.den):
                 raise RuleError(
-                    "el procedimiento no es determinista: al repetir un camino "
-                    f"tiró {rv.describe()} donde antes tiró {node.rv.describe()}",
-                    src,
+                    N_("the procedure is not deterministic: replaying a path it rolled %(roll)s where it rolled %(before)s before"),
+                    src, {"roll": Described(rv), "before": Described(node.rv)},
                 )
             self._pos = pos + 1
             return values[node.idx]
         where = (self.frame(), label, src)
-        self._session.charge(len(values), lambda: f"{len(values)} resultados de {rv.describe()}", where)
+        self._session.charge(len(values), lambda: Phrase(N_("%(n)s results of %(roll)s"), n=len(values), roll=Described(rv)), where)
         node = _Node(rv, weighted, site if state is not None else None, state, where)
         if not self._next_outcome(node):
             raise _Known(node.total())
@@ -548,7 +575,7 @@ class ExactContext(Context):
         try:
             number = self._numbers.get(result)
         except TypeError:
-            raise RuleError(f"el resultado {result!r} no se puede agrupar (no es hashable)") from None
+            raise RuleError(N_("the result %(result)r cannot be grouped (it is not hashable)"), None, {"result": result}) from None
         if number is None:
             number = self._numbers[result] = len(self._results)
             self._results.append(result)
@@ -574,25 +601,26 @@ class ExactContext(Context):
             session.runs += 1
             if session.runs > session.max_paths:
                 raise RuleError(
-                    f"la distribución exacta de {getattr(fn, '__name__', fn)} necesita más de "
-                    f"{session.max_paths} caminos de tiradas; reduce el número de dados o sube max_paths"
+                    N_("the exact distribution of %(procedure)s needs more than %(n)s paths of rolls; "
+                       "reduce the number of dice or raise max_paths"),
+                    None, {"procedure": getattr(fn, "__name__", fn), "n": session.max_paths},
                 )
             self._pos = 0
             self._frames.clear()
             try:
                 result = fn(self, *args, **kwargs)
                 if self._pos != len(nodes):
-                    raise RuleError("el procedimiento no es determinista: al repetir un camino hizo menos tiradas")
+                    raise RuleError(N_("the procedure is not deterministic: replaying a path it made fewer rolls"), None, {})
                 found: Dist = ({self._number(result): 1}, 1)
             except _Known as known:
                 found = known.dist
             where = nodes[-1].where if nodes else (None, "", None)
-            session.charge(self._pos + 1, lambda: "los caminos de tiradas explorados", where)
+            session.charge(self._pos + 1, lambda: Phrase(N_("the paths of rolls explored")), where)
             while nodes:
                 node = nodes[-1]
                 if node.key is not None:
                     memo[node.key] = found
-                    session.charge(len(found[0]), lambda: "los estados recordados", node.where)
+                    session.charge(len(found[0]), lambda: Phrase(N_("the states remembered")), node.where)
                 node.add(node.idx, found)
                 if self._next_outcome(node):
                     break

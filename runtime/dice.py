@@ -40,6 +40,7 @@ from math import comb, factorial, gcd
 from typing import Any
 
 from .errors import RuleError
+from .messages import DEFAULT_LANGUAGE, N_, Phrase, translate
 from .values import Counts, format_value, sort_key
 
 __all__ = [
@@ -82,11 +83,11 @@ def _is_number(x: Any) -> bool:
     return isinstance(x, (int, Fraction)) and not isinstance(x, bool)
 
 
-def _check_count(count: Any, what: str, src: str | None) -> int:
+def _check_count(count: Any, what: Phrase, src: str | None) -> int:
     if isinstance(count, Fraction) and count.denominator == 1:
         count = count.numerator
     if not isinstance(count, int) or isinstance(count, bool):
-        raise RuleError(f"{what} debe ser un entero, no {format_value(count)}", src)
+        raise RuleError(N_("%(what)s must be an integer, not %(value)s"), src, {"what": what, "value": format_value(count)})
     return count
 
 
@@ -173,8 +174,8 @@ class RandomVariable:
         """Draw one value with ``rng`` by simulating the physical process."""
         raise NotImplementedError
 
-    def describe(self) -> str:
-        """Short text for traces, e.g. ``"2d6"``."""
+    def describe(self, lang: str = DEFAULT_LANGUAGE) -> str:
+        """Short text for traces in ``lang``, e.g. ``"2d6"``."""
         raise NotImplementedError
 
     def _key(self) -> tuple:
@@ -226,10 +227,10 @@ class Die(RandomVariable):
     def __init__(self, name: str, faces: tuple) -> None:
         faces = tuple(faces)
         if not faces:
-            raise RuleError(f"el dado {name} no tiene caras")
+            raise RuleError(N_("the die %(die)s has no faces"), None, {"die": name})
         for face in faces:
             if not (_is_number(face) or isinstance(face, str)):
-                raise RuleError(f"cara no válida {face!r} en el dado {name}")
+                raise RuleError(N_("invalid face %(face)r on the die %(die)s"), None, {"face": face, "die": name})
         self._init(name=name, faces=faces, _bits=len(faces).bit_length(), _pools={})
 
     def _key(self) -> tuple:
@@ -265,7 +266,7 @@ class Die(RandomVariable):
             r = rng.getrandbits(bits)
         return self.faces[r]
 
-    def describe(self) -> str:
+    def describe(self, lang: str = DEFAULT_LANGUAGE) -> str:
         return self.name
 
     def __repr__(self) -> str:
@@ -276,14 +277,14 @@ class Die(RandomVariable):
 def std_die(sides: int) -> Die:
     """The standard die ``d{sides}`` with faces ``1..sides`` (one shared instance per size)."""
     if not isinstance(sides, int) or isinstance(sides, bool) or sides < 1:
-        raise RuleError(f"un dado estándar necesita al menos una cara, no {sides!r}")
+        raise RuleError(N_("a standard die needs at least one face, not %(sides)r"), None, {"sides": sides})
     return Die(f"d{sides}", tuple(range(1, sides + 1)))
 
 
 def roll_one(die: Die) -> RandomVariable:
     """Roll one die: the random variable of one of its faces (the die itself)."""
     if not isinstance(die, Die):
-        raise RuleError(f"roll_one necesita un dado, no {die!r}")
+        raise RuleError(N_("a die was expected, not %(value)r"), None, {"value": die})
     return die
 
 
@@ -368,11 +369,13 @@ class _PoolSum(RandomVariable):
             del kept[self.keep_n:]
         return sum(kept, 0)
 
-    def describe(self) -> str:
-        text = _pool_text(self.die, self.count)
-        if self.keep is not None:
-            text += f", conserva {self.keep_n} {'mejores' if self.keep == 'highest' else 'peores'}"
-        return text
+    def describe(self, lang: str = DEFAULT_LANGUAGE) -> str:
+        pool = _pool_text(self.die, self.count)
+        if self.keep is None:
+            return pool
+        if self.keep == "highest":
+            return translate(N_("%(pool)s, keep %(n)s highest"), {"pool": pool, "n": self.keep_n}, lang)
+        return translate(N_("%(pool)s, keep %(n)s lowest"), {"pool": pool, "n": self.keep_n}, lang)
 
 
 def _power_weights(faces: tuple[tuple[int, int], ...], count: int) -> dict[int, int]:
@@ -479,25 +482,25 @@ def pool_sum(
         except (AttributeError, KeyError, TypeError):
             pass
     if not isinstance(die, Die):
-        raise RuleError(f"se esperaba un dado, no {die!r}", src)
+        raise RuleError(N_("a die was expected, not %(value)r"), src, {"value": die})
     key = ("sum", count, keep, keep_n)
-    count = _check_count(count, "el número de dados", src)
+    count = _check_count(count, Phrase(N_("the number of dice")), src)
     if count < 0:
-        raise RuleError(f"no se puede tirar un número negativo de dados ({count})", src)
+        raise RuleError(N_("cannot roll a negative number of dice (%(count)s)"), src, {"count": count})
     if not die.is_numeric():
-        raise RuleError(f"no se pueden sumar las caras del dado {die.name}", src)
+        raise RuleError(N_("the faces of the die %(die)s cannot be added"), src, {"die": die.name})
     if keep is None:
         if keep_n is not None:
-            raise RuleError("keep_n sin keep ('highest' o 'lowest')", src)
+            raise RuleError(N_("keep_n without keep ('highest' or 'lowest')"), src, {})
         keep_n = count
     else:
         if keep not in ("highest", "lowest"):
-            raise RuleError(f"keep debe ser 'highest' o 'lowest', no {keep!r}", src)
+            raise RuleError(N_("keep must be 'highest' or 'lowest', not %(keep)r"), src, {"keep": keep})
         if keep_n is None:
-            raise RuleError(f"keep {keep!r} sin número de dados a conservar", src)
-        keep_n = _check_count(keep_n, "el número de dados a conservar", src)
+            raise RuleError(N_("keep %(keep)r without a number of dice to keep"), src, {"keep": keep})
+        keep_n = _check_count(keep_n, Phrase(N_("the number of dice to keep")), src)
         if keep_n < 0:
-            raise RuleError(f"no se puede conservar un número negativo de dados ({keep_n})", src)
+            raise RuleError(N_("cannot keep a negative number of dice (%(count)s)"), src, {"count": keep_n})
         if keep_n >= count:
             keep, keep_n = None, count
     if count == 0 or keep_n == 0:
@@ -535,8 +538,9 @@ class _PoolCount(RandomVariable):
         test = self._test
         return sum(1 for face in _roll_faces(rng, self.die.faces, self.count) if test(face))
 
-    def describe(self) -> str:
-        return f"{_pool_text(self.die, self.count)}, cuenta {_OP_TEXT[self.op]} {format_value(self.threshold)}"
+    def describe(self, lang: str = DEFAULT_LANGUAGE) -> str:
+        return translate(N_("%(pool)s, count %(op)s %(threshold)s"), {
+            "pool": _pool_text(self.die, self.count), "op": _OP_TEXT[self.op], "threshold": format_value(self.threshold)}, lang)
 
 
 def pool_count(
@@ -553,19 +557,19 @@ def pool_count(
         except (AttributeError, KeyError, TypeError):
             pass
     if not isinstance(die, Die):
-        raise RuleError(f"se esperaba un dado, no {die!r}", src)
+        raise RuleError(N_("a die was expected, not %(value)r"), src, {"value": die})
     key = ("count", count, op, threshold)
-    count = _check_count(count, "el número de dados", src)
+    count = _check_count(count, Phrase(N_("the number of dice")), src)
     if count < 0:
-        raise RuleError(f"no se puede tirar un número negativo de dados ({count})", src)
+        raise RuleError(N_("cannot roll a negative number of dice (%(count)s)"), src, {"count": count})
     if op not in COMPARISONS:
-        raise RuleError(f"comparación desconocida {op!r}", src)
+        raise RuleError(N_("unknown comparison %(op)r"), src, {"op": op})
     if op not in ("==", "!=") and not (die.is_numeric() and _is_number(threshold)):
-        raise RuleError(f"no se pueden ordenar las caras del dado {die.name} con {op}", src)
+        raise RuleError(N_("the faces of the die %(die)s cannot be ordered with %(op)s"), src, {"die": die.name, "op": op})
     try:
         hash(threshold)
     except TypeError:
-        raise RuleError(f"no se puede comparar con {format_value(threshold)}", src) from None
+        raise RuleError(N_("cannot compare with %(value)s"), src, {"value": format_value(threshold)}) from None
     return _remembered(die, (("count", count, op, threshold), key), lambda: _PoolCount(die, count, op, threshold))
 
 
@@ -591,7 +595,7 @@ def _kinds_counted(kinds: tuple[str, ...], known: tuple[str, ...]) -> tuple[str,
     """``kinds`` in the order of ``known`` (the die's faces or the bag's tokens); unknown ones are an error."""
     unknown = set(kinds) - set(known)
     if unknown:
-        raise RuleError(f"no hay {sorted(unknown)[0]!r} entre {', '.join(known)}")
+        raise RuleError(N_("there is no %(kind)r among %(known)s"), None, {"kind": sorted(unknown)[0], "known": ", ".join(known)})
     return tuple(k for k in known if k in kinds)
 
 
@@ -650,7 +654,7 @@ class _PoolFaces(RandomVariable):
                 counts[face] += 1
         return Counts(counts)
 
-    def describe(self) -> str:
+    def describe(self, lang: str = DEFAULT_LANGUAGE) -> str:
         return _pool_text(self.die, self.count)
 
 
@@ -660,12 +664,12 @@ def pool_faces(die: Die, count: int, *, src: str | None = None) -> RandomVariabl
     Keys follow the die's face order and every face is present (zeros included).
     """
     if not isinstance(die, Die):
-        raise RuleError(f"se esperaba un dado, no {die!r}", src)
-    count = _check_count(count, "el número de dados", src)
+        raise RuleError(N_("a die was expected, not %(value)r"), src, {"value": die})
+    count = _check_count(count, Phrase(N_("the number of dice")), src)
     if count < 0:
-        raise RuleError(f"no se puede tirar un número negativo de dados ({count})", src)
+        raise RuleError(N_("cannot roll a negative number of dice (%(count)s)"), src, {"count": count})
     if not all(isinstance(f, str) for f in die.faces):
-        raise RuleError(f"el dado {die.name} no tiene caras con nombre", src)
+        raise RuleError(N_("the die %(die)s has no named faces"), src, {"die": die.name})
     return _pool_faces_cached(die, count, tuple(f for f, _ in die.distinct_faces()))
 
 
@@ -694,9 +698,9 @@ class Bag:
         seen: set[str] = set()
         for kind, n in tokens:
             if not isinstance(kind, str) or kind in seen:
-                raise RuleError(f"tipo de ficha no válido o repetido {kind!r} en la bolsa {name}")
+                raise RuleError(N_("invalid or repeated kind of token %(kind)r in the bag %(bag)s"), None, {"kind": kind, "bag": name})
             if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-                raise RuleError(f"cantidad no válida {n!r} de {kind} en la bolsa {name}")
+                raise RuleError(N_("invalid number %(n)r of %(kind)s in the bag %(bag)s"), None, {"n": n, "kind": kind, "bag": name})
             seen.add(kind)
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "tokens", tokens)
@@ -788,8 +792,8 @@ class _BagDraw(RandomVariable):
                 counts[kind] += 1
         return Counts(counts)
 
-    def describe(self) -> str:
-        return f"saca {self.n} de {self.bag.name}"
+    def describe(self, lang: str = DEFAULT_LANGUAGE) -> str:
+        return translate(N_("draw %(n)s from %(bag)s"), {"n": self.n, "bag": self.bag.name}, lang)
 
 
 def bag_draw(bag: Bag, n: int, *, src: str | None = None) -> RandomVariable:
@@ -801,10 +805,10 @@ def bag_draw(bag: Bag, n: int, *, src: str | None = None) -> RandomVariable:
         RuleError: ``n`` larger than the number of tokens in the bag.
     """
     if not isinstance(bag, Bag):
-        raise RuleError(f"se esperaba una bolsa, no {bag!r}", src)
-    n = _check_count(n, "el número de fichas", src)
+        raise RuleError(N_("a bag was expected, not %(value)r"), src, {"value": bag})
+    n = _check_count(n, Phrase(N_("the number of tokens")), src)
     if n > bag.total():
-        raise RuleError(f"no se pueden sacar {n} fichas de {bag.name}: solo hay {bag.total()}", src)
+        raise RuleError(N_("cannot draw %(n)s tokens from %(bag)s: there are only %(total)s"), src, {"n": n, "bag": bag.name, "total": bag.total()})
     if n <= 0:
         return constant(Counts((kind, 0) for kind in bag.kinds()))
     return _bag_draw_cached(bag, n, bag.kinds())
@@ -846,8 +850,8 @@ class _Constant(RandomVariable):
     def sample(self, rng: random.Random) -> Any:
         return self.value
 
-    def describe(self) -> str:
-        return f"valor fijo {format_value(self.value)}"
+    def describe(self, lang: str = DEFAULT_LANGUAGE) -> str:
+        return translate(N_("fixed value %(value)s"), {"value": format_value(self.value)}, lang)
 
 
 def constant(value: Any) -> RandomVariable:
@@ -893,13 +897,13 @@ def bag_without(bag: Bag, removed: dict[str, int], src: str | None = None) -> Ba
     for kind, count in bag.tokens:
         out = removed.get(kind, 0)
         if not isinstance(out, int) or isinstance(out, bool) or out < 0:
-            raise RuleError(f"no se pueden quitar {out!r} fichas de {kind}", src)
+            raise RuleError(N_("cannot take out %(n)r tokens of %(kind)s"), src, {"n": out, "kind": kind})
         if out > count:
-            raise RuleError(f"la bolsa {bag.name} sólo tiene {count} fichas de {kind}; no se pueden quitar {out}", src)
+            raise RuleError(N_("the bag %(bag)s only has %(count)s tokens of %(kind)s; %(n)s cannot be taken out"), src, {"bag": bag.name, "count": count, "kind": kind, "n": out})
         tokens.append((kind, count - out))
     unknown = set(removed) - set(bag.kinds())
     if unknown:
-        raise RuleError(f"la bolsa {bag.name} no tiene fichas de {sorted(unknown)[0]}", src)
+        raise RuleError(N_("the bag %(bag)s has no tokens of %(kind)s"), src, {"bag": bag.name, "kind": sorted(unknown)[0]})
     return Bag(bag.name, tuple(tokens))
 
 
@@ -910,11 +914,11 @@ def bag_with(bag: Bag, counts: dict[str, int], src: str | None = None) -> Bag:
     """
     unknown = set(counts) - set(bag.kinds())
     if unknown:
-        raise RuleError(f"la bolsa {bag.name} no tiene fichas de {sorted(unknown)[0]}", src)
+        raise RuleError(N_("the bag %(bag)s has no tokens of %(kind)s"), src, {"bag": bag.name, "kind": sorted(unknown)[0]})
     tokens = []
     for kind, declared in bag.tokens:
         count = counts.get(kind, declared)
         if not isinstance(count, int) or isinstance(count, bool) or count < 0:
-            raise RuleError(f"no puede haber {count!r} fichas de {kind} en la bolsa {bag.name}", src)
+            raise RuleError(N_("there cannot be %(n)r tokens of %(kind)s in the bag %(bag)s"), src, {"n": count, "kind": kind, "bag": bag.name})
         tokens.append((kind, count))
     return Bag(bag.name, tuple(tokens))

@@ -32,6 +32,7 @@ from typing import Any
 
 from .context import DEFAULT_MAX_PATHS, DEFAULT_MAX_WORK, ExactContext, SampleContext, WorkLimitError, _Session, _where
 from .errors import RuleError
+from .messages import N_, language_of
 from .numbers import normalize
 from .trace import Trace
 from .values import number_text, sort_key, to_jsonable
@@ -113,7 +114,7 @@ class Distribution:
         total = Fraction(0)
         for o, p in self._items:
             if not isinstance(o, (int, Fraction)):
-                raise RuleError(f"no se puede promediar el resultado {o!r}: no es un número")
+                raise RuleError(N_("cannot average the result %(result)r: it is not a number"), None, {"result": o})
             total += o * p
         return normalize(total)
 
@@ -166,6 +167,7 @@ def exact(
     max_paths: int = DEFAULT_MAX_PATHS,
     max_work: int = DEFAULT_MAX_WORK,
     every_path: bool = False,
+    lang: str | None = None,
     **kwargs: Any,
 ) -> Distribution:
     """Exact distribution of ``fn(ctx, *args, **kwargs)``.
@@ -181,11 +183,23 @@ def exact(
         RuleError: more than ``max_paths`` replays, an unhashable result, a
             non-deterministic ``fn``, or any RuleError ``fn`` raises on some path.
         WorkLimitError: more than ``max_work`` units of work.
+
+    Errors read in ``lang`` (by default the language of ``fn``'s package).
     """
-    with _collector_paused(), _nesting_bounded(fn, kwargs):
+    with _in_language(lang or language_of(fn)), _collector_paused(), _nesting_bounded(fn, kwargs):
         ctx = ExactContext(_Session(max_work, max_paths), every_path)
         weights, denominator = ctx.distribution(traced(fn), args, kwargs)
         return Distribution.from_weights(weights, denominator)
+
+
+@contextmanager
+def _in_language(lang: str) -> Iterator[None]:
+    """A rule error leaving a package's resolver reads in the package's language (see :mod:`runtime.messages`)."""
+    try:
+        yield
+    except RuleError as err:
+        err.in_language(lang)
+        raise
 
 
 @contextmanager
@@ -197,8 +211,9 @@ def _nesting_bounded(fn: Callable[..., Any], kwargs: dict) -> Iterator[None]:
     except RecursionError:
         name = getattr(fn, "__name__", "procedimiento")
         raise WorkLimitError(
-            f"trabajo excesivo: la resolución anida más llamadas de procedimientos de las que caben "
-            f"({sys.getrecursionlimit()} como mucho; {_where(None, '', [(name, kwargs)])}). Reduce los datos"
+            N_("too much work: the resolution nests more procedure calls than fit "
+               "(%(limit)s at most; %(where)s). Reduce the data"),
+            None, {"limit": sys.getrecursionlimit(), "where": _where(None, "", [(name, kwargs)])},
         ) from None
 
 
@@ -222,6 +237,7 @@ def sample(
     seed: int | None = None,
     trace: bool = True,
     max_work: int = DEFAULT_MAX_WORK,
+    lang: str | None = None,
     **kwargs: Any,
 ) -> tuple[Any, Trace | None]:
     """Run ``fn(ctx, *args, **kwargs)`` once with ``random.Random(seed)``.
@@ -229,34 +245,38 @@ def sample(
     With ``trace`` the traced twin runs and records its :class:`Trace`; without,
     the fast resolver runs. Returns ``(result, trace)``; ``trace`` is ``None``
     when ``trace=False``. A failure of the fast resolver is replayed, with the
-    same dice, by the traced twin, whose error names the rule and step.
+    same dice, by the traced twin, whose error names the rule and step. The
+    trace and the errors read in ``lang`` (by default the language of ``fn``'s
+    package, see :mod:`runtime.messages`).
     """
-    with _nesting_bounded(fn, kwargs):
+    lang = lang or language_of(fn)
+    with _in_language(lang), _nesting_bounded(fn, kwargs):
         if trace:
-            ctx = SampleContext(seed, trace=True, max_work=max_work)
+            ctx = SampleContext(seed, trace=True, max_work=max_work, lang=lang)
             result = traced(fn)(ctx, *args, **kwargs)
             return result, ctx.trace
         if seed is None:
             seed = random.SystemRandom().getrandbits(64)
         try:
-            return fn(SampleContext(seed, trace=False, max_work=max_work), *args, **kwargs), None
+            return fn(SampleContext(seed, trace=False, max_work=max_work, lang=lang), *args, **kwargs), None
         except Exception as failure:
             raise _explained(failure, fn, 0, seed, max_work, args, kwargs) from None
 
 
 def sample_many(fn: Callable[..., Any], n: int, seed: int | None, *args: Any, max_work: int = DEFAULT_MAX_WORK,
-                **kwargs: Any) -> dict[Any, int]:
+                lang: str | None = None, **kwargs: Any) -> dict[Any, int]:
     """Run the fast ``fn`` ``n`` times (one ``random.Random(seed)`` for all runs, no
     trace, each run with its own work limit).
 
-    Returns ``{result: how_many_times}`` ordered by result.
+    Returns ``{result: how_many_times}`` ordered by result. Errors read in ``lang``
+    (by default the language of ``fn``'s package).
     """
     if seed is None:
         seed = random.SystemRandom().getrandbits(64)
     ctx = SampleContext(seed, trace=False, max_work=max_work)
     counts: dict[Any, int] = {}
     run = 0
-    with _nesting_bounded(fn, kwargs):
+    with _in_language(lang or language_of(fn)), _nesting_bounded(fn, kwargs):
         try:
             for run in range(n):
                 ctx.work = 0
@@ -281,7 +301,7 @@ def _explained(failure: Exception, fn: Callable[..., Any], run: int, seed: int, 
         ctx.work = 0
         fn(ctx, *args, **kwargs)
     ctx.work = 0
-    ctx.trace = Trace()
+    ctx.trace = Trace(ctx.lang)
     try:
         twin(ctx, *args, **kwargs)
     except RuleError as located:

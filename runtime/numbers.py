@@ -16,6 +16,7 @@ from fractions import Fraction
 from typing import Union
 
 from .errors import RuleError
+from .messages import N_
 
 __all__ = [
     "Number",
@@ -71,7 +72,7 @@ def div(a: Number, b: Number, src: str | None = None) -> Number:
         RuleError: when ``b`` is zero (``src`` locates the rule).
     """
     if b == 0:
-        raise RuleError(f"división por cero ({a} / 0)", src)
+        raise RuleError(N_("division by zero (%(a)s / 0)"), src, {"a": a})
     return normalize(Fraction(a) / Fraction(b))
 
 
@@ -82,7 +83,7 @@ def clamp(x: Number, lo: Number, hi: Number, src: str | None = None) -> Number:
         RuleError: when ``lo > hi``.
     """
     if lo > hi:
-        raise RuleError(f"clamp con límites invertidos ({lo} > {hi})", src)
+        raise RuleError(N_("clamp with inverted limits (%(lo)s > %(hi)s)"), src, {"lo": lo, "hi": hi})
     return normalize(min(max(x, lo), hi))
 
 

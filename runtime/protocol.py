@@ -21,6 +21,7 @@ from typing import Any
 from .dice import COMPARISONS
 from .distribution import Distribution
 from .errors import InputError
+from .messages import N_, language_of
 from .records import Schema, from_input, shown
 
 __all__ = ["Param", "Procedure", "Expectation", "Example", "OddsAxis", "Odds"]
@@ -67,18 +68,25 @@ class Procedure:
         """JSON inputs (a dict by parameter name) → keyword arguments for ``function``;
         :class:`~runtime.errors.InputError` names the bad JSON path. A parameter left
         out takes its default; an optional one (``T?``) without a default is none."""
+        try:
+            return self._convert(inputs)
+        except InputError as err:
+            err.in_language(language_of(self.function))  # read in the package's language
+            raise
+
+    def _convert(self, inputs: Any) -> dict[str, Any]:
         if not isinstance(inputs, dict):
-            raise InputError("$: se esperaba un objeto JSON con los parámetros")
+            raise InputError(N_("$: a JSON object with the parameters was expected"), None, {})
         known = {p.name for p in self.params}
         for key in inputs:
             if key not in known:
-                raise InputError(f"$: {shown(key)} no es un parámetro de {self.name}")
+                raise InputError(N_("$: %(key)s is not a parameter of %(procedure)s"), None, {"key": shown(key), "procedure": self.name})
         arguments = {}
         for p in self.params:
             if p.name in inputs:
                 arguments[p.argument] = from_input(inputs[p.name], p.type, self.schema, f"$.{p.name}")
             elif p.required:
-                raise InputError(f"$.{p.name}: falta el parámetro")
+                raise InputError(N_("$.%(param)s: the parameter is missing"), None, {"param": p.name})
             elif not p.has_default:  # optional without a default: left out means none
                 arguments[p.argument] = None
         return arguments

@@ -19,6 +19,7 @@ from fractions import Fraction
 from typing import Any, Mapping
 
 from .errors import InputError, RuleError
+from .messages import N_
 
 __all__ = ["RuleApp", "field", "has_rule", "rule_param", "Schema", "from_input", "shown"]
 
@@ -61,7 +62,7 @@ def rule_param(rules, rule: str, param: str) -> Any:
 def field(obj: Any, name: str, src: str | None = None) -> Any:
     """``obj.name`` for an optional ``obj``: a RuleError citing ``src`` when it is none."""
     if obj is None:
-        raise RuleError(f"no hay valor del que leer '{name}'", src)
+        raise RuleError(N_("there is no value to read '%(name)s' from"), src, {"name": name})
     return getattr(obj, name)
 
 
@@ -80,58 +81,58 @@ def from_input(value: Any, desc: tuple, schema: Schema, path: str = "$") -> Any:
     if kind == "opt":
         return None if value is None else from_input(value, desc[1], schema, path)
     if value is None:
-        raise InputError(f"{path}: falta un valor")
+        raise InputError(N_("%(path)s: a value is missing"), None, {"path": path})
     if kind == "int":
         if isinstance(value, bool) or not isinstance(value, int):
-            raise InputError(f"{path}: se esperaba un número entero, no {shown(value)}")
+            raise InputError(N_("%(path)s: an integer was expected, not %(value)s"), None, {"path": path, "value": shown(value)})
         return value
     if kind == "decimal":
         if isinstance(value, bool) or (isinstance(value, str) and not _DECIMAL_TEXT.fullmatch(value)):
-            raise InputError(f"{path}: se esperaba un número, no {shown(value)}")
+            raise InputError(N_("%(path)s: a number was expected, not %(value)s"), None, {"path": path, "value": shown(value)})
         try:
             f = Fraction(value) if isinstance(value, (int, str, Fraction)) else Fraction(str(value))
         except (ValueError, ZeroDivisionError, TypeError):
-            raise InputError(f"{path}: se esperaba un número, no {shown(value)}") from None
+            raise InputError(N_("%(path)s: a number was expected, not %(value)s"), None, {"path": path, "value": shown(value)}) from None
         return f.numerator if f.denominator == 1 else f
     if kind in ("text", "id"):
         if not isinstance(value, str):
-            raise InputError(f"{path}: se esperaba un texto, no {shown(value)}")
+            raise InputError(N_("%(path)s: a text was expected, not %(value)s"), None, {"path": path, "value": shown(value)})
         return value
     if kind == "bool":
         if not isinstance(value, bool):
-            raise InputError(f"{path}: se esperaba true o false, no {shown(value)}")
+            raise InputError(N_("%(path)s: true or false was expected, not %(value)s"), None, {"path": path, "value": shown(value)})
         return value
     if kind == "enum":
         values = schema.enums[desc[1]]
         if not isinstance(value, str) or value not in values:
-            raise InputError(f"{path}: {shown(value)} no es un valor de {desc[1]} ({', '.join(values)})")
+            raise InputError(N_("%(path)s: %(value)s is not a value of %(enum)s (%(values)s)"), None, {"path": path, "value": shown(value), "enum": desc[1], "values": ", ".join(values)})
         return value
     if kind == "ref":
         rows = schema.catalogs[desc[1]]
         if not isinstance(value, str) or value not in rows:
-            raise InputError(f"{path}: {shown(value)} no está en el catálogo {desc[1]}")
+            raise InputError(N_("%(path)s: %(value)s is not in the catalog %(catalog)s"), None, {"path": path, "value": shown(value), "catalog": desc[1]})
         return value
     if kind == "rule":
         if isinstance(value, str):
             return RuleApp(value)
         if isinstance(value, Mapping) and isinstance(value.get("rule"), str) and isinstance(value.get("args") or {}, Mapping):
             return RuleApp(value["rule"], tuple(sorted((str(k), v) for k, v in dict(value.get("args") or {}).items())))
-        raise InputError(f"{path}: se esperaba una regla especial, no {shown(value)}")
+        raise InputError(N_("%(path)s: a special rule was expected, not %(value)s"), None, {"path": path, "value": shown(value)})
     if kind == "list":
         if not isinstance(value, list):
-            raise InputError(f"{path}: se esperaba una lista")
+            raise InputError(N_("%(path)s: a list was expected"), None, {"path": path})
         return tuple(from_input(v, desc[1], schema, f"{path}[{i}]") for i, v in enumerate(value))
     if kind == "map":
         if not isinstance(value, Mapping):
-            raise InputError(f"{path}: se esperaba un objeto con claves de {desc[1]}")
+            raise InputError(N_("%(path)s: an object with keys of %(enum)s was expected"), None, {"path": path, "enum": desc[1]})
         return {k: from_input(value.get(k), desc[2], schema, f"{path}.{k}") for k in schema.enums[desc[1]]}
     if kind == "record":
         cls, fields = schema.records[desc[1]]
         if not isinstance(value, Mapping):
-            raise InputError(f"{path}: se esperaba un objeto {desc[1]}")
+            raise InputError(N_("%(path)s: an object %(record)s was expected"), None, {"path": path, "record": desc[1]})
         unknown = set(value) - {f[0] for f in fields}
         if unknown:
-            raise InputError(f"{path}: campo desconocido {shown(sorted(map(str, unknown))[0])} en {desc[1]}")
+            raise InputError(N_("%(path)s: unknown field %(field)s in %(record)s"), None, {"path": path, "field": shown(sorted(map(str, unknown))[0]), "record": desc[1]})
         kwargs = {}
         for dsl_name, py_name, fdesc in fields:
             v = value.get(dsl_name)
@@ -139,4 +140,4 @@ def from_input(value: Any, desc: tuple, schema: Schema, path: str = "$") -> Any:
                 v = []
             kwargs[py_name] = from_input(v, fdesc, schema, f"{path}.{dsl_name}")
         return cls(**kwargs)
-    raise RuleError(f"tipo desconocido {desc!r}")
+    raise RuleError(N_("unknown type %(type)r"), None, {"type": desc})

@@ -15,6 +15,7 @@ from fractions import Fraction
 from typing import Any
 
 from .errors import RuleError
+from .messages import N_
 from .values import format_value
 
 __all__ = ["lookup", "lookup_range", "index", "shift", "ordinal"]
@@ -28,20 +29,20 @@ def lookup(mapping: Mapping, key: Any, table: str, src: str | None) -> Any:
     try:
         return mapping[key]
     except (KeyError, TypeError):
-        raise RuleError(f"no hay fila para {key!r} en la tabla {table}", src) from None
+        raise RuleError(N_("there is no row for %(key)r in the table %(table)s"), src, {"key": key, "table": table}) from None
 
 
 def lookup_range(rows: Sequence[RangeRow], key: Any, table: str, src: str | None) -> Any:
     """Value of the first row whose range contains ``key``; none raises RuleError."""
     if type(key) is not int and not isinstance(key, (int, Fraction)):
-        raise RuleError(f"la tabla {table} necesita un número, no {key!r}", src)
+        raise RuleError(N_("the table %(table)s needs a number, not %(key)r"), src, {"table": table, "key": key})
     for lo, lo_inclusive, hi, hi_inclusive, value in rows:
         if lo is not None and (key < lo or (key == lo and not lo_inclusive)):
             continue
         if hi is not None and (key > hi or (key == hi and not hi_inclusive)):
             continue
         return value
-    raise RuleError(f"no hay fila para {key!r} en la tabla {table}", src)
+    raise RuleError(N_("there is no row for %(key)r in the table %(table)s"), src, {"key": key, "table": table})
 
 
 def index(seq: Sequence, i: Any, src: str | None) -> Any:
@@ -51,9 +52,9 @@ def index(seq: Sequence, i: Any, src: str | None) -> Any:
     if isinstance(i, Fraction) and i.denominator == 1:
         i = i.numerator
     if not isinstance(i, int) or isinstance(i, bool):
-        raise RuleError(f"el índice debe ser un entero, no {format_value(i)}", src)
+        raise RuleError(N_("the index must be an integer, not %(value)s"), src, {"value": format_value(i)})
     if not 0 <= i < len(seq):
-        raise RuleError(f"índice {i} fuera de rango: la lista tiene {len(seq)} elementos", src)
+        raise RuleError(N_("index %(i)s out of range: the list has %(n)s elements"), src, {"i": i, "n": len(seq)})
     return seq[i]
 
 
@@ -62,7 +63,7 @@ def ordinal(values: Sequence[str], current: str, src: str | None = None) -> int:
     try:
         return list(values).index(current)
     except ValueError:
-        raise RuleError(f"{current!r} no es uno de {', '.join(map(str, values))}", src) from None
+        raise RuleError(N_("%(value)r is not one of %(values)s"), src, {"value": current, "values": ", ".join(map(str, values))}) from None
 
 
 def shift(values: Sequence[str], current: str, n: int, src: str | None = None) -> str:
@@ -70,6 +71,6 @@ def shift(values: Sequence[str], current: str, n: int, src: str | None = None) -
     if isinstance(n, Fraction) and n.denominator == 1:
         n = n.numerator
     if not isinstance(n, int) or isinstance(n, bool):
-        raise RuleError(f"shift necesita un desplazamiento entero, no {format_value(n)}", src)
+        raise RuleError(N_("shift needs an integer offset, not %(value)s"), src, {"value": format_value(n)})
     position = ordinal(values, current, src)
     return values[min(max(position + n, 0), len(values) - 1)]

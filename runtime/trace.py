@@ -9,7 +9,9 @@ its events: :class:`LetEvent`, :class:`RollEvent` and nested frames) and its
 result; rendered as JSON-safe data (:meth:`Trace.to_json`) or as indented
 text for players in their language (:meth:`Trace.render_text`, whose phrases
 come from the gettext catalogs ``runtime/locale/<lang>/LC_MESSAGES/runtime.mo``,
-read with the standard library only), e.g. in Spanish::
+read with the standard library only). A trace is recorded in one language (its
+``lang``, the package's ``LANG`` given to the context: dice descriptions are
+written in it) and renders in it by default; e.g. in Spanish::
 
     Resolución de la prueba (resolver_prueba) [II.4] (03-ejemplo.rules:100)
          datos: base = 6, m = 0
@@ -20,12 +22,11 @@ read with the standard library only), e.g. in Spanish::
 
 from __future__ import annotations
 
-import gettext
 import os
 from dataclasses import dataclass, field
-from functools import lru_cache
-from pathlib import Path
 from typing import Any, Union
+
+from .messages import DEFAULT_LANGUAGE, phrases
 
 from .values import format_value, to_jsonable
 
@@ -119,14 +120,6 @@ class ProcedureFrame:
 Event = Union[LetEvent, RollEvent, ProcedureFrame]
 
 _INDENT = " " * 5
-LOCALE_DIR = Path(__file__).resolve().parent / "locale"
-DEFAULT_LANGUAGE = "es"
-
-
-@lru_cache(maxsize=None)
-def phrases(lang: str) -> gettext.NullTranslations:
-    """The runtime's catalog for ``lang`` (message ids are English: a language without a catalog reads English)."""
-    return gettext.translation("runtime", LOCALE_DIR, [lang], fallback=True)
 
 
 class Trace:
@@ -136,7 +129,8 @@ class Trace:
     :class:`runtime.context.SampleContext`.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, lang: str = DEFAULT_LANGUAGE) -> None:
+        self.lang = lang  # the language its roll descriptions were recorded in, and the default of render_text
         self.events: list[Event] = []
         self._stack: list[ProcedureFrame] = []
 
@@ -197,10 +191,11 @@ class Trace:
         (``"procedure"``, ``"let"`` or ``"roll"``)."""
         return {"events": [e.to_json() for e in self.events]}
 
-    def render_text(self, lang: str = DEFAULT_LANGUAGE) -> str:
-        """Indented explanation for players in ``lang`` (a generated package's ``LANG``; see the module docstring)."""
+    def render_text(self, lang: str | None = None) -> str:
+        """Indented explanation for players in ``lang`` (a generated package's ``LANG``; see the module
+        docstring); by default in the language the trace was recorded in."""
         lines: list[str] = []
-        _ = phrases(lang).gettext
+        _ = phrases(lang or self.lang).gettext
         for event in self.events:
             _render_event(event, "", lines, _)
         return "\n".join(lines)

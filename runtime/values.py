@@ -33,6 +33,7 @@ from operator import attrgetter
 from typing import Any
 
 from .errors import RuleError
+from .messages import N_
 
 __all__ = ["Counts", "Record", "record", "to_jsonable", "sort_key", "format_value", "number_text", "smallest", "largest", "granted", "stacked_param"]
 
@@ -425,7 +426,7 @@ def smallest(values: Iterable, src: str | None = None) -> Any:
     """The smallest element of a list: a RuleError citing ``src`` when it is empty."""
     values = tuple(values)
     if not values:
-        raise RuleError("min() de una lista vacía: no hay ningún valor", src)
+        raise RuleError(N_("min() of an empty list: there is no value"), src, {})
     return min(values)
 
 
@@ -433,7 +434,7 @@ def largest(values: Iterable, src: str | None = None) -> Any:
     """The largest element of a list: a RuleError citing ``src`` when it is empty."""
     values = tuple(values)
     if not values:
-        raise RuleError("max() de una lista vacía: no hay ningún valor", src)
+        raise RuleError(N_("max() of an empty list: there is no value"), src, {})
     return max(values)
 
 

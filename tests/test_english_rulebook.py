@@ -4,7 +4,10 @@ Its built site is parsed: ``<html lang="en">``, the theme in English, English
 labels and no Spanish word of the interface (every Spanish phrase of the
 catalogs, as visible text or as a tooltip, label or placeholder), numbers with
 decimal points; a Spanish rulebook built the same way keeps decimal commas.
-The English data page's snippets run and print English traces.
+The English data page's snippets run and print English traces. Runtime phrases
+(dice descriptions, rule errors, input errors, work limits) read in the language
+of the package that raised them, with an English and a Spanish package loaded in
+one process, through ``runtime.sample``/``exact`` and ``rulebook resolve``.
 """
 
 from __future__ import annotations
@@ -157,3 +160,130 @@ def test_the_generated_package_speaks_english(english, tmp_path):
     assert "resultado" not in proc.stdout and "datos:" not in proc.stdout
     shooting = visible(out / "site" / "02-shooting.html")
     assert "the resolution stops: “a unit cannot fire a negative number of shots”" in shooting
+    # a runtime error (not the rulebook's own words) reads in the rulebook's language too
+    assert "the resolution stops: “index 3 out of range: the list has 3 elements”" in shooting
+
+
+# ---------------------------------------------------------------- runtime phrases in each package's language
+
+REPEAT = '''```rules
+rulebook r "R" lang "{lang}"
+section I "S"
+procedure patience "Patience" () -> int {{
+  step "Roll until a hundred" {{
+    repeat {{
+      let d = roll d100
+    }} until d == 100
+    return d
+  }}
+}}
+```
+'''
+
+
+def _loaded(content: Path):
+    from compiler import driver, pyload
+
+    result = driver.check(content)
+    assert result.ok, [d.render(result.sources) for d in result.diagnostics if d.severity == "error"]
+    return pyload.compile_and_load(result.program)
+
+
+@pytest.fixture(scope="module")
+def packages() -> dict:
+    """The English test rulebook and a Spanish one, loaded side by side in one process."""
+    return {"en": _loaded(ENGLISH), "es": _loaded(SPANISH)}
+
+
+def test_rolls_and_rule_errors_read_in_each_package_language(packages):
+    import runtime
+
+    en, es = packages["en"], packages["es"]
+    assert (en.LANG, es.LANG) == ("en", "es")
+    pinned = en.PROCEDURES["pinned"]
+    varios = es.PROCEDURES["varios"]
+    spanish_inputs = varios.convert({"cm": 5, "perfil": "pistola", "n": 2})
+    # interleaved: a phrase of one package never leaks into the other
+    for _ in range(2):
+        _result, trace = runtime.sample(pinned.function, seed=3, **pinned.convert({"morale": 1}))
+        text = trace.render_text()
+        assert "roll d6 times 2 count >= 4: 2d6, count ≥ 4 → " in text and "⇒ result: " in text, text
+        assert "cuenta" not in text and "resultado" not in text
+        _result, trace = runtime.sample(varios.function, seed=3, **spanish_inputs)
+        text = trace.render_text()
+        assert "2d6, cuenta ≥ 5 → " in text and "saca 2 de " in text and "⇒ resultado: " in text, text
+        assert "count ≥" not in text and "draw 2" not in text
+        for trace_it in (True, False):
+            with pytest.raises(runtime.RuleError) as english_error:
+                runtime.sample(pinned.function, seed=3, trace=trace_it, morale=3)
+            assert str(english_error.value).endswith(
+                "english/02-shooting.rules:56: error: index 3 out of range: the list has 3 elements")
+        with pytest.raises(runtime.RuleError) as english_error:
+            runtime.exact(pinned.function, morale=3)
+        assert english_error.value.message == "index 3 out of range: the list has 3 elements"
+        with pytest.raises(runtime.WorkLimitError) as english_limit:
+            runtime.exact(pinned.function, max_work=2, morale=1)
+        assert str(english_limit.value).endswith(
+            "error: too much work: 3 results of 2d6, count ≥ 4 exceed the limit of 2 units of work "
+            "(in pinned, step 1 «Roll for pinning»; roll d6 times 2 count >= 4; data of pinned: morale = 1). "
+            "Reduce the data or raise the limit (max_work; on the command line, --max-work)")
+        with pytest.raises(runtime.WorkLimitError) as spanish_limit:
+            runtime.exact(varios.function, max_work=2, **spanish_inputs)
+        message = spanish_limit.value.message
+        assert message.startswith("trabajo excesivo: ") and "unidades de trabajo" in message and "en varios, paso 1" in message
+    with pytest.raises(runtime.InputError) as english_input:
+        pinned.convert({})
+    assert english_input.value.message == "$.morale: the parameter is missing"
+    with pytest.raises(runtime.InputError) as spanish_input:
+        varios.convert({"cm": 5, "perfil": "pistola"})
+    assert spanish_input.value.message == "$.n: falta el parámetro"
+
+
+def test_resolve_explains_in_the_rulebook_language(tmp_path):
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache"), "PATH": str(Path(sys.executable).parent)}
+    command = [sys.executable, "-m", "compiler.cli", "resolve", "--rulebook", str(ENGLISH), "pinned", "--format", "text"]
+    for attempt in ("cold", "warm"):  # compiled, then from the cache
+        shown = subprocess.run(command + ["--input", '{"morale": 1}', "--seed", "3", "--explain"],
+                               capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
+        assert shown.returncode == 0, (attempt, shown.stderr)
+        assert "     data: morale = 1" in shown.stdout and ": 2d6, count ≥ 4 → " in shown.stdout, shown.stdout
+        assert "⇒ result: " in shown.stdout and "datos" not in shown.stdout
+        refused = subprocess.run(command + ["--input", '{"morale": 3}', "--seed", "3", "--explain"],
+                                 capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
+        assert refused.returncode == 1 and "error: index 3 out of range: the list has 3 elements" in refused.stderr, refused.stderr
+
+
+def test_resolve_reads_the_driver_default_rulebook():
+    from compiler import driver, resolve
+
+    assert resolve.default_rulebook() == driver.DEFAULT_RULEBOOK
+
+
+@pytest.mark.parametrize("lang, summary", [("en", "runs of the repeat not shown"), ("es", "repeticiones no mostradas")])
+def test_a_long_repeat_traces_a_hundred_runs_and_counts_the_rest(tmp_path, lang, summary):
+    import runtime
+
+    folder = tmp_path / "rb"
+    folder.mkdir()
+    (folder / "a.rules").write_text(REPEAT.format(lang=lang), encoding="utf-8")
+    fn = _loaded(folder).PROCEDURES["patience"].function
+    seed = next(s for s in range(1000) if _runs(fn, s) > 150)  # a repeat that ran long (deterministic)
+    result, trace = runtime.sample(fn, seed=seed)
+    assert result == 100
+    step = trace.root.steps[0]
+    untils = [e for e in step.events if isinstance(e, runtime.LetEvent) and e.name.startswith("until ")]
+    rolls = [e for e in step.events if isinstance(e, runtime.RollEvent)]
+    assert len(untils) == len(rolls) == runtime.context.TRACED_RUNS
+    (counted,) = [e for e in step.events if isinstance(e, runtime.LetEvent) and e.name == summary]
+    assert counted.value == _runs(fn, seed) - runtime.context.TRACED_RUNS
+    assert f"{summary} = {counted.value}" in trace.render_text()
+
+
+def _runs(fn, seed: int) -> int:
+    """How many runs the repeat of ``fn`` makes with ``seed`` (the rolls of d100 until a 100)."""
+    import random
+
+    rng, runs = random.Random(seed), 1
+    while rng.randrange(1, 101) != 100:
+        runs += 1
+    return runs

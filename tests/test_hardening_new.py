@@ -86,8 +86,6 @@ def test_rules_that_grant_each_other_are_one_error_at_the_first(tmp_path):
     assert "1999 other rule(s) grant each other with it: l1, l2, l3, l4, l5, …" in result.diagnostics[0].hint
 
 
-@pytest.mark.xfail(strict=True, reason="to_python writes GRANTS as the transitive closure of every rule: a chain of n grants "
-                   "is n²/2 RuleApps in data.py (10,000 links: 1.2 GB of source, 24 GB to build; the build is killed)")
 def test_granted_rules_are_written_without_their_closure(tmp_path):
     from compiler import to_python
 
@@ -188,8 +186,6 @@ def test_a_repeat_that_almost_never_or_never_stops_is_a_clean_error(procedure, e
             assert procedure == "rare" and exact and dist.outcomes() == [6], "a repeat that cannot stop returned"
 
 
-@pytest.mark.xfail(strict=True, reason="runtime/context.py SampleContext.repeat traces every run (its rolls and "
-                   "'until … = false'): a repeat that never stops keeps max_work/7 runs in memory (1 GB at the default --max-work)")
 def test_a_repeat_that_never_stops_keeps_a_bounded_trace(tmp_path):
     import runtime
     from compiler import pyload

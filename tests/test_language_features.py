@@ -138,7 +138,11 @@ def test_rule_queries_see_granted_rules():
     assert runtime.sample(fn, seed=1, trace=False, unidad="bisonos")[0].fichas == 2
     # stacking sum: the own Refuerzo(1) and the granted Refuerzo(2)
     assert runtime.sample(pkg.PROCEDURES["soldados"].function, seed=1, trace=True, unidad="escoltados")[0] == 3
-    assert pkg.data.GRANTS["zapadores"] == (runtime.RuleApp("palas", ()), runtime.RuleApp("cavar", (("X", 2),)))
+    # data.py keeps direct grants only; runtime.granted follows the chain (zapadores → palas → cavar)
+    assert pkg.data.GRANTS["zapadores"] == (runtime.RuleApp("palas", ()),)
+    zapadores = runtime.RuleApp("zapadores", ())
+    assert runtime.granted((zapadores,), pkg.data.GRANTS) == (
+        zapadores, runtime.RuleApp("palas", ()), runtime.RuleApp("cavar", (("X", 2),)))
 
 
 def test_tercios_initiative_is_never_a_tie():

@@ -43,7 +43,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("compiler/schemas.py", "perfiles_armas"): _EXAMPLE,
     ("compiler/to_json.py", "1936"): _EXAMPLE,
     ("rules_dsl/nodes.py", "perfiles_armas"): _EXAMPLE,
-    ("compiler/resolve.py", "1936"): "the compiled-rulebook cache's default path; should be driver.DEFAULT_RULEBOOK",
     ("compiler/fast_validation.py", "1936"): "a timing measured on content/1936, quoted in the docstring",
 }
 
