@@ -53,9 +53,21 @@ def operator(op: str) -> str:
 CODE_LIKE = re.compile(r"^(?:[a-z0-9]+(?:_[a-z0-9]+)+|[A-Z]?[a-z0-9]+(?:[A-Z][a-z0-9]*)+|[a-z][a-z0-9]*_?[A-Z]\w*)$")
 
 
+class _Folded(dict):
+    """Code point → its folded character, worked out on first use (for ``str.translate``)."""
+
+    def __missing__(self, code: int) -> str:
+        ch = chr(code)
+        self[code] = folded = (unicodedata.normalize("NFD", ch)[:1] or ch).lower()[:1]
+        return folded
+
+
+_FOLDED = _Folded()
+
+
 def fold(text: str) -> str:
     """Lower case without accents, one character for each character (``Órdenes`` → ``ordenes``)."""
-    return "".join((unicodedata.normalize("NFD", ch)[:1] or ch).lower()[:1] for ch in text)
+    return text.translate(_FOLDED)
 
 
 def looks_like_code(title: str) -> bool:
