@@ -16,20 +16,20 @@ in this process (d: in child processes started by it), interleaved repetition
 by repetition, with ``time.perf_counter``; the table shows the median of each
 side, the ratio of the medians and the range of the per-repetition ratios.
 
-    a1  ``compiler.driver.check(content/1936)`` ÷ Lark alone parsing the same
+    a1  ``rulebook.compiler.driver.check(content/1936)`` ÷ Lark alone parsing the same
         declarations (the same chunks check hands to Lark, same Lark instance,
         no transformer). How much the rest of check (prose, AST, name
         resolution, types) costs on top of raw parsing.
     a2  tracemalloc peak during check ÷ peak of Lark parsing every chunk and
         keeping the trees.
     b1  generated ``disparo_directo`` (the fast resolver) with
-        ``runtime.SampleContext(seed, trace=False)`` ÷ the hand-written
+        ``rulebook.runtime.SampleContext(seed, trace=False)`` ÷ the hand-written
         plain-Python resolver in bench/baseline.py (same rules,
         ``random.Random`` dice), over the same list of calls (target ≤ 1.2×).
     b2  its traced twin with ``trace=True`` (a fresh Trace per call) ÷ the same baseline.
-    b3  ``runtime.sample(fn, seed=i, trace=False)`` per call (a new
+    b3  ``rulebook.runtime.sample(fn, seed=i, trace=False)`` per call (a new
         Random(seed) each time) ÷ the baseline with a new Random(i) per call.
-    c1  ``runtime.exact(disparo_directo, ...)`` mapped to casualties ÷ icepool
+    c1  ``rulebook.runtime.exact(disparo_directo, ...)`` mapped to casualties ÷ icepool
         2.1.3 computing the same dice expression (Quality pool keep
         highest/lowest 2 of the ±1 die, compare with P − I efectivo, map to
         casualties), per scenario.
@@ -44,7 +44,7 @@ side, the ratio of the medians and the range of the per-repetition ratios.
 A ratio above 1 means the subject is slower than its baseline. Before timing,
 the run checks that each pair computes the same thing (a: identical chunks;
 b: the baseline's exact distribution, enumerated over its dice, equals the
-generated resolver's in every scenario; c: icepool's and runtime.exact's
+generated resolver's in every scenario; c: icepool's and rulebook.runtime.exact's
 casualty distributions are equal as Fractions) and exits with status 1 if not.
 bench/README.md explains how to read the numbers.
 """
@@ -78,12 +78,12 @@ import icepool  # noqa: E402
 import lark  # noqa: E402
 
 import baseline  # noqa: E402
-import runtime  # noqa: E402
+from rulebook import runtime  # noqa: E402
 import scale  # noqa: E402
 import speed  # noqa: E402
-from compiler import driver, pyload  # noqa: E402
-from compiler.loader import rule_files  # noqa: E402
-from rules_dsl import parser as rules_parser  # noqa: E402
+from rulebook.compiler import driver, pyload  # noqa: E402
+from rulebook.compiler.loader import rule_files  # noqa: E402
+from rulebook.rules_dsl import parser as rules_parser  # noqa: E402
 
 RULEBOOK = ROOT / "content" / "1936"
 SEED = 1936
@@ -508,7 +508,7 @@ _BUILT = re.compile(r"built .* in [\d.]+s \((?P<parts>[^)]*)\)")
 def run_cli(args: list[str]) -> tuple[float, str]:
     t0 = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, "-m", "compiler.cli", *args],
+        [sys.executable, "-m", "rulebook.compiler.cli", *args],
         cwd=ROOT, capture_output=True, text=True, stdin=subprocess.DEVNULL,
     )
     elapsed = time.perf_counter() - t0

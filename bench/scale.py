@@ -4,16 +4,16 @@ Each function takes the number of repetitions and the notes list of run.py and
 returns its :class:`run.Row` objects; each row names the issue's target for it.
 
     e1  8 Quality rolls of 2 shooting dice added up in one resolver:
-        ``runtime.exact`` ÷ icepool (target ≤ 2×).
+        ``rulebook.runtime.exact`` ÷ icepool (target ≤ 2×).
     e2  the same with 30 rolls (target: polynomial growth up to 30; the notes
         give the exponent of the time from 10 to 30 rolls).
     e3  ``friccion_tras_repeticiones`` with 8 Élite officers (40 order dice):
-        ``runtime.exact`` ÷ icepool (target < 1 s).
+        ``rulebook.runtime.exact`` ÷ icepool (target < 1 s).
     e4  a Tercios combat, 10 dice against 7 (tests/data/exact/combate_tercios.rules):
-        ``runtime.exact`` ÷ the enumeration of every path of every roll, which is
+        ``rulebook.runtime.exact`` ÷ the enumeration of every path of every roll, which is
         how the runtime worked before (target < 50 ms).
     e5  ``bajas_transporte_destruido`` with 1,000 destroyed Transports (2,000
-        variation dice): ``runtime.exact`` ÷ icepool (target < 1 s).
+        variation dice): ``rulebook.runtime.exact`` ÷ icepool (target < 1 s).
     f1  JSON validation of the documents of content/1936 copied 10 times (10×
         the documents and the schemas; 4 in a quick run) ÷ 10 × the validation
         of one copy: about 1 when validation is linear.
@@ -35,8 +35,8 @@ from pathlib import Path
 import icepool
 from jsonschema import Draft202012Validator
 
-import runtime
-from compiler import driver, pyload, to_json
+from rulebook import runtime
+from rulebook.compiler import driver, pyload, to_json
 
 HERE = Path(__file__).resolve().parent
 EXACT = HERE.parent / "tests" / "data" / "exact"

@@ -9,9 +9,9 @@ the target of issue 10.
         the notes give their CPU time too. Target: ≤ 0.2 s.
     g2  ``rulebook resolve --batch`` on N JSON lines of sampled ``disparo_directo``
         (the scenarios of row b, seed = line number), per line, whole process ÷
-        the same N resolutions by ``runtime.sample`` in this process (no JSON, no
+        the same N resolutions by ``rulebook.runtime.sample`` in this process (no JSON, no
         process start). Target: ≥ 5,000 lines a second. Before timing, a sample
-        of the answers is checked equal to ``runtime.sample`` with the same seed.
+        of the answers is checked equal to ``rulebook.runtime.sample`` with the same seed.
     g3  ``rulebook serve`` on a copy of content/1936: a one-line prose edit →
         the new page served with the new text, ÷ the serve command's first full
         build (what every edit cost before). Target ≤ 1 s.
@@ -35,7 +35,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-import runtime
+from rulebook import runtime
 
 ROOT = Path(__file__).resolve().parent.parent
 RULEBOOK = ROOT / "content" / "1936"
@@ -49,7 +49,7 @@ def _cli(args: list[str], env: dict, stdin: str | None = None) -> tuple[float, f
     """(wall seconds, CPU seconds, stdout) of one ``rulebook`` process."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "compiler.cli", *args], cwd=ROOT, env=env, input=stdin,
+    proc = subprocess.run([sys.executable, "-m", "rulebook.compiler.cli", *args], cwd=ROOT, env=env, input=stdin,
                           capture_output=True, text=True)
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -83,7 +83,7 @@ def bench_resolve(Row, fmt_time, scenario: dict, repeat: int, notes: list[str]) 
 
 
 def bench_batch(Row, fmt_time, scenarios: list[dict], lines: int, repeat: int, notes: list[str]) -> list:
-    from compiler import resolve
+    from rulebook.compiler import resolve
 
     work = [scenarios[i % len(scenarios)] for i in range(lines)]
     text = "".join(json.dumps({"procedure": "disparo_directo", "input": kw, "seed": i}) + "\n" for i, kw in enumerate(work))
@@ -155,7 +155,7 @@ class _Serve:
     def __init__(self, folder: Path, tmp: Path) -> None:
         self.port = _free_port()
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "compiler.cli", "serve", str(folder), "--port", str(self.port)],
+            [sys.executable, "-m", "rulebook.compiler.cli", "serve", str(folder), "--port", str(self.port)],
             cwd=ROOT, env={**os.environ, "TMPDIR": str(tmp)}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         )
         self.lines: list[str] = []

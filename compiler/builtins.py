@@ -6,7 +6,7 @@ A :class:`Builtin`'s ``python`` is a template for the generated call: ``{args}``
 is every argument, ``{0}``/``{1}`` one argument, ``{enum}`` the Python name of
 the enum of the first argument, ``{rule}``/``{param}`` the ``repr`` of the
 special rule and parameter named, ``{src}`` the ``repr`` of the source position.
-Types are checked in :mod:`compiler.check.expressions`.
+Types are checked in :mod:`rulebook.compiler.check.expressions`.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 ``rulebook resolve`` neither re-checks nor re-generates the rulebook.
 
 Reads: the bytes of a rulebook's ``.rules`` files (no parsing) and of the
-compiler's own sources; on a miss, the checked :class:`compiler.ir.Program`.
+compiler's own sources; on a miss, the checked :class:`rulebook.compiler.ir.Program`.
 Produces: a verified cache entry — the generated package with its bytecode,
 and ``resolve.json`` (the JSON Schemas and the procedure listing that
 ``rulebook resolve`` needs) — and, from it, an imported :class:`Compiled`.
@@ -21,7 +21,7 @@ bytes of every ``.py``/``.lark`` file of ``compiler/``, ``rules_dsl/`` and
 ``runtime/`` (the compiler version: any change to the compiler or the
 runtime makes a new key), the rulebook's resolved location (positions cited
 by generated code depend on it), and the name, link target and bytes of every
-``*.rules`` file under it — a superset of what :func:`compiler.loader.load`
+``*.rules`` file under it — a superset of what :func:`rulebook.compiler.loader.load`
 reads, so two rulebooks with one key check and compile identically.
 
 An entry is written into a fresh folder beside the others and renamed into

@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import runtime
-from rules_dsl.diagnostics import render_all
+from rulebook import runtime
+from rulebook.rules_dsl.diagnostics import render_all
 
 
 EPILOG = "Sin RULEBOOK, la orden se aplica a cada reglamento incluido (cada carpeta de content/ con ficheros .rules)."
@@ -111,7 +111,7 @@ def make_parser() -> argparse.ArgumentParser:
     return parser
 
 
-if TYPE_CHECKING:  # compiler.driver (the parser, the checker) is imported by the commands that use
+if TYPE_CHECKING:  # rulebook.compiler.driver (the parser, the checker) is imported by the commands that use
     from . import driver  # it: a warm `rulebook resolve` answers from the cache without it
 
 

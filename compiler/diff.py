@@ -23,7 +23,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-import runtime
+from rulebook import runtime
 
 from . import driver, odds, pyload, to_json, to_python
 from .examples import evaluate
@@ -90,7 +90,7 @@ def _load(path: Path) -> _Side:
         return _Side(bundle, package, _code_without_positions(code))
     checked = driver.check(path)
     if not checked.ok or checked.program is None:
-        from rules_dsl.diagnostics import render_all
+        from rulebook.rules_dsl.diagnostics import render_all
 
         errors = [d for d in checked.diagnostics if d.severity == "error"]
         raise DiffError(f"{path} has errors:\n" + render_all(errors, checked.sources))

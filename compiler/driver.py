@@ -35,7 +35,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rules_dsl.diagnostics import Diagnostic, Reporter, Span
+from rulebook.rules_dsl.diagnostics import Diagnostic, Reporter, Span
 
 from .check import check_program
 from .ir import Program
@@ -92,7 +92,7 @@ def check(path: Path) -> Checked:
 
 
 def _check_language(rb, sources: dict[str, str], rep: Reporter) -> None:
-    """``lang "xx"`` must name a language with message catalogs (:mod:`compiler.i18n`)."""
+    """``lang "xx"`` must name a language with message catalogs (:mod:`rulebook.compiler.i18n`)."""
     from . import i18n
 
     if not rb.lang or i18n.supported(rb.lang):  # no lang: the default language (an empty lang is the checker's error)

@@ -1,9 +1,9 @@
 """The worked examples of a generated package, resolved once per package.
 
-Reads: a generated package (imported by :func:`compiler.pyload.load_package`,
+Reads: a generated package (imported by :func:`rulebook.compiler.pyload.load_package`,
 which stamps it with the hash of its sources) and an example's index in
 ``package.examples.EXAMPLES``. Produces: the example's
-:class:`compiler.examples.Evaluation` and the actual value of each of its
+:class:`rulebook.compiler.examples.Evaluation` and the actual value of each of its
 checks. Entry point: :func:`evaluated(package, index) -> (Evaluation, actuals)`.
 
 Results are remembered by the package's source hash, for the latest package

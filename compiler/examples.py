@@ -1,6 +1,6 @@
 """Worked examples evaluated over exact distributions.
 
-Reads a generated package and its :class:`runtime.Example` objects
+Reads a generated package and its :class:`rulebook.runtime.Example` objects
 (``package.examples.EXAMPLES``). Produces, for one example, an
 :class:`Evaluation` — :func:`evaluate(package, example) -> Evaluation`, a pure
 function used by ``rulebook test`` and the site — and for a whole package the
@@ -15,7 +15,7 @@ from fractions import Fraction
 from types import ModuleType
 from typing import Any
 
-import runtime
+from rulebook import runtime
 
 SHOWN_OUTCOMES = 3  # failing outcomes named in a check's detail
 

@@ -1,6 +1,6 @@
 """The typed intermediate representation: what the checker produces and the emitters read.
 
-:func:`compiler.check.check_program` builds a :class:`Program` from parsed
+:func:`rulebook.compiler.check.check_program` builds a :class:`Program` from parsed
 modules. Everything in it is resolved and typed:
 
 * one class per declaration kind (:class:`Enum`, :class:`Record`, :class:`Catalog`,
@@ -11,11 +11,11 @@ modules. Everything in it is resolved and typed:
   Python values: ``int``, ``Fraction``, ``str``, ``bool``, ``None``, lists and
   dicts, of the declared type;
 * procedure bodies as statements over resolved expressions, each expression
-  carrying its :class:`~compiler.types.T` and its span;
+  carrying its :class:`~rulebook.compiler.types.T` and its span;
 * the prose of each section as small inline/block classes.
 
 No AST node is reachable from here (``tests/test_architecture.py`` checks that
-no emitter imports ``rules_dsl.nodes``).
+no emitter imports ``rulebook.rules_dsl.nodes``).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Union
 
-from rules_dsl.diagnostics import Span
+from rulebook.rules_dsl.diagnostics import Span
 
 from .types import T
 
@@ -268,7 +268,7 @@ class RecordNew:
 
 @dataclass(frozen=True, slots=True)
 class BuiltinCall:
-    """A call of a built-in function (see :mod:`compiler.builtins`).
+    """A call of a built-in function (see :mod:`rulebook.compiler.builtins`).
 
     ``rule`` and ``param`` are set for ``has_rule``/``rule_param`` (whose rule and
     parameter arguments are names, not values: only the list is in ``args``).
@@ -856,7 +856,7 @@ class ArmyLimit:
 @dataclass(slots=True, kw_only=True)
 class Army(Decl):
     """``army``: one way of building a force, checked data for a roster validator
-    (:mod:`compiler.roster`) and the army builder. Costs: see :mod:`compiler.to_armies`."""
+    (:mod:`rulebook.compiler.roster`) and the army builder. Costs: see :mod:`rulebook.compiler.to_armies`."""
 
     sides: tuple[ArmyChoice, ...]
     roles: tuple[ArmyChoice, ...]

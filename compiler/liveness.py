@@ -1,13 +1,13 @@
 """What the rest of a procedure still reads at each roll: the states exact enumeration merges.
 
-Reads a checked :class:`compiler.ir.Program`. Produces a :class:`Liveness`:
+Reads a checked :class:`rulebook.compiler.ir.Program`. Produces a :class:`Liveness`:
 which procedures roll dice (directly or through the procedures they call), and
 for each *choice* — a roll, a draw, or a call of a procedure that rolls dice —
 a :class:`Choice` saying what the rest of its procedure depends on once the
 choice is made (a ``repeat … until`` is one choice too, among the values its
 body binds). Entry point: :func:`analyse(program) -> Liveness`. The Python
 emitter writes it into the traced resolvers as ``state=lambda _v: (…)``; the
-runtime explores each distinct state once (see :mod:`runtime.context`).
+runtime explores each distinct state once (see :mod:`rulebook.runtime.context`).
 
 The state after a choice holds, in this order:
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rules_dsl import nodes as n
-from rules_dsl.diagnostics import Diagnostic, Span, escaped, has_control
-from rules_dsl.parser import parse
+from rulebook.rules_dsl import nodes as n
+from rulebook.rules_dsl.diagnostics import Diagnostic, Span, escaped, has_control
+from rulebook.rules_dsl.parser import parse
 
 MAX_FILE_BYTES = 1024 * 1024
 """The largest ``.rules`` file read (the biggest file of the bundled manual is about 100 KB)."""

@@ -5,9 +5,9 @@ text is HTML-escaped and its Markdown control characters are backslash-escaped,
 so ``<script>``, ``{{ }}``, ``|``, ``*``, ``--8<--`` or ``*[abbr]:`` in a rule
 description appear as written.
 
-Reads plain text, prose inlines of the IR (:mod:`compiler.ir`), numbers and
+Reads plain text, prose inlines of the IR (:mod:`rulebook.compiler.ir`), numbers and
 rules source; produces escaped Markdown, HTML attribute text, numbers in the
-notation of the current language (:mod:`compiler.i18n`: a decimal comma in
+notation of the current language (:mod:`rulebook.compiler.i18n`: a decimal comma in
 Spanish, a point in English; always a true minus sign) and highlighted code.
 """
 
@@ -162,7 +162,7 @@ def _unwrap_whitespace(html_code: str) -> str:
 @lru_cache(maxsize=None)
 def _lexer(lang: str):
     if lang == "rules":
-        from rules_dsl.pygments_lexer import RulesLexer
+        from rulebook.rules_dsl.pygments_lexer import RulesLexer
 
         return RulesLexer()
     from pygments.lexers import get_lexer_by_name

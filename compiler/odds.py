@@ -1,6 +1,6 @@
 """Odds tables: run a generated package's resolvers over a grid of inputs.
 
-Reads the :class:`runtime.Odds` objects of ``package.odds.ODDS``; produces an
+Reads the :class:`rulebook.runtime.Odds` objects of ``package.odds.ODDS``; produces an
 :class:`OddsTable` per odds declaration. Entry point:
 :func:`compute(package) -> list[OddsTable]`. Each cell is the exact value
 asked by the table's ``show`` (a probability, as a Fraction), or, for
@@ -16,7 +16,7 @@ from fractions import Fraction
 from types import ModuleType
 from typing import Any
 
-import runtime
+from rulebook import runtime
 
 
 @dataclass
@@ -73,7 +73,7 @@ _LATEST: dict[str, Any] = {"source": None, "tables": None}
 def compute(package: ModuleType) -> list[OddsTable]:
     """Every odds table of a generated package, computed exactly; remembered for the
     latest package's source hash (``rulebook serve`` after a prose edit regenerates a
-    byte-identical package: see :mod:`compiler.evaluations`)."""
+    byte-identical package: see :mod:`rulebook.compiler.evaluations`)."""
     source = getattr(package, "__rulebook_source_hash__", None)
     if source is not None and _LATEST["source"] == source:
         return list(_LATEST["tables"])

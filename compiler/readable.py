@@ -1,11 +1,11 @@
 """IR names, values and expressions → plain-language text for players.
 
-Reads a checked :class:`compiler.ir.Program`; produces unescaped plain text (the
+Reads a checked :class:`rulebook.compiler.ir.Program`; produces unescaped plain text (the
 page emitter escapes it): a procedure's ``let``/``return``/``require`` as
 formulas in the manual's notation (``Total = Base + M``, ``×``, ``≥``,
 ``mín(…)``), a worked example's inputs and expectations as short phrases,
 and human labels for names that are written like code (``base_roll``,
-``MaxLosses``), in the rulebook's language (:mod:`compiler.i18n`).
+``MaxLosses``), in the rulebook's language (:mod:`rulebook.compiler.i18n`).
 
 Names are spelt as the rulebook's own prose and titles spell them: the words of
 ``base_roll`` are looked up, without accents or case, in the text of the

@@ -1,8 +1,8 @@
 """``rulebook resolve``: JSON in, JSON out — a sampled result or the exact distribution.
 
-Reads a rulebook — its compiled package from the cache of :mod:`compiler.cache`
+Reads a rulebook — its compiled package from the cache of :mod:`rulebook.compiler.cache`
 when the rulebook's content hash is there (no check, no code generation),
-else checked by :mod:`compiler.driver`, compiled and stored there — and the
+else checked by :mod:`rulebook.compiler.driver`, compiled and stored there — and the
 command's arguments; prints the result as JSON, or as text (an exact
 distribution listed in the order of the procedure's results). Input is
 validated against the procedure's input schema (the same one written to
@@ -13,7 +13,7 @@ Entry point: :func:`main(args) -> int` (:func:`open_rulebook`, then
 
 ``--input`` is bounded before it is parsed: at most :data:`MAX_INPUT_BYTES`
 bytes of UTF-8, nested at most :data:`MAX_INPUT_DEPTH` deep, numbers of at
-most :data:`~rules_dsl.parser.MAX_NUMBER_DIGITS` digits and no NaN or Infinity;
+most :data:`~rulebook.rules_dsl.parser.MAX_NUMBER_DIGITS` digits and no NaN or Infinity;
 each refusal is one clear line, never the input repeated back.
 
 ``--batch`` reads JSON lines on standard input, one request per line
@@ -39,8 +39,8 @@ import sys
 from functools import lru_cache
 from pathlib import Path
 
-import runtime
-from rules_dsl.diagnostics import did_you_mean, escaped, render_all
+from rulebook import runtime
+from rulebook.rules_dsl.diagnostics import did_you_mean, escaped, render_all
 
 from . import fast_validation
 
@@ -187,9 +187,9 @@ def _check_depth(text: str, what: str = "--input") -> None:
 
 @lru_cache(maxsize=1)
 def _max_digits() -> int:
-    """:data:`rules_dsl.parser.MAX_NUMBER_DIGITS`, imported when a long number is
+    """:data:`rulebook.rules_dsl.parser.MAX_NUMBER_DIGITS`, imported when a long number is
     met (importing the parser costs a warm call more than the rest of it)."""
-    from rules_dsl.parser import MAX_NUMBER_DIGITS
+    from rulebook.rules_dsl.parser import MAX_NUMBER_DIGITS
 
     return MAX_NUMBER_DIGITS
 
@@ -317,7 +317,7 @@ class Resolver:
 
     @classmethod
     def from_compiled(cls, compiled) -> Resolver:
-        """A resolver over a :class:`compiler.cache.Compiled` (no program needed)."""
+        """A resolver over a :class:`rulebook.compiler.cache.Compiled` (no program needed)."""
         return cls(None, compiled.package, schemas=compiled.schemas, procedures=compiled.procedures)
 
     def validator(self, procedure: str):

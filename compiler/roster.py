@@ -1,7 +1,7 @@
 """Rosters: validate one against an army document, print it as a sheet.
 
 Reads ONLY an army document (``json/armies/<army>.json``, written by
-:mod:`compiler.to_armies`) and a roster (the format of
+:mod:`rulebook.compiler.to_armies`) and a roster (the format of
 ``schemas/roster.schema.json``), so that a JavaScript port agrees exactly.
 Entry points:
 
@@ -37,7 +37,7 @@ The rules, in the order they are applied (the order of the errors):
    then ``max``), counting known entries (categories with their ``weight``);
 7. the total against the budget (``over-budget``).
 
-Costs follow :mod:`compiler.to_armies`: a missing or unknown quality counts as
+Costs follow :mod:`rulebook.compiler.to_armies`: a missing or unknown quality counts as
 0 %, missing or out-of-range models as ``models.min``, unknown and refused
 options as 0. A did-you-mean (``suggestion``) is a candidate equal but for
 case, else :func:`difflib.get_close_matches` (``n=1``, ``cutoff=0.6``) over the
@@ -311,7 +311,7 @@ class RosterFileError(Exception):
 
 _RULEBOOK_LINE = re.compile(r"^rulebook\s+(\w+)\b", re.M)
 
-MAX_BYTES, MAX_UNITS = ROSTER_MAX_BYTES, ROSTER_MAX_UNITS  # the roster format's limits (compiler.to_armies)
+MAX_BYTES, MAX_UNITS = ROSTER_MAX_BYTES, ROSTER_MAX_UNITS  # the roster format's limits (rulebook.compiler.to_armies)
 
 
 def _json_context(text: str, exc: json.JSONDecodeError) -> str:
@@ -401,7 +401,7 @@ def load_armies(rulebook: Path) -> tuple[dict[str, dict], dict]:
         except (OSError, json.JSONDecodeError) as exc:
             raise RosterFileError(f"{rulebook}: error: this build has no readable army documents ({exc})") from None
         return docs, schema
-    from rules_dsl.diagnostics import render_all
+    from rulebook.rules_dsl.diagnostics import render_all
 
     from . import driver, to_armies, to_json
 
@@ -575,7 +575,7 @@ def report_text(path: Path, army: dict, roster: dict, result: dict) -> str:
             out.append("  hint: " + fill(labels["did_you_mean"], {"suggestion": e["suggestion"]}))
     n = len(result["errors"])
     out.append(labels["legal"] if result["legal"] else f"{labels['illegal']}: {n} {labels['errors'].lower()}")
-    from rules_dsl.diagnostics import visible  # what a roster says cannot move the cursor or recolour a terminal
+    from rulebook.rules_dsl.diagnostics import visible  # what a roster says cannot move the cursor or recolour a terminal
 
     return "\n".join(visible(line) for line in out)
 

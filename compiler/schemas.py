@@ -1,6 +1,6 @@
 """IR declarations → JSON Schema (Draft 2020-12) documents.
 
-Reads a checked :class:`compiler.ir.Program` (its enums, records, catalogs,
+Reads a checked :class:`rulebook.compiler.ir.Program` (its enums, records, catalogs,
 tables, rules and procedures, with their titles and ``@doc``) and produces,
 through the entry point :func:`schemas(program) -> dict[str, dict]`, every
 schema of the rulebook's declarations by relative path under ``schemas/``:
@@ -25,7 +25,7 @@ to ``description``. Every schema's ``$id`` is
 in a build, and every document's ``$schema`` is its schema's ``$id``.
 
 The schemas of the fixed documents (rules, enums, procedures, odds, the bundle,
-the manifest…) are built by :mod:`compiler.to_json` through :func:`generic_schema`.
+the manifest…) are built by :mod:`rulebook.compiler.to_json` through :func:`generic_schema`.
 """
 
 from __future__ import annotations

@@ -11,15 +11,15 @@ How an edit becomes a reloaded page (and why):
 
 1. ``watchfiles`` (Rust ``notify``, no polling) reports changes to ``*.rules``
    files under the rulebook; changes that arrive together are one rebuild.
-2. :func:`compiler.driver.build` runs **without the site** into a second
+2. :func:`rulebook.compiler.driver.build` runs **without the site** into a second
    folder (``next/``): check, Python, odds, JSON and Markdown are all rebuilt.
    These stages read the whole program (cross-links, the glossary, the A–Z
    index, the search index), so finding what one edit touches would be as
    costly and more fragile than redoing them; they are the fast part, and
    their cost is what ``build --no-site`` measures. What they compute from
    the generated package alone — the worked examples' distributions
-   (:mod:`compiler.evaluations`), the test vectors (:mod:`compiler.vectors`)
-   and the odds tables (:mod:`compiler.odds`) — is remembered by the
+   (:mod:`rulebook.compiler.evaluations`), the test vectors (:mod:`rulebook.compiler.vectors`)
+   and the odds tables (:mod:`rulebook.compiler.odds`) — is remembered by the
    package's source hash, so an edit that leaves the package byte-identical
    (prose, titles) does not resolve them again; source highlighting and
    compiled templates (the pages' and the theme's) are remembered too.
@@ -31,7 +31,7 @@ How an edit becomes a reloaded page (and why):
    slow part of a full build (every page through Python-Markdown), cut to the
    edited pages. When the glossary include or ``mkdocs.yml`` change, every page
    depends on them and all are rendered. The HTML gets the same finishing as a
-   build (:func:`compiler.to_pages.finish_site`).
+   build (:func:`rulebook.compiler.to_pages.finish_site`).
 4. Every HTML page served gets a small script that listens on
    ``/__rulebook__/events`` (Server-Sent Events) and reloads the page when the
    site's version changes. A failed rebuild keeps the last good site, prints the
@@ -58,7 +58,7 @@ import time
 import urllib.parse
 from pathlib import Path
 
-from rules_dsl.diagnostics import escaped, render_all
+from rulebook.rules_dsl.diagnostics import escaped, render_all
 
 EVENTS = "/__rulebook__/events"
 """The Server-Sent Events stream pages listen on."""

@@ -1,6 +1,6 @@
 """``rulebook test``: run the rulebook's worked examples over exact distributions.
 
-Reads a rulebook (checked and compiled by :func:`compiler.resolve.load`);
+Reads a rulebook (checked and compiled by :func:`rulebook.compiler.resolve.load`);
 prints one line per example (``ok`` or ``FAIL`` with what failed: the outcomes
 an expectation does not hold for, or a probability next to the expected one,
 and the distribution of results in outcome order), then the summary

@@ -1,6 +1,6 @@
 """IR armies → the army documents a roster validator and the army builder read.
 
-Reads a checked :class:`compiler.ir.Program` (its :attr:`~compiler.ir.Program.armies`,
+Reads a checked :class:`rulebook.compiler.ir.Program` (its :attr:`~rulebook.compiler.ir.Program.armies`,
 the catalogs they field, the enums and rules their cards name). Entry points:
 
 * :func:`documents(program, content_hash) -> dict[str, dict]` — ``armies/<army>.json`` under
@@ -9,7 +9,7 @@ the catalogs they field, the enums and rules their cards name). Entry points:
   shape of those documents) and ``roster.schema.json`` (the roster format) under
   ``schemas/``.
 
-:mod:`compiler.to_json` validates and writes them with the other documents and
+:mod:`rulebook.compiler.to_json` validates and writes them with the other documents and
 lists them in the manifest. The format is a contract with the browser army
 builder: it changes only by adding (``format`` says which version).
 
@@ -220,7 +220,7 @@ def _rule(source: ir.ArmySource | None) -> dict | None:
 
 def army_doc(program: ir.Program, army: ir.Army, content_hash: str) -> dict:
     """The document of one army (see the module docstring and ``schemas/armies/army.schema.json``);
-    ``content_hash`` is the rulebook's (:func:`compiler.to_json.content_hash`)."""
+    ``content_hash`` is the rulebook's (:func:`rulebook.compiler.to_json.content_hash`)."""
     cards = _Cards(program)
     lang = _lang(program)
     titles = {c.name: c.title for c in program.of(ir.Catalog)}

@@ -2,19 +2,19 @@
 
 Reads the army documents and the roster schema the build already wrote
 (``json/armies/<army>.json``, ``schemas/roster.schema.json``, from
-:mod:`compiler.to_armies`) and the page map of :class:`compiler.to_pages.PageBuilder`
+:mod:`rulebook.compiler.to_armies`) and the page map of :class:`rulebook.compiler.to_pages.PageBuilder`
 (page names, the href of each entry's card). Writes, for each army,
 ``docs/ejercito.md`` (``ejercito-<army>.md`` when a rulebook declares several) through
 ``site/templates/ejercito.md.j2``, and copies ``site/assets/army-*`` next to the
 other assets. The page embeds the army document and the roster schema as
 JSON (``<script type="application/json">``, ``<`` ``>`` ``&`` written as
 ``\\u00xx`` so no text can close the script) and loads
-``assets/army-validator.js`` (the port of :mod:`compiler.roster`) and
+``assets/army-validator.js`` (the port of :mod:`rulebook.compiler.roster`) and
 ``assets/army-builder.js`` (the page); nothing is fetched, so it works from
 ``file://``.
 
 Entry point: :func:`write_pages` → the navigation entries of the pages written.
-The interface's phrases come from the gettext catalogs (:mod:`compiler.i18n`);
+The interface's phrases come from the gettext catalogs (:mod:`rulebook.compiler.i18n`);
 the army's own words (labels, messages) from the army document.
 """
 
@@ -71,7 +71,7 @@ def interface_text() -> dict[str, str]:
 def write_pages(pb, out_dir: Path, docs: Path, env: jinja2.Environment, weight: float) -> list[dict]:
     """Write the builder page of every army document of ``out_dir/json/armies``.
 
-    ``pb`` is the site's :class:`compiler.to_pages.PageBuilder` (page names,
+    ``pb`` is the site's :class:`rulebook.compiler.to_pages.PageBuilder` (page names,
     card links and the search index, where the page gets ``weight``). Returns
     the navigation entries (``{"title", "path"}``), none when the rulebook
     declares no army."""

@@ -1,7 +1,7 @@
 """The rulebook's version history (a ``@changelog`` catalog) → the site's changelog page.
 
-Reads a checked :class:`compiler.ir.Program`: the catalog marked ``@changelog``
-(:attr:`compiler.ir.Catalog.changelog`), whose entries hold ``version``,
+Reads a checked :class:`rulebook.compiler.ir.Program`: the catalog marked ``@changelog``
+(:attr:`rulebook.compiler.ir.Catalog.changelog`), whose entries hold ``version``,
 ``date`` (optional) and ``changes``, newest first, as the rulebook lists them.
 Writes ``docs/cambios.md`` through ``site/templates/cambios.md.j2``. Every word
 on the page comes from the rulebook (the catalog's title and ``@doc``, the
@@ -30,7 +30,7 @@ def changelog(program: ir.Program) -> ir.Catalog | None:
 
 
 def write_page(pb, program: ir.Program, docs: Path, env: jinja2.Environment, weight: float) -> list[dict]:
-    """Write the changelog page; ``pb`` is the site's :class:`compiler.to_pages.PageBuilder`
+    """Write the changelog page; ``pb`` is the site's :class:`rulebook.compiler.to_pages.PageBuilder`
     (its search index gets the page with ``weight``). Returns the navigation entries."""
     catalog = changelog(program)
     if catalog is None:

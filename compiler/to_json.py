@@ -1,9 +1,9 @@
 """IR → JSON documents and their JSON Schemas, validated before writing.
 
-Reads a checked :class:`compiler.ir.Program` (catalog entries and table rows
+Reads a checked :class:`rulebook.compiler.ir.Program` (catalog entries and table rows
 as plain values, rules, enums, procedure signatures, glossary terms), the odds
-tables the generated resolvers computed (:class:`compiler.odds.OddsTable`) and
-the generated package (for the worked examples, :mod:`compiler.vectors`).
+tables the generated resolvers computed (:class:`rulebook.compiler.odds.OddsTable`) and
+the generated package (for the worked examples, :mod:`rulebook.compiler.vectors`).
 Entry point: :func:`write_all(program, out_dir, odds_tables, package) -> list[str]`
 writes ``json/`` and ``schemas/`` and returns the validation problems (empty
 when everything was written; nothing is written otherwise).
@@ -19,7 +19,7 @@ Layout under the output folder:
   version, a content hash (of the sources by their names inside the rulebook
   folder: the same wherever the folder is), the bundle's hash, every document's
   hash and the map from schema ``$id`` to file;
-* ``schemas/…`` — see :mod:`compiler.schemas`.
+* ``schemas/…`` — see :mod:`rulebook.compiler.schemas`.
 
 Every document's ``$schema`` is its schema's ``$id``
 (``https://rulebook.invalid/<rulebook>/<version>/schemas/<file>``).
@@ -40,7 +40,7 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-import runtime
+from rulebook import runtime
 
 from . import ir
 from . import fast_validation
@@ -319,7 +319,7 @@ def _manifest_schema(program: ir.Program) -> dict:
 
 def all_schemas(program: ir.Program) -> dict[str, dict]:
     """Every schema by relative path under ``schemas/``: the declarations' (see
-    :mod:`compiler.schemas`), then the fixed documents', the bundle's and the manifest's."""
+    :mod:`rulebook.compiler.schemas`), then the fixed documents', the bundle's and the manifest's."""
     out = sch.schemas(program)
     for rel, (title, description, body) in _fixed_schemas(program).items():
         out[rel] = sch.generic_schema(program, rel, title, description, body)
@@ -355,7 +355,7 @@ def _odds_axis(variable: str | None, title: str | None, values: list) -> dict:
 
 
 def odds_doc(tables: Iterable[OddsTable], program: ir.Program | None = None) -> dict:
-    """Odds tables computed by the resolvers (see :mod:`compiler.odds`); ``program``
+    """Odds tables computed by the resolvers (see :mod:`rulebook.compiler.odds`); ``program``
     gives the document its ``$schema``."""
     out = {}
     for t in tables:

@@ -1,4 +1,4 @@
-"""Checked program (:class:`compiler.ir.Program`) → Markdown pages, a search index and mkdocs.yml.
+"""Checked program (:class:`rulebook.compiler.ir.Program`) → Markdown pages, a search index and mkdocs.yml.
 
 Reads only the IR, the generated resolver package (already imported by the
 driver; it evaluates the worked examples) and the odds tables the resolvers
@@ -19,7 +19,7 @@ blocks that the technical-details switch shows.
 
 Every phrase the pages, the theme overrides and ``rulebook.js`` show, the page
 file names and the number notation are in the rulebook's ``lang``
-(:mod:`compiler.i18n`: ``_()`` here, ``_()``/``ngettext()`` in the templates,
+(:mod:`rulebook.compiler.i18n`: ``_()`` here, ``_()``/``ngettext()`` in the templates,
 ``extra.rb`` in mkdocs.yml for the overrides).
 
 Every link is made by :meth:`PageBuilder.url`, the one function that knows
@@ -32,7 +32,7 @@ site, ``mkdocs build --strict``, then the shipped files pruned) and
 :func:`write_bundle_index` (the page linking several rulebooks' sites).
 
 Templates receive data only: every text from the rules is escaped by
-:mod:`compiler.markdown` before it reaches a template, and no rules text is
+:mod:`rulebook.compiler.markdown` before it reaches a template, and no rules text is
 ever used as template source.
 """
 
@@ -67,7 +67,7 @@ from .readable import Readable, fold, looks_like_code, quoted
 from .types import T
 
 SITE_DIR = Path(__file__).resolve().parent.parent / "site"
-# declaration class → (block kind in the templates, what the page calls it: a message id, see compiler.i18n)
+# declaration class → (block kind in the templates, what the page calls it: a message id, see rulebook.compiler.i18n)
 BLOCK_KINDS: dict[type, tuple[str, str]] = {
     ir.Table: ("table", N_("Table")), ir.Catalog: ("catalog", N_("Catalog")), ir.Enum: ("enum", N_("Enumeration")),
     ir.Record: ("record", N_("Record")), ir.Rule: ("rule", N_("Special rule")), ir.Procedure: ("procedure", N_("Procedure")),
@@ -78,7 +78,7 @@ STATUS_BADGES = {"deferred": (N_("Deferred"), "rb-badge--deferred"), "not_playab
 PAGE_NAME_LIMIT = 80  # characters of a page's file name before ".md" (file systems allow 255 bytes)
 INDEX_PAGE = "index.md"
 # the file names (without ".md") of the site's own pages, and the prefixes of datasheet and
-# source pages: message ids, so that an English site has English addresses (compiler.i18n)
+# source pages: message ids, so that an English site has English addresses (rulebook.compiler.i18n)
 PAGE_FILES = {
     "card_index": N_("datasheet-index"), "rules": N_("special-rules-a-z"), "quick": N_("quick-reference"),
     "design": N_("for-designers"), "data": N_("data-for-tools"),
@@ -1105,7 +1105,7 @@ class PageBuilder:
             out["results"] = [esc(self.expect_text(x, None)) for x in ex.expects if x.expr is not None]
             out["tech"]["expects"] = [attr(x.text if x.expr is not None else "error") for x in ex.expects]
             return out
-        ev, actuals = evaluated(self.package, index)  # resolved once per package (compiler.evaluations)
+        ev, actuals = evaluated(self.package, index)  # resolved once per package (rulebook.compiler.evaluations)
         if ev.error is not None:
             out["error"] = esc(ev.error.message)
             out["stops"] = ev.expected_error is not None and ev.expected_error in ev.error.message
@@ -1366,7 +1366,7 @@ def _with_armies(program: ir.Program) -> list[list[ir.Item]]:
 
 
 def _builder_pages(program: ir.Program, army_pages: list[dict]) -> dict[str, str]:
-    """Army name → its builder page: :func:`compiler.to_army_page.write_pages` writes one per
+    """Army name → its builder page: :func:`rulebook.compiler.to_army_page.write_pages` writes one per
     army document, in the order of their file names (``<army>.json``)."""
     names = sorted(program.armies, key=lambda name: f"{name}.json")
     return {name: page["path"] for name, page in zip(names, army_pages)} if len(names) == len(army_pages) else {}
@@ -1385,7 +1385,7 @@ def write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, o
     ``json/odds.json``, ``shown`` the rulebook and output folder the data page's
     commands name. Reads ``out_dir/json`` and ``out_dir/schemas`` (already
     written) to publish them under ``docs/datos/``. Every phrase is in the
-    rulebook's ``lang`` (:mod:`compiler.i18n`).
+    rulebook's ``lang`` (:mod:`rulebook.compiler.i18n`).
     """
     with i18n.using(i18n.of_rulebook(program)) as lang:
         _write_docs(program, out_dir, package, odds, lang, shown)

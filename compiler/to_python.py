@@ -1,4 +1,4 @@
-"""Checked program (:class:`compiler.ir.Program`) → a generated, importable Python package of resolvers.
+"""Checked program (:class:`rulebook.compiler.ir.Program`) → a generated, importable Python package of resolvers.
 
 Reads only the typed IR. Entry point: :func:`generate(program) -> dict[str, str]`
 (file name → source); :func:`write_package(program, folder)` writes it.
@@ -6,11 +6,11 @@ Reads only the typed IR. Entry point: :func:`generate(program) -> dict[str, str]
 The package (named after the rulebook id) holds:
 
 * ``types.py`` — enum values and orders, one class per record
-  (``runtime.Record``: an immutable value with slots; resolvers build one with
+  (``rulebook.runtime.Record``: an immutable value with slots; resolvers build one with
   ``R._new(field=…)``, faster than a class call);
 * ``data.py`` — constants, catalogs, tables, dice and bags as Python literals,
   and ``GRANTS``: the special rules each rule grants (read by ``has_rule`` and
-  ``rule_param`` through ``runtime.granted``);
+  ``rule_param`` through ``rulebook.runtime.granted``);
 * ``procedures.py`` — one function per procedure, ``fn(ctx, **params)``: the fast
   resolvers, which only roll dice (steps are comments; a table is indexed
   directly where the types guarantee the row). The body of a ``repeat … until``
@@ -19,12 +19,12 @@ The package (named after the rulebook id) holds:
 * ``traced.py`` — the same functions, traced (``fn.traced``): they report steps,
   bindings and rolls to the context, look every table up with the rule's
   position, and give each roll the state exact enumeration may merge on (from
-  :mod:`compiler.liveness`);
-* ``examples.py`` — the worked examples, as :class:`runtime.Example` objects;
-* ``odds.py`` — the odds tables, as :class:`runtime.Odds` objects;
-* ``__init__.py`` — the public API: a :class:`runtime.Procedure` per procedure.
+  :mod:`rulebook.compiler.liveness`);
+* ``examples.py`` — the worked examples, as :class:`rulebook.runtime.Example` objects;
+* ``odds.py`` — the odds tables, as :class:`rulebook.runtime.Odds` objects;
+* ``__init__.py`` — the public API: a :class:`rulebook.runtime.Procedure` per procedure.
 
-Every DSL name goes through :func:`compiler.names.py_name`; every literal,
+Every DSL name goes through :func:`rulebook.compiler.names.py_name`; every literal,
 docstring and comment text through ``repr()``. The code imports nothing but
 ``runtime``. Source positions cited by code go through one table per module
 (``_SRC[i]``). Code is laid out by a small pretty-printer that breaks long
@@ -42,7 +42,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Union
 
-from rules_dsl.diagnostics import Span
+from rulebook.rules_dsl.diagnostics import Span
 
 from . import ir, liveness
 from .builtins import BUILTINS
@@ -364,7 +364,7 @@ def _constant_doc(v: Any) -> Doc:
 
 
 def type_desc(t: T) -> tuple:
-    """The runtime descriptor of a type (see runtime.records)."""
+    """The runtime descriptor of a type (see rulebook.runtime.records)."""
     k = t.kind
     if k == "opt":
         return ("opt", type_desc(t.args[0]))
@@ -495,7 +495,7 @@ class PythonEmitter:
     def record_class(self, w: Writer, cls: str, fields: list[tuple[str, T, str | None]], title: str, src: str) -> None:
         """``class R(_rt.Record)``: its fields as slots (each with its type and title), their
         names in the rules when one differs (``_names``), and ``R._new(field=…)``, which
-        resolvers call to build one (see :class:`runtime.Record`)."""
+        resolvers call to build one (see :class:`rulebook.runtime.Record`)."""
         names = [py_name(name) for name, _, _ in fields]
         w.line()
         w.line()
@@ -957,7 +957,7 @@ class PythonEmitter:
         return key.type.kind == "enum" and set(self.p.enums[key.type.name].values) <= set(values)
 
     def builtin(self, e: ir.BuiltinCall) -> Doc:
-        """A built-in call written from its template in :mod:`compiler.builtins`."""
+        """A built-in call written from its template in :mod:`rulebook.compiler.builtins`."""
         template = BUILTINS[e.name].python
         if e.name in ("min", "max") and len(e.args) == 1 and e.args[0].type.kind == "list":
             # of a list, which may be empty: a rule error naming the line, not a crash
@@ -1008,7 +1008,7 @@ class PythonEmitter:
     def roll(self, e: ir.Roll) -> Doc:
         """``ctx.roll(rv)``. A random variable of fixed shape is built once, at import
         (``_RV_i``); one whose number of dice varies, once per number
-        (``_RV_i[count]``, a :class:`runtime.Pools`); else on every roll."""
+        (``_RV_i[count]``, a :class:`rulebook.runtime.Pools`); else on every roll."""
         src = Seq(("src=", self.src.cite(e.span)))
         die = call("_rt.std_die", str(e.sides)) if e.die is None else f"_d.DIE_{py_name(e.die)}"
         count = self.expr(e.times) if e.times is not None else str(e.count)
@@ -1055,7 +1055,7 @@ class PythonEmitter:
 
     def choice(self, e: ir.Roll | ir.Draw, rv: Doc) -> Doc:
         """``ctx.roll(rv)``; traced, with the roll's text and position, its state and the
-        counts read (see :mod:`compiler.liveness`)."""
+        counts read (see :mod:`rulebook.compiler.liveness`)."""
         if not self.traced:
             return call("ctx.roll", rv)
         items: list[Doc] = [rv, Text(e.text), self.src.cite(e.span)]
@@ -1258,7 +1258,7 @@ class PythonEmitter:
 
 def _granted(program: ir.Program) -> dict[str, tuple[ir.RuleApp, ...]]:
     """Each rule that grants others → the applications it grants directly. The rules
-    those grant in turn are found at run time by ``runtime.granted`` (a chain of n
+    those grant in turn are found at run time by ``rulebook.runtime.granted`` (a chain of n
     grants stays n entries here, not the n²/2 of its closure)."""
     return {r.name: tuple(r.grants) for r in sorted(program.of(ir.Rule), key=lambda r: r.name) if r.grants}
 
@@ -1289,7 +1289,7 @@ def _reads_probability(e: Any) -> bool:
 
 
 def _template(template: str, fills: dict[str, Any]) -> Doc:
-    """The doc of a call template of :mod:`compiler.builtins` (``_rt.shift(_t.VALUES_{enum}, {0}, {src})``):
+    """The doc of a call template of :mod:`rulebook.compiler.builtins` (``_rt.shift(_t.VALUES_{enum}, {0}, {src})``):
     brackets become groups and ``{name}`` is replaced by ``fills[name]`` (a list
     fills several items, a str is text)."""
     items, end = _template_items(template, 0, "", fills)

@@ -1,8 +1,8 @@
 """Worked examples → test vectors: JSON that another implementation can be checked against.
 
-Reads a checked :class:`compiler.ir.Program` (for the procedures' names) and the
+Reads a checked :class:`rulebook.compiler.ir.Program` (for the procedures' names) and the
 generated package (``package.examples.EXAMPLES``, resolved exactly by
-:mod:`compiler.examples`, once per package: :mod:`compiler.evaluations`). Entry point: :func:`vectors_doc(program, package,
+:mod:`rulebook.compiler.examples`, once per package: :mod:`rulebook.compiler.evaluations`). Entry point: :func:`vectors_doc(program, package,
 files) -> dict` — the document ``json/examples.json``: one vector per worked
 example with the procedure, its input as JSON (what
 ``schemas/procedures/<p>.input.schema.json`` describes), and what must come
@@ -24,7 +24,7 @@ from fractions import Fraction
 from types import ModuleType
 from typing import Any
 
-import runtime
+from rulebook import runtime
 
 from . import ir
 from .evaluations import evaluated
@@ -62,7 +62,7 @@ _LATEST: dict[str, Any] = {"source": None, "listed": {}}
 def _listed(package: ModuleType, index: int, procedure, distribution) -> tuple[int, str, list[dict] | None]:
     """The number of results, the digest and (up to :data:`MAX_LISTED` results) the listed
     distribution of example ``index``; remembered for the latest package's source hash,
-    like the resolution itself (:mod:`compiler.evaluations`)."""
+    like the resolution itself (:mod:`rulebook.compiler.evaluations`)."""
     source = getattr(package, "__rulebook_source_hash__", None)
     if source is not None and _LATEST["source"] == source and index in _LATEST["listed"]:
         count, hashed, listed = _LATEST["listed"][index]
@@ -103,7 +103,7 @@ def vectors_doc(program: ir.Program, package: ModuleType, files: dict[str, str],
     for index, example in enumerate(package.examples.EXAMPLES):
         counts[example.procedure] = counts.get(example.procedure, 0) + 1
         procedure = package.PROCEDURES[example.procedure]
-        ev, _ = evaluated(package, index)  # shared with the pages (compiler.evaluations)
+        ev, _ = evaluated(package, index)  # shared with the pages (rulebook.compiler.evaluations)
         vector: dict[str, Any] = {
             "id": f"{example.procedure}.{counts[example.procedure]}",
             "procedure": example.procedure,

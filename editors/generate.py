@@ -25,9 +25,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from compiler.check.armies import TOP_CLAUSES, UNIT_CLAUSES  # noqa: E402
-from compiler.lsp.snippets import SNIPPETS  # noqa: E402
-from rules_dsl.keywords import (  # noqa: E402
+from rulebook.compiler.check.armies import TOP_CLAUSES, UNIT_CLAUSES  # noqa: E402
+from rulebook.compiler.lsp.snippets import SNIPPETS  # noqa: E402
+from rulebook.rules_dsl.keywords import (  # noqa: E402
     CONSTANT_KEYWORDS,
     DECLARATION_KEYWORDS,
     OTHER_KEYWORDS,
@@ -35,7 +35,7 @@ from rules_dsl.keywords import (  # noqa: E402
     TYPE_KEYWORDS,
     WORD_OPERATORS,
 )
-from rules_dsl.pygments_lexer import BUILTINS, IDENT, SIGNED_INT, STATUS_VALUES, VALUE_START  # noqa: E402
+from rulebook.rules_dsl.pygments_lexer import BUILTINS, IDENT, SIGNED_INT, STATUS_VALUES, VALUE_START  # noqa: E402
 
 GRAMMAR = ROOT / "editors" / "vscode" / "syntaxes" / "rules.tmLanguage.json"
 SNIPPET_FILE = ROOT / "editors" / "vscode" / "snippets" / "rules.code-snippets"

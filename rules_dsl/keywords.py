@@ -6,7 +6,7 @@ of them all. It is the one list used by
 * the parser (``rules_dsl/parser.py``: "did you mean" hints on misspelt
   keywords; it re-exports :data:`KEYWORDS`),
 * the Pygments lexer (``rules_dsl/pygments_lexer.py``: one token type per group),
-* the checker (``compiler/``, through ``rules_dsl.parser.KEYWORDS``: a keyword
+* the checker (``compiler/``, through ``rulebook.rules_dsl.parser.KEYWORDS``: a keyword
   cannot name a declaration, a parameter, a ``let`` value or a loop variable).
 
 The grammar (``rules_dsl/grammar.lark``) spells the same words as literal

@@ -1,7 +1,7 @@
 """AST of a `.rules` file: prose blocks and declarations, each with a span.
 
 Nodes are small frozen dataclasses named after the grammar rules. The parser
-(:mod:`rules_dsl.parser`) produces them; the compiler never sees Lark trees.
+(:mod:`rulebook.rules_dsl.parser`) produces them; the compiler never sees Lark trees.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Parse a literate `.rules` file into a :class:`rules_dsl.nodes.Module`.
+"""Parse a literate `.rules` file into a :class:`rulebook.rules_dsl.nodes.Module`.
 
 Entry point: :func:`parse(text, filename) -> (Module, list[Diagnostic])`.
 

@@ -8,7 +8,7 @@ Registered for Pygments (and therefore for ``pymdownx.highlight`` / MkDocs) by
 the entry point::
 
     [project.entry-points."pygments.lexers"]
-    rules = "rules_dsl.pygments_lexer:RulesLexer"
+    rules = "rulebook.rules_dsl.pygments_lexer:RulesLexer"
 
 Token choices (CSS class of the Pygments HTML formatter in brackets):
 
@@ -44,7 +44,7 @@ from pygments.token import (
     Whitespace,
 )
 
-from rules_dsl.keywords import (
+from rulebook.rules_dsl.keywords import (
     CONSTANT_KEYWORDS,
     DECLARATION_KEYWORDS,
     OTHER_KEYWORDS,

@@ -58,7 +58,7 @@ DEFAULT_MAX_WORK = 5_000_000
 examined, loop elements): a few seconds of work at most."""
 
 DEFAULT_MAX_PATHS = 2_000_000
-"""Default limit on the number of times :func:`runtime.exact` replays a resolver."""
+"""Default limit on the number of times :func:`rulebook.runtime.exact` replays a resolver."""
 
 TRACED_RUNS = 100
 """Runs of one sampled ``repeat`` recorded in its trace; later runs are only counted."""
@@ -181,7 +181,7 @@ class SampleContext(Context):
         max_work: limit on the dice and tokens drawn and the list elements looped
             over by everything run with this context (``self.work`` counts them).
         lang: the players' language of the trace's phrases and dice descriptions
-            (a generated package's ``LANG``; see :mod:`runtime.messages`).
+            (a generated package's ``LANG``; see :mod:`rulebook.runtime.messages`).
     """
 
     __slots__ = ("rng", "trace", "work", "max_work", "lang")
@@ -370,7 +370,7 @@ def _frozen(value: Any) -> Any:
 
 
 class _Session:
-    """What the enumerations of one :func:`runtime.exact` call share: the work
+    """What the enumerations of one :func:`rulebook.runtime.exact` call share: the work
     budget, the results of procedure calls by arguments, and the chain of
     procedures being enumerated (for messages)."""
 

@@ -6,7 +6,7 @@ Produces: :class:`RandomVariable` objects. Each one has
 
 * ``weighted()``: its exact finite distribution as integers over one
   denominator, ``(values, weights, denominator)``, values sorted by
-  :func:`runtime.values.sort_key` (computed once and cached; pools use
+  :func:`rulebook.runtime.values.sort_key` (computed once and cached; pools use
   generating polynomials and dynamic programming, never ``sides ** n``
   tuples); ``outcomes()`` gives the same as ``(value, Fraction)`` pairs;
 * ``cost()``: the work of computing that distribution, known before computing

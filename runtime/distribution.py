@@ -9,12 +9,12 @@ Produces:
 
 * :func:`exact` — the exact :class:`Distribution` of ``fn``'s result, found by
   replaying the traced twin over the outcomes of its rolls, each distinct
-  state explored once (see :class:`~runtime.context.ExactContext`);
+  state explored once (see :class:`~rulebook.runtime.context.ExactContext`);
 * :func:`sample` — one random result and, with ``trace=True``, its
-  :class:`~runtime.trace.Trace` (recorded by the traced twin);
+  :class:`~rulebook.runtime.trace.Trace` (recorded by the traced twin);
 * :func:`sample_many` — result frequencies over many random runs.
 
-All three stop with a :class:`~runtime.context.WorkLimitError` past
+All three stop with a :class:`~rulebook.runtime.context.WorkLimitError` past
 ``max_work`` units of work. Results must be hashable values (ints, Fractions,
 strs, bools, None, tuples, Counts, frozen dataclasses) so equal results can be
 merged.
@@ -44,7 +44,7 @@ class Distribution:
     """An immutable finite distribution: outcomes with exact probabilities.
 
     Behaves like a read-only mapping ``outcome -> Fraction``: iteration yields
-    the outcomes (sorted by :func:`runtime.values.sort_key`), ``d[x]`` is the
+    the outcomes (sorted by :func:`rulebook.runtime.values.sort_key`), ``d[x]`` is the
     probability of ``x`` (``0`` for an impossible outcome), ``x in d`` tells
     whether ``x`` is possible, ``items()`` gives ``(outcome, probability)``.
     """
@@ -194,7 +194,7 @@ def exact(
 
 @contextmanager
 def _in_language(lang: str) -> Iterator[None]:
-    """A rule error leaving a package's resolver reads in the package's language (see :mod:`runtime.messages`)."""
+    """A rule error leaving a package's resolver reads in the package's language (see :mod:`rulebook.runtime.messages`)."""
     try:
         yield
     except RuleError as err:
@@ -247,7 +247,7 @@ def sample(
     when ``trace=False``. A failure of the fast resolver is replayed, with the
     same dice, by the traced twin, whose error names the rule and step. The
     trace and the errors read in ``lang`` (by default the language of ``fn``'s
-    package, see :mod:`runtime.messages`).
+    package, see :mod:`rulebook.runtime.messages`).
     """
     lang = lang or language_of(fn)
     with _in_language(lang), _nesting_bounded(fn, kwargs):

@@ -5,7 +5,7 @@ written ``"path/to/file.rules:LINE"``. The message is either text from the
 rules (a ``require``'s message, shown as written) or, with ``params``, a
 runtime phrase: an English message id of ``runtime/locale`` whose ``%(name)s``
 are filled from ``params`` and which is rendered in ``lang`` when read (see
-:mod:`runtime.messages` for how a package's language reaches it).
+:mod:`rulebook.runtime.messages` for how a package's language reaches it).
 Produces: exceptions whose ``str()`` is ``"path/to/file.rules:LINE: error: message"``
 (or just the message when the position is unknown), the format used by
 compilers so editors and terminals can link to the line.

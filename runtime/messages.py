@@ -11,13 +11,13 @@ language without a catalog reads the English ids.
 How the language reaches the runtime, with no global mutable state (two
 packages of different languages can run in one process):
 
-* a :class:`~runtime.errors.RuleError` carries its message id and parameters,
+* a :class:`~rulebook.runtime.errors.RuleError` carries its message id and parameters,
   not text; it is rendered when read (``str(err)``, ``err.message``) in
   ``err.lang``. The entry points that run a package's resolver
-  (``runtime.sample``, ``sample_many``, ``exact``, ``Procedure.convert``) set
+  (``rulebook.runtime.sample``, ``sample_many``, ``exact``, ``Procedure.convert``) set
   ``err.lang`` to that package's language (:func:`language_of`) as the error
   leaves them; an error raised outside them reads in :data:`DEFAULT_LANGUAGE`.
-* a :class:`~runtime.context.SampleContext` is made with the package's
+* a :class:`~rulebook.runtime.context.SampleContext` is made with the package's
   language: its trace records dice descriptions and its own phrases in it, and
   ``Trace.render_text()`` renders in it unless told another language.
 """

@@ -30,7 +30,7 @@ __all__ = ["Param", "Procedure", "Expectation", "Example", "OddsAxis", "Odds"]
 @dataclass(frozen=True, slots=True)
 class Param:
     """A parameter of a procedure: its name in the rules (and in JSON input), its
-    type descriptor (see :mod:`runtime.records`), whether it has a default, and the
+    type descriptor (see :mod:`rulebook.runtime.records`), whether it has a default, and the
     resolver's keyword for it when that differs from the name."""
 
     name: str
@@ -66,7 +66,7 @@ class Procedure:
 
     def convert(self, inputs: Any) -> dict[str, Any]:
         """JSON inputs (a dict by parameter name) → keyword arguments for ``function``;
-        :class:`~runtime.errors.InputError` names the bad JSON path. A parameter left
+        :class:`~rulebook.runtime.errors.InputError` names the bad JSON path. A parameter left
         out takes its default; an optional one (``T?``) without a default is none."""
         try:
             return self._convert(inputs)

@@ -5,7 +5,7 @@ the Python values resolvers work with (and back). Type descriptors are nested
 tuples: ``("int",)``, ``("decimal",)``, ``("text",)``, ``("bool",)``, ``("id",)``,
 ``("enum", name)``, ``("record", name)``, ``("ref", catalog)``, ``("rule",)``,
 ``("list", inner)``, ``("map", enum, inner)``, ``("opt", inner)``.
-An input of the wrong type is an :class:`~runtime.errors.InputError` naming its
+An input of the wrong type is an :class:`~rulebook.runtime.errors.InputError` naming its
 JSON path and showing the value cut short (:func:`shown`), however big it is.
 """
 

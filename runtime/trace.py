@@ -126,7 +126,7 @@ class Trace:
     """A recorded resolution: top-level events (normally one procedure frame).
 
     The recording methods mirror the context API and are called by
-    :class:`runtime.context.SampleContext`.
+    :class:`rulebook.runtime.context.SampleContext`.
     """
 
     def __init__(self, lang: str = DEFAULT_LANGUAGE) -> None:

@@ -17,7 +17,7 @@ Produces:
 * :func:`format_value`, a short human-readable text for traces;
 * :func:`number_text`, an exact number as text (``"n/d"``), however many digits;
 * :func:`smallest` / :func:`largest`, ``min``/``max`` of a list, with a
-  :class:`~runtime.errors.RuleError` for an empty one;
+  :class:`~rulebook.runtime.errors.RuleError` for an empty one;
 * :func:`granted`, a list of special rules with the rules they grant;
 * :func:`stacked_param`, a parameter of a rule applied several times, combined.
 """

@@ -15,13 +15,13 @@ Produces: :func:`make_case(rng) -> (text, how)`, one of
 and :func:`failure(text, folder) -> str | None`, the class of the failure of
 the compiler on a case, None when it behaved:
 
-* :func:`compiler.driver.check` must return diagnostics without raising, none
+* :func:`rulebook.compiler.driver.check` must return diagnostics without raising, none
   of them an internal error, each inside the file, all rendering as text with
   no control character and as JSON;
 * when the file checks, the generated Python package must compile, import
   without running anything the rules wrote (a canary module that the hostile
   texts try to import must stay unimported), and every procedure must resolve
-  (``runtime.exact``) to a result or a rule error for an input of its types.
+  (``rulebook.runtime.exact``) to a result or a rule error for an input of its types.
 
 ``tests/test_fuzz.py`` runs a few thousand cases through Hypothesis;
 ``bench/fuzz.py`` runs 100,000 and counts the failures by class.
@@ -292,8 +292,8 @@ def _check_failure(path: Path, text: str):
     """(failure class or None, checked result)."""
     import json
 
-    from compiler import driver
-    from rules_dsl.diagnostics import render_all
+    from rulebook.compiler import driver
+    from rulebook.rules_dsl.diagnostics import render_all
 
     try:
         result = driver.check(path)
@@ -320,7 +320,7 @@ def _check_failure(path: Path, text: str):
 
 def valid_input(desc: tuple, schema):
     """A JSON value of the type ``desc`` (a runtime type descriptor, see
-    :mod:`runtime.records`) that a procedure's input accepts; lists get one element."""
+    :mod:`rulebook.runtime.records`) that a procedure's input accepts; lists get one element."""
     kind = desc[0]
     if kind in ("int", "decimal"):
         return 1
@@ -346,8 +346,8 @@ def _emit_failure(program) -> str | None:
     """Generate, compile and import the Python package; resolve every procedure once."""
     import tempfile
 
-    import runtime
-    from compiler import pyload, to_python
+    from rulebook import runtime
+    from rulebook.compiler import pyload, to_python
 
     with tempfile.TemporaryDirectory(prefix="fuzz-py-") as tmp:
         try:

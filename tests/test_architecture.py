@@ -53,9 +53,9 @@ def graph() -> dict[str, set[str]]:
 @pytest.mark.parametrize("emitter", EMITTERS)
 def test_emitters_do_not_import_the_ast(emitter):
     tree = ast.parse((COMPILER / f"{emitter}.py").read_text(encoding="utf-8"))
-    imported = _imports(f"compiler.{emitter}", tree, False)
-    assert not {i for i in imported if i.startswith("rules_dsl.nodes") or i == "rules_dsl.parser"}, imported
-    assert "compiler.check" not in imported
+    imported = _imports(f"rulebook.compiler.{emitter}", tree, False)
+    assert not {i for i in imported if i.startswith("rulebook.rules_dsl.nodes") or i == "rulebook.rules_dsl.parser"}, imported
+    assert "rulebook.compiler.check" not in imported
 
 
 def test_no_import_cycle_in_compiler(graph):
@@ -84,7 +84,7 @@ def test_no_table_keyed_by_object_identity():
 
 
 def test_builtins_have_one_source_and_are_documented():
-    from compiler.builtins import BUILTINS
+    from rulebook.compiler.builtins import BUILTINS
 
     language = (ROOT / "rules_dsl" / "LANGUAGE.md").read_text(encoding="utf-8")
     for name in BUILTINS:
@@ -96,7 +96,7 @@ def test_builtins_have_one_source_and_are_documented():
 
 
 def test_the_checker_is_a_package_of_passes():
-    from compiler import check
+    from rulebook.compiler import check
 
     assert len(check.PASSES) >= 8
     for run in check.PASSES:
@@ -109,8 +109,8 @@ def test_the_lexer_highlights_exactly_the_builtins():
     """The Pygments lexer (in rules_dsl, which must not import the compiler) keeps
     its own tuple of built-in names; it must match the table, plus ``outcomes``
     (a word of odds tables, not a function of expressions)."""
-    from compiler.builtins import BUILTINS
-    from rules_dsl.pygments_lexer import BUILTINS as LEXER_BUILTINS
+    from rulebook.compiler.builtins import BUILTINS
+    from rulebook.rules_dsl.pygments_lexer import BUILTINS as LEXER_BUILTINS
 
     assert set(LEXER_BUILTINS) == set(BUILTINS) | {"outcomes"}
 

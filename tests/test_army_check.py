@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler import driver, to_armies, to_json
+from rulebook.compiler import driver, to_armies, to_json
 
 ROOT = Path(__file__).resolve().parent.parent
 BAD = ROOT / "tests" / "data" / "armies" / "bad"

@@ -2,7 +2,7 @@
 
 Each case of ``tests/data/budget/runaway.json`` resolves a procedure (exactly or
 sampled, with the default limit or the one given) and expects either a result
-or a :class:`runtime.WorkLimitError` whose message holds the given fragments:
+or a :class:`rulebook.runtime.WorkLimitError` whose message holds the given fragments:
 the procedure, the step, the roll and the inputs that made the work grow. An
 input ``{"repeat": x, "times": n}`` stands for a list of ``n`` copies of ``x``.
 """
@@ -23,7 +23,7 @@ CASES = json.loads((DATA / "budget" / "runaway.json").read_text(encoding="utf-8"
 
 @lru_cache(maxsize=None)
 def _package(rulebook: str):
-    from compiler import driver, pyload
+    from rulebook.compiler import driver, pyload
 
     checked = driver.check(ROOT / rulebook)
     assert checked.ok
@@ -39,7 +39,7 @@ def _expanded(value):
 
 
 def _resolve(case):
-    import runtime
+    from rulebook import runtime
 
     proc = _package(case["rulebook"]).PROCEDURES[case["procedure"]]
     kwargs = proc.convert(_expanded(case["input"]))
@@ -51,7 +51,7 @@ def _resolve(case):
 
 @pytest.mark.parametrize("case", CASES, ids=[f"{c['procedure']}-{c['mode']}-{i}" for i, c in enumerate(CASES)])
 def test_runaway_case(case):
-    import runtime
+    from rulebook import runtime
 
     if case["expect"] == "result":
         assert _resolve(case) is not None
@@ -64,7 +64,7 @@ def test_runaway_case(case):
 
 
 def test_traced_sampling_names_the_step_too():
-    import runtime
+    from rulebook import runtime
 
     proc = _package("content/1936").PROCEDURES["bajas_transporte_destruido"]
     with pytest.raises(runtime.WorkLimitError, match="en bajas_transporte_destruido, paso 1"):
@@ -73,7 +73,7 @@ def test_traced_sampling_names_the_step_too():
 
 def test_a_context_counts_everything_run_with_it():
     """A SampleContext used for many resolutions counts them all; sample_many gives each run its own limit."""
-    import runtime
+    from rulebook import runtime
 
     fn = _package("content/1936").PROCEDURES["bajas_transporte_destruido"].function
     ctx = runtime.SampleContext(1, trace=False, max_work=100)
@@ -87,7 +87,7 @@ def test_a_context_counts_everything_run_with_it():
 def test_the_command_line_raises_the_limit():
     def resolve(*extra):
         return subprocess.run(
-            [sys.executable, "-m", "compiler.cli", "resolve", "bajas_transporte_destruido", "--exact", "--format", "text",
+            [sys.executable, "-m", "rulebook.compiler.cli", "resolve", "bajas_transporte_destruido", "--exact", "--format", "text",
              "--input", '{"puntos_baja_restantes": 12, "transportes_destruidos": 40}', *extra],
             cwd=ROOT, capture_output=True, text=True,
         )

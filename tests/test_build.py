@@ -22,7 +22,7 @@ def test_build_produces_every_output(built):
 
 
 def test_two_builds_are_byte_identical(built, tmp_path):
-    from compiler import driver
+    from rulebook.compiler import driver
 
     again = tmp_path / "again"
     result = driver.build(CONTENT, again, site=True)
@@ -71,7 +71,7 @@ def test_manifest_lists_every_document_with_hashes(built):
 
 
 def test_failed_build_leaves_previous_output_intact(tmp_path):
-    from compiler import driver
+    from rulebook.compiler import driver
 
     src = tmp_path / "rb"
     src.mkdir()

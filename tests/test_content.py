@@ -16,7 +16,7 @@ def test_check_reports_exactly_the_deliberate_warnings(checked, update_goldens):
 
 
 def test_catalog_counts(program):
-    from compiler import ir
+    from rulebook.compiler import ir
 
     units = [c for c in program.catalogs.values() if c.record.startswith("Unidad")]
     assert sum(len(c.entries) for c in units if c.status != "deferred") == 123

@@ -20,7 +20,7 @@ def _icepool_dist(die):
 
 @pytest.mark.parametrize("calidad,dice,keep", [("green", 3, "lowest"), ("regular", 2, None), ("veteran", 3, "highest"), ("elite", 4, "highest")])
 def test_quality_roll_matches_icepool(package, calidad, dice, keep):
-    import runtime
+    from rulebook import runtime
 
     dist = runtime.exact(package.PROCEDURES["tirada_calidad"].function, calidad=calidad)
     shooting_die = icepool.Die([1, 1, 0, 0, -1, -1])
@@ -30,7 +30,7 @@ def test_quality_roll_matches_icepool(package, calidad, dice, keep):
 
 
 def test_variation_dice_match_icepool(package):
-    import runtime
+    from rulebook import runtime
 
     data = package.data
     die = data.DIE_DadoVariacion
@@ -52,7 +52,7 @@ def test_variation_dice_match_icepool(package):
     ],
 )
 def test_exact_matches_100000_samples(package, name, inputs):
-    import runtime
+    from rulebook import runtime
 
     proc = package.PROCEDURES[name]
     kwargs = proc.convert(inputs)
@@ -68,7 +68,7 @@ def test_exact_matches_100000_samples(package, name, inputs):
 
 # --------------------------------------------------------------------------- states against paths
 #
-# runtime.exact explores each distinct state once (what the compiler says the rest of a
+# rulebook.runtime.exact explores each distinct state once (what the compiler says the rest of a
 # procedure reads after a roll), projects rolls of named faces to the counts read, and
 # takes the results of a procedure that rolls dice as one choice. With every_path it
 # does none of that: it runs the traced resolvers over every path of every roll, as the
@@ -76,7 +76,7 @@ def test_exact_matches_100000_samples(package, name, inputs):
 
 
 def _same_by_both(fn, kwargs):
-    import runtime
+    from rulebook import runtime
 
     try:
         fast = runtime.exact(fn, **kwargs)
@@ -98,7 +98,7 @@ def _rulebooks():
 
 @pytest.mark.parametrize("rulebook", _rulebooks(), ids=lambda p: p.name)  # every path can be enumerated
 def test_examples_and_odds_match_every_path_enumeration(rulebook):
-    from compiler import driver, pyload
+    from rulebook.compiler import driver, pyload
 
     checked = driver.check(rulebook)
     assert checked.ok
@@ -182,7 +182,7 @@ def _random_procedure(rng, name: str) -> str:
 def test_random_procedures_match_every_path_enumeration(tmp_path):
     import random
 
-    from compiler import driver, pyload
+    from rulebook.compiler import driver, pyload
 
     rng = random.Random(20261201)
     procedures = [_random_procedure(rng, f"p{i}") for i in range(80)]
@@ -198,8 +198,8 @@ def test_random_procedures_match_every_path_enumeration(tmp_path):
 
 def test_summed_quality_rolls_match_icepool():
     """12 Quality rolls added up: 5^12 paths, explored as 49 totals per roll."""
-    import runtime
-    from compiler import driver, pyload
+    from rulebook import runtime
+    from rulebook.compiler import driver, pyload
     from conftest import DATA
 
     checked = driver.check(DATA / "exact" / "suma_tiradas.rules")
@@ -211,7 +211,7 @@ def test_summed_quality_rolls_match_icepool():
 
 def test_many_officers_match_icepool(package):
     """friccion_tras_repeticiones with 8 Élite officers: 40 order dice, seen through their Fricción count."""
-    import runtime
+    from rulebook import runtime
 
     proc = package.PROCEDURES["friccion_tras_repeticiones"]
     dist = runtime.exact(proc.function, **proc.convert({"oficiales": ["elite"] * 8}))
@@ -223,7 +223,7 @@ def test_many_officers_match_icepool(package):
 def test_transport_losses_match_icepool(package):
     """bajas_transporte_destruido with 300 Transports: 900 + 600 variation dice (icepool needs
     seconds beyond that; bench/run.py times 1,000)."""
-    import runtime
+    from rulebook import runtime
 
     proc = package.PROCEDURES["bajas_transporte_destruido"]
     dist = runtime.exact(proc.function, **proc.convert({"puntos_baja_restantes": 890, "transportes_destruidos": 300}))

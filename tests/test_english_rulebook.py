@@ -7,7 +7,7 @@ decimal points; a Spanish rulebook built the same way keeps decimal commas.
 The English data page's snippets run and print English traces. Runtime phrases
 (dice descriptions, rule errors, input errors, work limits) read in the language
 of the package that raised them, with an English and a Spanish package loaded in
-one process, through ``runtime.sample``/``exact`` and ``rulebook resolve``.
+one process, through ``rulebook.runtime.sample``/``exact`` and ``rulebook resolve``.
 """
 
 from __future__ import annotations
@@ -182,7 +182,7 @@ procedure patience "Patience" () -> int {{
 
 
 def _loaded(content: Path):
-    from compiler import driver, pyload
+    from rulebook.compiler import driver, pyload
 
     result = driver.check(content)
     assert result.ok, [d.render(result.sources) for d in result.diagnostics if d.severity == "error"]
@@ -196,7 +196,7 @@ def packages() -> dict:
 
 
 def test_rolls_and_rule_errors_read_in_each_package_language(packages):
-    import runtime
+    from rulebook import runtime
 
     en, es = packages["en"], packages["es"]
     assert (en.LANG, es.LANG) == ("en", "es")
@@ -241,7 +241,7 @@ def test_rolls_and_rule_errors_read_in_each_package_language(packages):
 
 def test_resolve_explains_in_the_rulebook_language(tmp_path):
     env = {"XDG_CACHE_HOME": str(tmp_path / "cache"), "PATH": str(Path(sys.executable).parent)}
-    command = [sys.executable, "-m", "compiler.cli", "resolve", "--rulebook", str(ENGLISH), "pinned", "--format", "text"]
+    command = [sys.executable, "-m", "rulebook.compiler.cli", "resolve", "--rulebook", str(ENGLISH), "pinned", "--format", "text"]
     for attempt in ("cold", "warm"):  # compiled, then from the cache
         shown = subprocess.run(command + ["--input", '{"morale": 1}', "--seed", "3", "--explain"],
                                capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
@@ -254,14 +254,14 @@ def test_resolve_explains_in_the_rulebook_language(tmp_path):
 
 
 def test_resolve_reads_the_driver_default_rulebook():
-    from compiler import driver, resolve
+    from rulebook.compiler import driver, resolve
 
     assert resolve.default_rulebook() == driver.DEFAULT_RULEBOOK
 
 
 @pytest.mark.parametrize("lang, summary", [("en", "runs of the repeat not shown"), ("es", "repeticiones no mostradas")])
 def test_a_long_repeat_traces_a_hundred_runs_and_counts_the_rest(tmp_path, lang, summary):
-    import runtime
+    from rulebook import runtime
 
     folder = tmp_path / "rb"
     folder.mkdir()

@@ -1,4 +1,4 @@
-"""Worked examples resolved once per generated package (:mod:`compiler.evaluations`):
+"""Worked examples resolved once per generated package (:mod:`rulebook.compiler.evaluations`):
 two byte-identical packages share their results, an edited one gets its own, and
 the shared results are what a fresh resolution gives."""
 
@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import json
 
-import runtime
-from compiler import driver, evaluations, pyload, to_python
-from compiler.examples import evaluate
+from rulebook import runtime
+from rulebook.compiler import driver, evaluations, pyload, to_python
+from rulebook.compiler.examples import evaluate
 from conftest import DATA
 
 RULES = DATA / "python" / "shooting.rules"
@@ -46,7 +46,7 @@ def test_identical_packages_share_results_and_an_edit_does_not(tmp_path):
 def test_the_vectors_and_odds_of_a_second_identical_package_are_a_fresh_computations(tmp_path):
     """Test vectors and odds tables are remembered like the examples: a byte-identical
     package gets, from memory, exactly what computing them afresh gives."""
-    from compiler import odds, vectors
+    from rulebook.compiler import odds, vectors
 
     text = RULES.read_text(encoding="utf-8")
     first = _package(text, tmp_path / "a")

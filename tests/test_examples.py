@@ -10,7 +10,7 @@ def _examples(package):
 
 
 def test_every_example_of_the_rulebook_passes(package):
-    from compiler.examples import run_examples
+    from rulebook.compiler.examples import run_examples
 
     results = run_examples(package)
     assert len(results) >= 50
@@ -23,7 +23,7 @@ def test_examples_are_in_rulebook_order(program, package):
 
 
 def test_an_expectation_is_a_check_or_a_comparison():
-    import runtime
+    from rulebook import runtime
 
     with pytest.raises(ValueError):
         runtime.Expectation(text="x", src="f.rules:1")
@@ -35,7 +35,7 @@ def test_an_expectation_is_a_check_or_a_comparison():
 
 
 def test_example_distributions_sum_to_exactly_one(package):
-    import runtime
+    from rulebook import runtime
 
     for example in _examples(package):
         try:
@@ -52,7 +52,7 @@ def test_every_procedure_has_an_example(package):
 
 
 def test_manual_statement_regular_i6_vs_p7_is_one_third(package):
-    import runtime
+    from rulebook import runtime
 
     proc = package.PROCEDURES["resolucion_impacto"]
     dist = runtime.exact(proc.function, **proc.convert({"i_base": 6, "m": 0, "p": 7, "calidad": "regular"}))
@@ -63,7 +63,7 @@ def test_manual_statement_regular_i6_vs_p7_is_one_third(package):
 
 @pytest.mark.parametrize("d_normal,m", [(4, -2), (4, 3), (3, 0), (6, -9)])
 def test_damage_never_above_base_nor_negative(package, d_normal, m):
-    import runtime
+    from rulebook import runtime
 
     proc = package.PROCEDURES["resolucion_danio"]
     for modo in ("preciso", "area"):

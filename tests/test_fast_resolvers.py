@@ -1,6 +1,6 @@
 """The fast resolvers (``procedures.py``) and their records, as users touch them.
 
-Records (``runtime.Record`` subclasses written into ``types.py``) must behave as
+Records (``rulebook.runtime.Record`` subclasses written into ``types.py``) must behave as
 immutable values: equal by class and fields, hashed alike, a readable repr, no
 attribute assignment, picklable, ordered and shown by the runtime as before.
 The fast resolvers must give the same result as their traced twins (or the same
@@ -17,15 +17,15 @@ from pathlib import Path
 
 import pytest
 
-import runtime
-from runtime import Record, SampleContext, format_value, sort_key, to_jsonable
+from rulebook import runtime
+from rulebook.runtime import Record, SampleContext, format_value, sort_key, to_jsonable
 
 ROOT = Path(__file__).resolve().parent.parent
 RULEBOOKS = sorted(p for p in (ROOT / "content").iterdir() if p.is_dir() and any(p.glob("*.rules")))
 
 
 def check(folder: Path):
-    from compiler import driver
+    from rulebook.compiler import driver
 
     result = driver.check(folder)
     assert result.ok, [d.render(result.sources) for d in result.diagnostics]
@@ -33,7 +33,7 @@ def check(folder: Path):
 
 
 def load(folder: Path):
-    from compiler import pyload
+    from rulebook.compiler import pyload
 
     return pyload.compile_and_load(check(folder))
 
@@ -77,7 +77,7 @@ def test_records_keep_rule_names_and_a_field_named_like_the_record(tmp_path):
         "procedure dar \"Dar\" (n: int) -> Paso {\n  return Paso(Paso: n, class: \"a\")\n}\n```\n",
         encoding="utf-8",
     )
-    from compiler import pyload, to_python
+    from rulebook.compiler import pyload, to_python
 
     program = check(tmp_path)
     types_py = next(text for name, text in to_python.generate(program).items() if name.endswith("/types.py"))

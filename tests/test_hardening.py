@@ -36,7 +36,7 @@ HEADER = '```rules\nrulebook t "T"\n```\n\n'
 
 def cli(*args, env=None, preexec_fn=None, timeout=120) -> subprocess.CompletedProcess:
     proc = subprocess.run(
-        [sys.executable, "-m", "compiler.cli", *args], capture_output=True, text=True, cwd=ROOT,
+        [sys.executable, "-m", "rulebook.compiler.cli", *args], capture_output=True, text=True, cwd=ROOT,
         env=env, preexec_fn=preexec_fn, timeout=timeout,
     )
     assert "Traceback" not in proc.stderr + proc.stdout, proc.stderr
@@ -45,7 +45,7 @@ def cli(*args, env=None, preexec_fn=None, timeout=120) -> subprocess.CompletedPr
 
 
 def check_text(tmp_path: Path, text: str, name: str = "a.rules"):
-    from compiler import driver
+    from rulebook.compiler import driver
 
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
@@ -78,7 +78,7 @@ def test_s1_a_file_name_with_code_is_refused_and_never_run(command, tmp_path):
         "test": ["test", str(folder)],
         "resolve": ["resolve", "impacto", "--rulebook", str(folder), "--input", '{"i": 6, "p": 7}', "--exact"],
     }[command]
-    proc = subprocess.run([sys.executable, "-m", "compiler.cli", *args], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    proc = subprocess.run([sys.executable, "-m", "rulebook.compiler.cli", *args], capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert proc.returncode == 1, proc.stderr
     assert not (tmp_path / "PWNED").exists()
     out = proc.stdout + proc.stderr
@@ -91,8 +91,8 @@ def test_s1_a_file_name_with_code_is_refused_and_never_run(command, tmp_path):
 def test_file_names_with_control_characters_are_refused_and_shown_escaped(name, tmp_path):
     folder = rulebook_folder(tmp_path)
     (folder / "a.rules").rename(folder / name)
-    from compiler import driver
-    from rules_dsl.diagnostics import render_all
+    from rulebook.compiler import driver
+    from rulebook.rules_dsl.diagnostics import render_all
 
     result = driver.check(folder)
     assert errors(result) == ["this file name contains a control character; such names are not read"]
@@ -111,7 +111,7 @@ def test_s2_a_link_out_of_the_rulebook_is_refused(tmp_path):
     assert proc.returncode == 1
     assert "outside the rulebook folder" in proc.stderr and "leads nowhere" in proc.stderr
     assert not (tmp_path / "out").exists()
-    from compiler import driver
+    from rulebook.compiler import driver
 
     (folder / "zz.rules").unlink()
     (folder / "dangling.rules").unlink()
@@ -131,7 +131,7 @@ def test_f1_f2_huge_numbers_are_diagnostics(tmp_path):
 
 
 def test_string_and_name_limits(tmp_path):
-    from rules_dsl.parser import MAX_NAME_CHARS, MAX_STRING_CHARS
+    from rulebook.rules_dsl.parser import MAX_NAME_CHARS, MAX_STRING_CHARS
 
     result = check_text(tmp_path, HEADER + '```rules\n@doc "' + "x" * (MAX_STRING_CHARS + 1) + '"\nconst a = 1\n```\n')
     assert errors(result) == [f"this text has {MAX_STRING_CHARS + 1} characters; at most {MAX_STRING_CHARS} are allowed"]
@@ -140,7 +140,7 @@ def test_string_and_name_limits(tmp_path):
 
 
 def test_file_and_rulebook_size_limits(tmp_path, monkeypatch):
-    from compiler import driver, loader
+    from rulebook.compiler import driver, loader
 
     folder = tmp_path / "big"
     folder.mkdir()
@@ -157,7 +157,7 @@ def test_file_and_rulebook_size_limits(tmp_path, monkeypatch):
 
 
 def test_a_file_that_is_not_utf8_is_a_diagnostic_with_its_position(tmp_path):
-    from compiler import driver
+    from rulebook.compiler import driver
 
     path = tmp_path / "latin1.rules"
     path.write_bytes("línea 1\nseñal ñ\n".encode("latin-1"))
@@ -166,7 +166,7 @@ def test_a_file_that_is_not_utf8_is_a_diagnostic_with_its_position(tmp_path):
 
 
 def test_f8_numeric_keys_of_an_id_table_do_not_break_did_you_mean():
-    from rules_dsl.diagnostics import did_you_mean
+    from rulebook.rules_dsl.diagnostics import did_you_mean
 
     assert did_you_mean("cas", [1, "casa", None, 2.5]) == "casa"
     assert did_you_mean("x" * 10_000, ["x"]) is None  # too long to compare
@@ -191,8 +191,8 @@ procedure dados "Dados\x00" () -> R {
 
 
 def test_f3_f4_unicode_digits_and_nul_in_titles_make_python_that_runs(tmp_path):
-    import runtime
-    from compiler import pyload
+    from rulebook import runtime
+    from rulebook.compiler import pyload
 
     result = check_text(tmp_path, F3_F4)
     assert result.ok, errors(result)
@@ -218,7 +218,7 @@ LONG_LINES = {
 
 @pytest.mark.parametrize("name", sorted(LONG_LINES))
 def test_the_prose_scanners_take_linear_time_on_long_lines(name):
-    from rules_dsl.parser import _prose_blocks
+    from rulebook.rules_dsl.parser import _prose_blocks
 
     with deadline(what=name):
         (block,) = _prose_blocks([(1, LONG_LINES[name])], "a.rules")
@@ -226,7 +226,7 @@ def test_the_prose_scanners_take_linear_time_on_long_lines(name):
 
 
 def test_h2_a_prose_line_over_the_limit_is_refused(tmp_path):
-    from rules_dsl.parser import MAX_LINE_CHARS
+    from rulebook.rules_dsl.parser import MAX_LINE_CHARS
 
     result = check_text(tmp_path, HEADER + "x " + "[[" * 100_000 + "\n\nTexto.\n")
     assert errors(result) == [f"this line of prose has 200002 characters; at most {MAX_LINE_CHARS} are allowed"]
@@ -240,7 +240,7 @@ _OLD_HEADING = re.compile(r"^(#{1,4})\s+(.*?)\s*#*\s*$")
 @settings(max_examples=400, derandomize=True, database=None, deadline=None)
 @given(st.text(alphabet="*`[] a_.é\t#1", max_size=16))
 def test_the_linear_prose_scanners_read_as_the_regular_expressions_they_replace(line):
-    from rules_dsl.parser import _HEADING, inline_runs
+    from rulebook.rules_dsl.parser import _HEADING, inline_runs
 
     assert inline_runs(line) == [(m.start(), m.end(), m.lastgroup, m.group(m.lastgroup)) for m in _OLD_INLINE.finditer(line)]
     stripped = line.strip()
@@ -251,7 +251,7 @@ def test_the_linear_prose_scanners_read_as_the_regular_expressions_they_replace(
 
 
 def test_a_string_literal_costs_little_memory(tmp_path):
-    from rules_dsl.parser import MAX_STRING_CHARS, parse
+    from rulebook.rules_dsl.parser import MAX_STRING_CHARS, parse
 
     parse(HEADER, "warm.rules")  # builds the parser outside the measurement
     text = HEADER + '```rules\n@doc "' + "ñ" * MAX_STRING_CHARS + '"\nconst a = 1\n```\n'
@@ -266,7 +266,7 @@ def test_a_string_literal_costs_little_memory(tmp_path):
 
 
 def test_many_declarations_and_their_20000_warnings(tmp_path):
-    from rules_dsl.diagnostics import render_all
+    from rulebook.rules_dsl.diagnostics import render_all
 
     text = HEADER + "```rules\n" + "".join(f"const c{i} = {i}\n" for i in range(20_000)) + "```\n"
     result = check_text(tmp_path, text)
@@ -277,7 +277,7 @@ def test_many_declarations_and_their_20000_warnings(tmp_path):
 
 
 def test_diagnostics_show_control_characters_and_long_lines_safely():
-    from rules_dsl.diagnostics import SHOWN_COLUMNS, Diagnostic, Span
+    from rulebook.rules_dsl.diagnostics import SHOWN_COLUMNS, Diagnostic, Span
 
     source = {"f.rules": "x" * 500 + "\x1b[2J\u202e" + "y" * 500 + "\n"}
     text = Diagnostic("error", "bad \x1b[31m", Span("f.rules", 1, 501, 1, 503), "hint \x07").render(source)
@@ -310,7 +310,7 @@ def _leftovers(folder: Path) -> list[str]:
 
 
 def test_o_naming_a_file_or_a_foreign_folder_is_refused(tmp_path):
-    from compiler import driver
+    from rulebook.compiler import driver
 
     folder = rulebook_folder(tmp_path)
     afile = tmp_path / "notes.txt"
@@ -325,7 +325,7 @@ def test_o_naming_a_file_or_a_foreign_folder_is_refused(tmp_path):
 
 
 def test_the_swap_replaces_the_output_and_leaves_nothing_behind(tmp_path):
-    from compiler import driver
+    from rulebook.compiler import driver
 
     folder, out = rulebook_folder(tmp_path), tmp_path / "out"
     assert driver.build(folder, out, site=False).ok
@@ -339,7 +339,7 @@ def test_the_swap_replaces_the_output_and_leaves_nothing_behind(tmp_path):
 def test_staging_folders_of_killed_builds_are_cleaned_and_live_ones_kept(tmp_path):
     import fcntl
 
-    from compiler import driver
+    from rulebook.compiler import driver
 
     folder, out = rulebook_folder(tmp_path), tmp_path / "out"
     dead = tmp_path / ".out.building-dead"
@@ -360,7 +360,7 @@ def test_staging_folders_of_killed_builds_are_cleaned_and_live_ones_kept(tmp_pat
 CRASH_BETWEEN_RENAMES = """
 import os, sys
 from pathlib import Path
-from compiler import driver
+from rulebook.compiler import driver
 driver._exchange = lambda a, b: False      # as on a system without renameat2
 real_rename = os.rename
 def rename(src, dst):
@@ -373,7 +373,7 @@ driver.build(Path(sys.argv[1]), Path(sys.argv[2]), site=False)
 
 
 def test_a_build_killed_between_the_two_renames_is_undone_by_the_next(tmp_path):
-    from compiler import driver
+    from rulebook.compiler import driver
 
     folder, out = rulebook_folder(tmp_path), tmp_path / "out"
     assert driver.build(folder, out, site=False).ok
@@ -404,10 +404,10 @@ def _alive(pid: int) -> bool:
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc to find the mkdocs process")
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
 def test_a_killed_build_leaves_no_mkdocs_running_and_its_staging_is_cleaned(sig, tmp_path):
-    from compiler import driver
+    from rulebook.compiler import driver
 
     folder, out = rulebook_folder(tmp_path), tmp_path / "out"
-    build = subprocess.Popen([sys.executable, "-m", "compiler.cli", "build", str(folder), "-o", str(out)], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    build = subprocess.Popen([sys.executable, "-m", "rulebook.compiler.cli", "build", str(folder), "-o", str(out)], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     with deadline(60, "waiting for mkdocs to start"):
         while not (children := _children(build.pid)):
             assert build.poll() is None, build.stderr.read()
@@ -436,7 +436,7 @@ def test_a_file_over_the_size_limit_is_a_plain_error(tmp_path):
 
 @pytest.mark.parametrize("code", [errno.ENOSPC, errno.EROFS, errno.EACCES])
 def test_file_system_errors_name_the_path_and_the_cause(code, tmp_path, monkeypatch):
-    from compiler import driver
+    from rulebook.compiler import driver
 
     folder, out = rulebook_folder(tmp_path), tmp_path / "out"
 
@@ -459,7 +459,7 @@ def test_an_empty_source_date_epoch_builds_the_site(tmp_path):
 
 
 def test_an_os_error_anywhere_is_a_plain_message(monkeypatch, capsys):
-    from compiler import cli, driver
+    from rulebook.compiler import cli, driver
 
     def refused(path):
         raise PermissionError(errno.EACCES, "Permission denied", "/tmp/elsewhere/x.rules")

@@ -16,8 +16,8 @@ import pytest
 from lark.lexer import PatternRE, PatternStr
 from pygments.token import Keyword, Operator
 
-from rules_dsl import keywords, parser
-from rules_dsl.keywords import (
+from rulebook.rules_dsl import keywords, parser
+from rulebook.rules_dsl.keywords import (
     CONSTANT_KEYWORDS,
     DECLARATION_KEYWORDS,
     KEYWORDS,
@@ -26,7 +26,7 @@ from rules_dsl.keywords import (
     TYPE_KEYWORDS,
     WORD_OPERATORS,
 )
-from rules_dsl.pygments_lexer import RulesLexer
+from rulebook.rules_dsl.pygments_lexer import RulesLexer
 
 WORD = re.compile(r"[a-z_]+")
 #: A regex terminal that is only a choice of plain words, as Lark builds it for
@@ -133,7 +133,7 @@ def test_lexer_highlights_rule_as_a_type_in_a_field():
 
 
 def test_parser_and_checker_share_the_list():
-    # the checker (compiler/) imports KEYWORDS from rules_dsl.parser
+    # the checker (compiler/) imports KEYWORDS from rulebook.rules_dsl.parser
     assert parser.KEYWORDS is keywords.KEYWORDS
 
 

@@ -5,7 +5,7 @@ The examples are fragments that use each other's declarations, so they are
 compiled together as one rulebook: each block is written to a temporary folder
 as its own ``.rules`` file (numbered in document order, padded with blank lines
 so that its lines keep their LANGUAGE.md line numbers) and the folder is checked
-with ``compiler.driver.check``; it must report no error (warnings are fine).
+with ``rulebook.compiler.driver.check``; it must report no error (warnings are fine).
 
 A fence written ```` ```rules error ```` shows a mistake: it is compiled with the
 other blocks and must produce at least one error of its own. A block that uses
@@ -25,9 +25,9 @@ from pathlib import Path
 
 import pytest
 
-from compiler import driver
-from rules_dsl import parser
-from rules_dsl.keywords import KEYWORDS
+from rulebook.compiler import driver
+from rulebook.rules_dsl import parser
+from rulebook.rules_dsl.keywords import KEYWORDS
 
 LANGUAGE_MD = Path(parser.__file__).with_name("LANGUAGE.md")
 FENCE = re.compile(r"^```rules(?P<info>[^\n]*)\n(?P<body>.*?)^```[ \t]*$", re.M | re.S)
@@ -163,7 +163,7 @@ def test_annotation_is_documented_with_an_example(name):
 
 
 def test_annotation_lists_match_the_checker():
-    declarations = pytest.importorskip("compiler.check.declarations")
+    declarations = pytest.importorskip("rulebook.compiler.check.declarations")
     if not hasattr(declarations, "ANNOTATIONS") or not hasattr(declarations, "STATUSES"):
         pytest.skip("the checker keeps its annotation lists elsewhere")
     assert set(declarations.ANNOTATIONS) == set(ANNOTATIONS)

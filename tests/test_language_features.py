@@ -26,7 +26,7 @@ FEATURES = sorted((DATA / "features").glob("*.rules"))
 
 @lru_cache(maxsize=None)
 def _package(path: str):
-    from compiler import driver, pyload
+    from rulebook.compiler import driver, pyload
 
     checked = driver.check(ROOT / path)
     errors = [d for d in checked.diagnostics if d.severity == "error"]
@@ -45,7 +45,7 @@ TERCIOS = "content/tercios"
 
 @pytest.mark.parametrize("case", FEATURES, ids=[c.stem for c in FEATURES])
 def test_feature_examples_hold(case):
-    from compiler.examples import run_examples
+    from rulebook.compiler.examples import run_examples
 
     results = run_examples(_package(str(case.relative_to(ROOT))))
     assert results, "a feature rulebook without examples tests nothing"
@@ -55,7 +55,7 @@ def test_feature_examples_hold(case):
 
 @pytest.mark.parametrize("name, kwargs", [("mayor", {}), ("par", {}), ("umbral", {"minimo": 9}), ("anidado", {})])
 def test_exact_repeat_matches_every_path_enumeration(name, kwargs):
-    import runtime
+    from rulebook import runtime
 
     fn = _proc(REPEAT, name)
     assert runtime.exact(fn, **kwargs) == runtime.exact(fn, every_path=True, **kwargs)
@@ -63,7 +63,7 @@ def test_exact_repeat_matches_every_path_enumeration(name, kwargs):
 
 def test_exact_repeat_conditions_on_the_stop():
     """Each of the 30 distinct pairs is equally likely: 1/30, not the truncated 1/36."""
-    import runtime
+    from rulebook import runtime
 
     dist = runtime.exact(_proc(REPEAT, "par"))
     assert len(dist) == 30
@@ -72,7 +72,7 @@ def test_exact_repeat_conditions_on_the_stop():
 
 
 def test_sampled_repeat_keeps_the_run_where_the_condition_holds():
-    import runtime
+    from rulebook import runtime
 
     fn = _proc(REPEAT, "par")
     seen = {runtime.sample(fn, seed=seed, trace=False)[0] for seed in range(300)}
@@ -81,7 +81,7 @@ def test_sampled_repeat_keeps_the_run_where_the_condition_holds():
 
 
 def test_trace_shows_each_run_of_a_repeat():
-    import runtime
+    from rulebook import runtime
 
     fn = _proc(REPEAT, "mayor")
     for seed in range(200):
@@ -98,7 +98,7 @@ def test_trace_shows_each_run_of_a_repeat():
 
 @pytest.mark.parametrize("traced", [False, True])
 def test_sampled_repeat_that_never_stops_hits_the_work_limit(traced):
-    import runtime
+    from rulebook import runtime
 
     with pytest.raises(runtime.WorkLimitError) as failure:
         runtime.sample(_proc(REPEAT, "umbral"), seed=1, trace=traced, max_work=20_000, minimo=13)
@@ -108,7 +108,7 @@ def test_sampled_repeat_that_never_stops_hits_the_work_limit(traced):
 
 
 def test_exact_repeat_that_never_stops_is_a_rule_error():
-    import runtime
+    from rulebook import runtime
 
     with pytest.raises(runtime.RuleError) as failure:
         runtime.exact(_proc(REPEAT, "umbral"), minimo=13)
@@ -118,7 +118,7 @@ def test_exact_repeat_that_never_stops_is_a_rule_error():
 
 @pytest.mark.parametrize("traced", [False, True])
 def test_max_of_a_list_that_turns_out_empty_is_a_rule_error(traced):
-    import runtime
+    from rulebook import runtime
 
     fn = _proc(REPEAT, "vacio")
     assert runtime.sample(fn, seed=1, trace=traced, valores=[1, 7, 3])[0] == 7
@@ -128,7 +128,7 @@ def test_max_of_a_list_that_turns_out_empty_is_a_rule_error(traced):
 
 
 def test_rule_queries_see_granted_rules():
-    import runtime
+    from rulebook import runtime
 
     pkg = _package(GRANTS)
     fn = pkg.PROCEDURES["capacidad"].function
@@ -138,7 +138,7 @@ def test_rule_queries_see_granted_rules():
     assert runtime.sample(fn, seed=1, trace=False, unidad="bisonos")[0].fichas == 2
     # stacking sum: the own Refuerzo(1) and the granted Refuerzo(2)
     assert runtime.sample(pkg.PROCEDURES["soldados"].function, seed=1, trace=True, unidad="escoltados")[0] == 3
-    # data.py keeps direct grants only; runtime.granted follows the chain (zapadores → palas → cavar)
+    # data.py keeps direct grants only; rulebook.runtime.granted follows the chain (zapadores → palas → cavar)
     assert pkg.data.GRANTS["zapadores"] == (runtime.RuleApp("palas", ()),)
     zapadores = runtime.RuleApp("zapadores", ())
     assert runtime.granted((zapadores,), pkg.data.GRANTS) == (
@@ -146,7 +146,7 @@ def test_rule_queries_see_granted_rules():
 
 
 def test_tercios_initiative_is_never_a_tie():
-    import runtime
+    from rulebook import runtime
 
     fn = _proc(TERCIOS, "iniciativa")
     dist = runtime.exact(fn)
@@ -155,7 +155,7 @@ def test_tercios_initiative_is_never_a_tie():
 
 
 def test_tercios_cavalry_has_its_type_rules_through_grants():
-    import runtime
+    from rulebook import runtime
 
     fn = _proc(TERCIOS, "chequeo_evasion")
     # Coraceros charged by a Tercio: Disciplina 3 with an increase, 4 dice at 5+
@@ -173,14 +173,14 @@ STACK = "tests/data/features/stack.rules"
     ("velocidad", {"velocidad": 6, "corriendo": True, "terreno_facil": False, "terreno_dificil": True}),
 ])
 def test_exact_stack_matches_every_path_enumeration(name, kwargs):
-    import runtime
+    from rulebook import runtime
 
     fn = _proc(STACK, name)
     assert runtime.exact(fn, **kwargs) == runtime.exact(fn, every_path=True, **kwargs)
 
 
 def test_trace_lists_each_source_of_a_stack_that_applies():
-    import runtime
+    from rulebook import runtime
 
     fn = _proc(STACK, "velocidad")
     result, trace = runtime.sample(fn, seed=1, trace=True, velocidad=6, corriendo=True, terreno_facil=False, terreno_dificil=True)
@@ -194,7 +194,7 @@ def test_trace_lists_each_source_of_a_stack_that_applies():
 
 
 def test_tercios_shooting_names_its_sources_in_the_trace():
-    import runtime
+    from rulebook import runtime
 
     fn = _proc(TERCIOS, "disparo")
     _, trace = runtime.sample(fn, seed=3, trace=True, tirador="arcabuceros_a_pie", objetivo="tercio", orden="atencion",
@@ -204,7 +204,7 @@ def test_tercios_shooting_names_its_sources_in_the_trace():
 
 
 def test_display_and_internal_on_the_player_pages(tmp_path):
-    from compiler import driver
+    from rulebook.compiler import driver
 
     result = driver.build(ROOT / "tests/data/features/presentation.rules", tmp_path / "out", site=False)
     assert result.ok, [d.message for d in result.diagnostics]

@@ -40,7 +40,7 @@ def test_generated_files_are_up_to_date():
 
 
 def test_every_keyword_has_its_scope():
-    from rules_dsl.keywords import KEYWORDS
+    from rulebook.rules_dsl.keywords import KEYWORDS
 
     for word in sorted(KEYWORDS):
         scopes = {scope for _, _, scope in _tokenize(f"x {word} y")}
@@ -78,7 +78,7 @@ def _fences(text: str) -> list[str]:
 
 @pytest.mark.parametrize("name", ["05-turnos-ordenes.rules", "06-disparo.rules", "02-costes-listas.rules"])
 def test_the_grammar_highlights_like_the_pygments_lexer(name):
-    from rules_dsl.pygments_lexer import RulesLexer
+    from rulebook.rules_dsl.pygments_lexer import RulesLexer
 
     lexer = RulesLexer()
     compared = 0

@@ -26,8 +26,8 @@ CURSOR = "‸"
 
 @pytest.fixture(scope="module")
 def rulebook(tmp_path_factory):
-    from compiler.lsp.positions import Locator
-    from compiler.lsp.workspace import Rulebook
+    from rulebook.compiler.lsp.positions import Locator
+    from rulebook.compiler.lsp.workspace import Rulebook
 
     folder = tmp_path_factory.mktemp("lsp") / "reglamento"
     shutil.copytree(RULEBOOK, folder)
@@ -47,7 +47,7 @@ def _at(analysis, name: str, fragment: str) -> tuple[int, int]:
 
 
 def _hover(rulebook, fragment: str) -> str:
-    from compiler.lsp import features
+    from rulebook.compiler.lsp import features
 
     analysis, locator, name = rulebook
     found = features.hover(analysis, locator, name, *_at(analysis, name, fragment))
@@ -68,7 +68,7 @@ def _line_of(rulebook, fragment: str) -> int:
 
 def _complete(rulebook, fragment: str, typed: str, kind: types.CompletionItemKind | None = None) -> list[str]:
     """The labels of the completions (of one ``kind``) after typing ``typed`` at the ``‸`` of ``fragment``."""
-    from compiler.lsp import features
+    from rulebook.compiler.lsp import features
 
     analysis, _, name = rulebook
     line, col = _at(analysis, name, fragment)
@@ -84,7 +84,7 @@ def _complete(rulebook, fragment: str, typed: str, kind: types.CompletionItemKin
 
 
 def test_a_value_bound_in_a_repeat_is_known_after_until_and_in_later_steps(rulebook):
-    from compiler.lsp import features
+    from rulebook.compiler.lsp import features
 
     assert "atacante: int" in _hover(rulebook, "} until ataca‸nte != defensor")
     bound = _line_of(rulebook, "      let atacante")
@@ -97,7 +97,7 @@ def test_a_value_bound_in_a_repeat_is_known_after_until_and_in_later_steps(ruleb
 
 
 def test_the_fields_of_display_go_to_the_record_and_are_renamed_with_it(rulebook):
-    from compiler.lsp import features
+    from rulebook.compiler.lsp import features
 
     assert "field of record `Dotacion`" in _hover(rulebook, '@display "{cant‸idad}')
     assert _lines(rulebook, features.definition, '@display "{cantidad} × {ar‸ma}"') == [_line_of(rulebook, "  arma: text")]
@@ -127,7 +127,7 @@ def test_snippets_for_repeat_and_stack_inside_a_procedure(rulebook):
 
 
 def test_semantic_tokens_of_repeat_and_annotations(rulebook):
-    from compiler.lsp import features
+    from rulebook.compiler.lsp import features
 
     analysis, locator, name = rulebook
     data = features.semantic_tokens(analysis, locator, name)
@@ -145,9 +145,9 @@ def test_semantic_tokens_of_repeat_and_annotations(rulebook):
 
 
 def test_the_documentation_tables_name_exactly_what_the_checker_knows():
-    from compiler.check.armies import TOP_CLAUSES, UNIT_ARGS, UNIT_CLAUSES
-    from compiler.check.declarations import ANNOTATIONS
-    from compiler.lsp.docs import ANNOTATION_DOCS, CLAUSE_ARGUMENTS, CLAUSE_DOCS, WARNING_KINDS
+    from rulebook.compiler.check.armies import TOP_CLAUSES, UNIT_ARGS, UNIT_CLAUSES
+    from rulebook.compiler.check.declarations import ANNOTATIONS
+    from rulebook.compiler.lsp.docs import ANNOTATION_DOCS, CLAUSE_ARGUMENTS, CLAUSE_DOCS, WARNING_KINDS
 
     assert set(ANNOTATION_DOCS) == set(ANNOTATIONS)
     assert {w for c, w in CLAUSE_DOCS if c == "army"} == set(TOP_CLAUSES)
@@ -171,11 +171,11 @@ def test_the_documentation_tables_name_exactly_what_the_checker_knows():
 
 def test_the_errors_of_an_army_are_at_the_word_that_is_wrong(tmp_path):
     """What ``rulebook check`` says of an army, at the clause word or value it names, in the editor's units."""
-    from compiler import driver
-    from compiler.lsp import features
-    from compiler.lsp.positions import Locator
-    from compiler.lsp.workspace import Rulebook
-    from rules_dsl.diagnostics import render_all
+    from rulebook.compiler import driver
+    from rulebook.compiler.lsp import features
+    from rulebook.compiler.lsp.positions import Locator
+    from rulebook.compiler.lsp.workspace import Rulebook
+    from rulebook.rules_dsl.diagnostics import render_all
 
     folder = tmp_path / "reglamento"
     shutil.copytree(RULEBOOK, folder)

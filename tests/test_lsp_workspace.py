@@ -17,15 +17,15 @@ ERROR_CASES = sorted((DATA / "errors").glob("*.rules"))
 
 
 def _analysis_of(folder: Path):
-    from compiler.lsp.workspace import Rulebook
+    from rulebook.compiler.lsp.workspace import Rulebook
 
     return Rulebook(folder).analyze()
 
 
 @pytest.mark.parametrize("case", ERROR_CASES, ids=[c.stem for c in ERROR_CASES])
 def test_the_server_reports_what_rulebook_check_prints(case, tmp_path):
-    from compiler import driver
-    from rules_dsl.diagnostics import render_all
+    from rulebook.compiler import driver
+    from rulebook.rules_dsl.diagnostics import render_all
 
     folder = tmp_path / "reglamento"
     folder.mkdir()
@@ -37,7 +37,7 @@ def test_the_server_reports_what_rulebook_check_prints(case, tmp_path):
 
 
 def test_an_edit_reparses_only_the_edited_file():
-    from compiler.lsp.workspace import Rulebook
+    from rulebook.compiler.lsp.workspace import Rulebook
 
     rulebook = Rulebook(CONTENT)
     first = rulebook.analyze()
@@ -56,7 +56,7 @@ def test_an_edit_reparses_only_the_edited_file():
 
 def test_a_declaration_being_typed_keeps_its_last_checked_form():
     """While a procedure does not parse, completion still knows its parameters and types."""
-    from compiler.lsp.workspace import Rulebook
+    from rulebook.compiler.lsp.workspace import Rulebook
 
     rulebook = Rulebook(CONTENT)
     rulebook.analyze()
@@ -71,9 +71,9 @@ def test_a_declaration_being_typed_keeps_its_last_checked_form():
 
 def test_diagnostics_become_lsp_diagnostics_in_utf16(tmp_path):
     """A column after an astral character counts two UTF-16 units for it; the hint follows the message."""
-    from compiler.lsp.features import diagnostics
-    from compiler.lsp.positions import Locator
-    from rules_dsl.diagnostics import Span
+    from rulebook.compiler.lsp.features import diagnostics
+    from rulebook.compiler.lsp.positions import Locator
+    from rulebook.rules_dsl.diagnostics import Span
 
     folder = tmp_path / "r"
     folder.mkdir()
@@ -98,8 +98,8 @@ def test_snippets_are_valid_declarations():
     """Every template, with its default placeholders, parses without a syntax error."""
     import re
 
-    from compiler.lsp.snippets import SNIPPETS
-    from rules_dsl.parser import parse
+    from rulebook.compiler.lsp.snippets import SNIPPETS
+    from rulebook.rules_dsl.parser import parse
 
     statements = {"let", "if", "step", "repeat"}
     for s in SNIPPETS:
@@ -118,11 +118,11 @@ def test_snippets_are_valid_declarations():
 
 def test_rules_text_is_escaped_in_hovers():
     """A title or documentation cannot inject Markdown or HTML into the editor."""
-    from compiler import ir
-    from compiler.lsp.hover import describe
-    from compiler.lsp.index import Target
-    from compiler.types import T
-    from rules_dsl.diagnostics import Span
+    from rulebook.compiler import ir
+    from rulebook.compiler.lsp.hover import describe
+    from rulebook.compiler.lsp.index import Target
+    from rulebook.compiler.types import T
+    from rulebook.rules_dsl.diagnostics import Span
 
     span = Span("a.rules", 1, 1, 1, 1)
     const = ir.Const(

@@ -137,7 +137,7 @@ class Built:
         """The id of the value of ``enum`` whose title is ``title`` (None when none is)."""
         matches = [i for i, t in self.enum_titles[enum].items() if norm_text(t) == norm_text(title)]
         if not matches:  # a variant spelling of the title (the manual prints «Cañon» and «Cañón»)
-            from compiler.check.contract import fold
+            from rulebook.compiler.check.contract import fold
 
             matches = [i for i, t in self.enum_titles[enum].items() if fold(t) == fold(title)]
         return matches[0] if len(matches) == 1 else None
@@ -145,7 +145,7 @@ class Built:
     @property
     def package(self):
         if self._package is None:
-            from compiler import pyload
+            from rulebook.compiler import pyload
 
             self._package = pyload.load_package(self.out / "python")
         return self._package
@@ -153,7 +153,7 @@ class Built:
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> Built:
-    from compiler import driver
+    from rulebook.compiler import driver
 
     out = tmp_path_factory.mktemp("manual_tables") / "build"
     result = driver.build(CONTENT, out, site=False)
@@ -252,7 +252,7 @@ def conv_enum(cell: str, ctx: Ctx, arg: str) -> Any:
 def enum_value_named(ctx: Ctx, enum: str, printed: str) -> str:
     """The value of ``enum`` that a code printed in the manual («Green», «Vehículo», «HE»)
     names under the naming rule of enum values (lower_snake_case ASCII, LANGUAGE.md)."""
-    from compiler.check.signatures import member_name
+    from rulebook.compiler.check.signatures import member_name
 
     name = member_name(norm_text(printed))
     return name if name in ctx.built.enum_ids[enum] else f"<no {enum} value named {printed!r}>"
@@ -673,7 +673,7 @@ def compare_keyvalue(entry: dict, table: ManualTable, built: Built, lines: list[
     the generated Moral check has the distribution obtained from the manual's own Tabla de
     Moral and Moral por Calidad with that many variation dice.
     """
-    import runtime
+    from rulebook import runtime
 
     out = Outcome()
     ctx = Ctx(built, entry)
@@ -723,7 +723,7 @@ def compare_keyvalue(entry: dict, table: ManualTable, built: Built, lines: list[
 
 
 def _check_variation(entry: dict, variacion: dict, table: ManualTable, built: Built, lines: list[str]) -> list[str]:
-    import runtime
+    from rulebook import runtime
 
     v = entry["variation"]
     assert variacion.get("tipo") == "variacion", variacion

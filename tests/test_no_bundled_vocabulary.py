@@ -49,7 +49,7 @@ ALLOWED: dict[tuple[str, str], str] = {
 
 def bundled_vocabulary() -> dict[str, str]:
     """Distinctive name → the bundled rulebook that declares it."""
-    from compiler import driver
+    from rulebook.compiler import driver
 
     names: dict[str, str] = {}
     for book in driver.bundled_rulebooks():

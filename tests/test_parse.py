@@ -36,7 +36,7 @@ def dump(node, indent: int = 0) -> str:
 
 def _no_spans(value):
     """Plain values with any Span inside tuples left out (positions are tested elsewhere)."""
-    from rules_dsl.diagnostics import Span
+    from rulebook.rules_dsl.diagnostics import Span
 
     if isinstance(value, tuple):
         return tuple(_no_spans(v) for v in value if not isinstance(v, Span))
@@ -45,7 +45,7 @@ def _no_spans(value):
 
 @pytest.mark.parametrize("case", CASES, ids=[c.stem for c in CASES])
 def test_parse(case, update_goldens):
-    from rules_dsl.parser import parse
+    from rulebook.rules_dsl.parser import parse
 
     module, diags = parse(case.read_text(encoding="utf-8"), case.name)
     assert not diags, [d.render({case.name: case.read_text(encoding="utf-8")}) for d in diags]
@@ -53,8 +53,8 @@ def test_parse(case, update_goldens):
 
 
 def test_spans_point_at_declarations():
-    from rules_dsl import nodes as n
-    from rules_dsl.parser import parse
+    from rulebook.rules_dsl import nodes as n
+    from rulebook.rules_dsl.parser import parse
 
     text = "Texto.\n\n```rules\nenum A { x, y }\n\nrecord R {\n  f: int\n}\n```\n"
     module, diags = parse(text, "t.rules")

@@ -42,7 +42,7 @@ def rulebook(tmp_path):
 
 def resolve(env, *args, stdin=None, python_args=()):
     proc = subprocess.run(
-        [sys.executable, *python_args, "-m", "compiler.cli", "resolve", *args],
+        [sys.executable, *python_args, "-m", "rulebook.compiler.cli", "resolve", *args],
         capture_output=True, text=True, cwd=ROOT, env=env, input=stdin, timeout=120,
     )
     assert "Traceback" not in proc.stderr, proc.stderr
@@ -74,8 +74,8 @@ def test_first_call_fills_the_cache_and_the_next_answers_without_checking(env, r
     assert proc.returncode == 0
     assert json.loads(proc.stdout)["distribution"] == first
     imported = proc.stderr
-    assert "compiler.cache" in imported
-    assert "compiler.driver" not in imported and "compiler.check" not in imported and "lark" not in imported
+    assert "rulebook.compiler.cache" in imported
+    assert "rulebook.compiler.driver" not in imported and "rulebook.compiler.check" not in imported and "lark" not in imported
     (again,) = entries(env)
     assert written(again) == stamp
 

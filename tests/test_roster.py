@@ -1,11 +1,11 @@
 """The roster validator, as data: ``tests/data/rosters/*.json``, one parametrized test.
 
 Each case file holds ``rulebook`` (a folder of .rules files), a ``roster`` and
-what :func:`compiler.roster.validate` must answer: ``legal``, ``total``,
+what :func:`rulebook.compiler.roster.validate` must answer: ``legal``, ``total``,
 ``budget``, each unit's total, and the errors and warnings in order, each
 compared on the keys the case gives (``path``, ``code``, ``suggestion``,
 ``message``). The rulebooks are checked once and their army documents built
-by :mod:`compiler.to_armies`, as a build writes them; every roster is first
+by :mod:`rulebook.compiler.to_armies`, as a build writes them; every roster is first
 validated against the rulebook's roster schema, as the command does.
 """
 
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler import driver, roster, to_armies, to_json
+from rulebook.compiler import driver, roster, to_armies, to_json
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = sorted((Path(__file__).parent / "data" / "rosters").glob("*.json"))

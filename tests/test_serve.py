@@ -46,7 +46,7 @@ class Served:
         self.url = f"http://127.0.0.1:{self.port}/"
         env = {**os.environ, "TMPDIR": str(tmp)}
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "compiler.cli", "serve", str(folder), "--port", str(self.port)],
+            [sys.executable, "-m", "rulebook.compiler.cli", "serve", str(folder), "--port", str(self.port)],
             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         )
         self.output: list[str] = []
@@ -171,8 +171,8 @@ def test_after_a_sequence_of_edits_the_served_site_is_a_fresh_builds(tmp_path):
     """What ``serve`` shows after prose, data and broken edits (its caches of the
     resolved examples, odds, highlighting and compiled templates at work) is, file
     by file, what a full ``rulebook build`` of the same rules writes."""
-    from compiler import driver
-    from compiler.serve import Preview
+    from rulebook.compiler import driver
+    from rulebook.compiler.serve import Preview
 
     folder = tmp_path / "reglas"
     folder.mkdir()

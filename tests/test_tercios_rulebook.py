@@ -1,6 +1,6 @@
 """The bundled rulebook ``content/tercios`` (Tercios – Brevis Editio): check, examples, build.
 
-Builds the rulebook once for this module, with its site, through ``compiler.driver``, and
+Builds the rulebook once for this module, with its site, through ``rulebook.compiler.driver``, and
 checks that: the check reports no error and exactly the warnings listed in
 ``tests/data/tercios_warnings.txt`` (none today); every worked example passes and every
 procedure has one; the dice procedures agree with icepool, an independent oracle, over
@@ -29,7 +29,7 @@ def build(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def package(build):
-    from compiler import pyload
+    from rulebook.compiler import pyload
 
     return pyload.compile_and_load(build[0].program)
 
@@ -41,7 +41,7 @@ def test_check_reports_only_the_listed_warnings(build):
 
 
 def test_every_example_passes_and_every_procedure_has_one(package):
-    from compiler.examples import run_examples
+    from rulebook.compiler.examples import run_examples
 
     results = run_examples(package)
     failed = [(r.title, r.src, r.failures, r.error) for r in results if not r.ok]
@@ -51,7 +51,7 @@ def test_every_example_passes_and_every_procedure_has_one(package):
 
 
 def _exact(package, name: str, **inputs):
-    import runtime
+    from rulebook import runtime
 
     proc = package.PROCEDURES[name]
     return runtime.exact(proc.function, **proc.convert(inputs))
@@ -102,7 +102,7 @@ def test_site_has_every_section_the_datasheets_and_the_missing_values(build):
 
 
 def test_counts_quoted_in_the_closing_note(build):
-    from compiler import ir
+    from rulebook.compiler import ir
 
     program = build[0].program
     assert len(program.sections) == 11

@@ -1,4 +1,4 @@
-"""The checker: parsed modules → the typed IR (:class:`compiler.ir.Program`).
+"""The checker: parsed modules → the typed IR (:class:`rulebook.compiler.ir.Program`).
 
 Entry point: :func:`check_program(modules, sources, reporter) -> ir.Program`.
 
@@ -26,8 +26,8 @@ The program is meant for the emitters only when the reporter holds no errors.
 
 from __future__ import annotations
 
-from rules_dsl import nodes as n
-from rules_dsl.diagnostics import Reporter
+from rulebook.rules_dsl import nodes as n
+from rulebook.rules_dsl.diagnostics import Reporter
 
 from .. import ir
 from .armies import check_armies
@@ -57,7 +57,7 @@ def check_program(modules: list[n.Module], sources: dict[str, str], reporter: Re
         reporter: receives every error and warning.
 
     Returns:
-        The checked :class:`~compiler.ir.Program` (for the emitters only when
+        The checked :class:`~rulebook.compiler.ir.Program` (for the emitters only when
         the reporter holds no errors).
     """
     st = CheckState(modules, sources, reporter)

@@ -1,11 +1,11 @@
-"""Pass 9 — army lists: ``army`` declarations → :class:`compiler.ir.Army`.
+"""Pass 9 — army lists: ``army`` declarations → :class:`rulebook.compiler.ir.Army`.
 
 Entry point: :func:`check_armies(state)`. Reads the ``army`` declarations and
 what the earlier passes built (catalogs with their entries, tables, enums,
 record fields); checks every clause (known words, known catalogs, fields,
 enum values, table columns, types, ids) and reports each problem at its
-position; adds ``state.armies`` (name → :class:`~compiler.ir.Army`), which
-:func:`compiler.check.check_program` puts in :attr:`compiler.ir.Program.armies`.
+position; adds ``state.armies`` (name → :class:`~rulebook.compiler.ir.Army`), which
+:func:`rulebook.compiler.check.check_program` puts in :attr:`rulebook.compiler.ir.Program.armies`.
 
 The clauses (LANGUAGE.md, "army"):
 
@@ -23,8 +23,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from rules_dsl import nodes as n
-from rules_dsl.diagnostics import Span
+from rulebook.rules_dsl import nodes as n
+from rulebook.rules_dsl.diagnostics import Span
 
 from .. import ir
 from .state import CheckState, hint

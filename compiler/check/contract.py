@@ -6,7 +6,7 @@ Entry point: :func:`check_contract(state)` (called by the references pass).
 * ``@changelog`` on a catalog marks it as the rulebook's version history: its
   record has ``version: text``, ``date: text?`` and ``changes: list[text]``; the
   rulebook's own version must be one of its entries (sets
-  :attr:`~compiler.ir.Catalog.changelog`).
+  :attr:`~rulebook.compiler.ir.Catalog.changelog`).
 * Variant spellings: the text values of one field across a catalog, and the
   titles of one enum, that differ only by accents, case or spacing ("Cañon AA
   ligero" and "Cañón AA ligero") are reported as warnings: a category written
@@ -19,7 +19,7 @@ import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
-from rules_dsl import nodes as n
+from rulebook.rules_dsl import nodes as n
 
 from .state import CheckState
 

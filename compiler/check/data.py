@@ -4,8 +4,8 @@ against their types and converted to plain values.
 Entry points: :func:`convert_value` (one written value against a type →
 ``int``/``Fraction``/``str``/``bool``/``None``/list/dict, used by the tables
 pass too), :func:`check_data(state)` (catalogs, dice, bags, rules → IR
-:class:`~compiler.ir.Catalog`, :class:`~compiler.ir.Die`,
-:class:`~compiler.ir.Bag`, :class:`~compiler.ir.Rule`) and
+:class:`~rulebook.compiler.ir.Catalog`, :class:`~rulebook.compiler.ir.Die`,
+:class:`~rulebook.compiler.ir.Bag`, :class:`~rulebook.compiler.ir.Rule`) and
 :func:`check_references(state)` (every ``ref`` value names an existing entry, an
 error unless the declaration lists the id in ``@as_printed``; an id defined twice
 with different values; then the contract lints of :mod:`.contract`).
@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from rules_dsl import nodes as n
-from rules_dsl.diagnostics import did_you_mean
+from rulebook.rules_dsl import nodes as n
+from rulebook.rules_dsl.diagnostics import did_you_mean
 
 from .. import ir
 from ..types import RULE, T

@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from rules_dsl import nodes as n
-from rules_dsl.diagnostics import Span
-from rules_dsl.parser import KEYWORDS
+from rulebook.rules_dsl import nodes as n
+from rulebook.rules_dsl.diagnostics import Span
+from rulebook.rules_dsl.parser import KEYWORDS
 
 from ..builtins import BUILTINS
 from ..types import PRIMITIVES

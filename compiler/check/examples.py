@@ -2,7 +2,7 @@
 what must hold of the result.
 
 Entry point: :func:`check_examples(state)`. Reads the procedures' signatures;
-adds the IR :class:`~compiler.ir.Example` list (in rulebook order). An
+adds the IR :class:`~rulebook.compiler.ir.Example` list (in rulebook order). An
 expectation that reads ``result`` outside ``probability(…)`` must hold for
 every outcome (``per_outcome``); the others are evaluated once.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from rules_dsl import nodes as n
+from rulebook.rules_dsl import nodes as n
 
 from .. import ir
 from ..types import ANY, BOOL

@@ -4,18 +4,18 @@ Entry point: :func:`check_expr(state, expr, scope, in_expect=False) -> ir.Expr`
 (used by the procedures, examples and odds passes). Names are resolved against
 the scope and the declarations, every operand is type-checked, and the result
 is an IR node carrying its type (``ANY`` after an error, so one mistake is
-reported once). Built-in functions are those of :mod:`compiler.builtins`.
+reported once). Built-in functions are those of :mod:`rulebook.compiler.builtins`.
 ``stack proc(…) { "source": value, … }`` becomes a call of ``proc`` whose list
-parameter receives an :class:`~compiler.ir.Sources` node (the named modifiers).
+parameter receives an :class:`~rulebook.compiler.ir.Sources` node (the named modifiers).
 """
 
 from __future__ import annotations
 
 import re
 
-from rules_dsl import nodes as n
-from rules_dsl.diagnostics import Span
-from rules_dsl.parser import KEYWORDS
+from rulebook.rules_dsl import nodes as n
+from rulebook.rules_dsl.diagnostics import Span
+from rulebook.rules_dsl.parser import KEYWORDS
 
 from .. import ir
 from ..builtins import BUILTINS

@@ -4,12 +4,12 @@ Entry point: :func:`check_layout(state)`. ``@datasheet "Page"`` puts one card
 per entry on a page of that title; ``@cost_field "field"`` with
 ``@cost_modifier "table"`` shows that int field at each value of the enum
 keying a percentage table. Reads the catalogs and tables; fills
-:attr:`~compiler.ir.Catalog.datasheet` and :attr:`~compiler.ir.Catalog.cost`.
+:attr:`~rulebook.compiler.ir.Catalog.datasheet` and :attr:`~rulebook.compiler.ir.Catalog.cost`.
 """
 
 from __future__ import annotations
 
-from rules_dsl import nodes as n
+from rulebook.rules_dsl import nodes as n
 
 from .. import ir
 from ..types import ANY

@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from collections import deque
 
-from rules_dsl import nodes as n
-from rules_dsl.diagnostics import did_you_mean
+from rulebook.rules_dsl import nodes as n
+from rulebook.rules_dsl.diagnostics import did_you_mean
 
 from .. import ir
 from .state import CheckState, hint

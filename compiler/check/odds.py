@@ -2,14 +2,14 @@
 
 Entry point: :func:`check_odds(state)`. Reads the procedures' signatures and
 the catalogs and enums the axes go through; adds an IR
-:class:`~compiler.ir.Odds` per odds declaration, with each axis's values
+:class:`~rulebook.compiler.ir.Odds` per odds declaration, with each axis's values
 enumerated.
 """
 
 from __future__ import annotations
 
-from rules_dsl import nodes as n
-from rules_dsl.parser import KEYWORDS
+from rulebook.rules_dsl import nodes as n
+from rulebook.rules_dsl.parser import KEYWORDS
 
 from .. import ir
 from ..types import ANY, BOOL, INT, T, is_numeric

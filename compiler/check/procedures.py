@@ -2,7 +2,7 @@
 IR statements.
 
 Entry point: :func:`check_procedures(state)`. Reads the signatures of pass 2
-and the data of passes 3–4; adds an IR :class:`~compiler.ir.Procedure` per
+and the data of passes 3–4; adds an IR :class:`~rulebook.compiler.ir.Procedure` per
 procedure. Reports type errors, names used before they are defined or defined
 twice, paths that end without ``return``, unreachable statements, locals
 that are never used, and ``repeat … until`` blocks that could never end
@@ -12,8 +12,8 @@ nothing random) or hold a ``return``.
 
 from __future__ import annotations
 
-from rules_dsl import nodes as n
-from rules_dsl.parser import KEYWORDS
+from rulebook.rules_dsl import nodes as n
+from rulebook.rules_dsl.parser import KEYWORDS
 
 from .. import ir
 from ..liveness import expressions, walk

@@ -5,10 +5,10 @@ rule and procedure and their types.
 Entry point: :func:`check_signatures(state)`. Reads the declarations of pass 1;
 adds ``consts``, ``enum_members``, ``record_fields``, ``rule_params``,
 ``param_types`` and ``result_types`` to the state, and the IR
-:class:`~compiler.ir.Const`, :class:`~compiler.ir.Enum` and
-:class:`~compiler.ir.Record` declarations. Enum values that break the naming
+:class:`~rulebook.compiler.ir.Const`, :class:`~rulebook.compiler.ir.Enum` and
+:class:`~rulebook.compiler.ir.Record` declarations. Enum values that break the naming
 rule (lower_snake_case ASCII) are warned about (code ``naming``). :func:`resolve_type` turns a written
-type into a :class:`~compiler.types.T` for the later passes.
+type into a :class:`~rulebook.compiler.types.T` for the later passes.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from rules_dsl import nodes as n
-from rules_dsl.diagnostics import Span
+from rulebook.rules_dsl import nodes as n
+from rulebook.rules_dsl.diagnostics import Span
 
 from .. import ir
 from ..types import ANY, BOOL, DEC, ID, INT, PRIMITIVES, RULE, TEXT, T, opt

@@ -1,7 +1,7 @@
 """What the checking passes share: the declarations seen so far, the IR built so
 far, the reporter, and the scopes of procedure bodies.
 
-Each pass (one module of :mod:`compiler.check`) reads what earlier passes put
+Each pass (one module of :mod:`rulebook.compiler.check`) reads what earlier passes put
 in a :class:`CheckState` and adds its own part; none stops at the first
 problem: every error goes to the reporter and the pass goes on.
 """
@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from rules_dsl import nodes as n
-from rules_dsl.diagnostics import Reporter, Span, did_you_mean
+from rulebook.rules_dsl import nodes as n
+from rulebook.rules_dsl.diagnostics import Reporter, Span, did_you_mean
 
 from .. import ir
 from ..types import T

@@ -3,8 +3,8 @@ are empty or overlap are errors, gaps between ranges and enum values with no
 row are warnings.
 
 Entry point: :func:`check_tables(state)`. Reads the signatures (types) of
-pass 2; adds an IR :class:`~compiler.ir.Table` per table, with its rows as
-plain values (range keys as :class:`~compiler.ir.Range`).
+pass 2; adds an IR :class:`~rulebook.compiler.ir.Table` per table, with its rows as
+plain values (range keys as :class:`~rulebook.compiler.ir.Range`).
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from rules_dsl import nodes as n
-from rules_dsl.diagnostics import Span
+from rulebook.rules_dsl import nodes as n
+from rulebook.rules_dsl.diagnostics import Span
 
 from .. import ir
 from ..types import ANY, DEC, INT

@@ -1,13 +1,13 @@
 """The answers of the language server, from an analysis and a position.
 
 Entry points (one per LSP request; each reads an
-:class:`~compiler.lsp.workspace.Analysis` and a
-:class:`~compiler.lsp.positions.Locator`, and produces ``lsprotocol`` values):
+:class:`~rulebook.compiler.lsp.workspace.Analysis` and a
+:class:`~rulebook.compiler.lsp.positions.Locator`, and produces ``lsprotocol`` values):
 :func:`hover`, :func:`definition`, :func:`references`, :func:`highlights`,
 :func:`completion`, :func:`document_symbols`, :func:`workspace_symbols`,
 :func:`semantic_tokens` and :func:`diagnostics`.
 
-Names are found with the symbol index (:mod:`compiler.lsp.index`). Completion
+Names are found with the symbol index (:mod:`rulebook.compiler.lsp.index`). Completion
 reads the text being typed, which may not parse: it looks at the current line
 (``Enum.``, ``valor.campo.``, a catalog cell, ``@``, ``@allow``, a ``{`` of
 ``@display``, ``[[``, a clause of an ``army`` block, ``stack``, ``stacking``,
@@ -22,9 +22,9 @@ import re
 
 from lsprotocol import types
 
-from rules_dsl import nodes as n
-from rules_dsl.diagnostics import Diagnostic, Span
-from rules_dsl.keywords import KEYWORDS, PRIMITIVE_TYPE_NAMES
+from rulebook.rules_dsl import nodes as n
+from rulebook.rules_dsl.diagnostics import Diagnostic, Span
+from rulebook.rules_dsl.keywords import KEYWORDS, PRIMITIVE_TYPE_NAMES
 
 from .. import ir
 from ..builtins import BUILTINS

@@ -4,13 +4,13 @@ Entry point: :func:`describe(target, declarations, occurrence) -> str | None`.
 
 Reads the checked declarations of a rulebook (with their titles,
 manual references, documentation, types and data) and one
-:class:`~compiler.lsp.index.Target`; produces Markdown: for a declaration its
+:class:`~rulebook.compiler.lsp.index.Target`; produces Markdown: for a declaration its
 kind, display title, manual reference, documentation and shape (a procedure's
 signature, a record's fields, an enum's values, an army's sides, sizes and
 units…), for a catalog entry its main values, for a field, parameter or local
 value its type, for an army's side, size or option what it is, for an
 annotation, a kind of warning or a clause word its documentation
-(:mod:`compiler.lsp.docs`). Every text taken from
+(:mod:`rulebook.compiler.lsp.docs`). Every text taken from
 the rules is escaped, so a title cannot inject Markdown or HTML.
 """
 

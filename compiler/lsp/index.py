@@ -2,7 +2,7 @@
 
 Entry point: :func:`build_index(analysis) -> SymbolIndex`.
 
-Reads an :class:`~compiler.lsp.workspace.Analysis`: the parsed modules give the
+Reads an :class:`~rulebook.compiler.lsp.workspace.Analysis`: the parsed modules give the
 position of every declaration, value and expression (spans); the checked
 program says what each name resolves to (the typed IR expression at the same
 span: a local, an enum value, a field of which record, an entry of which
@@ -29,8 +29,8 @@ import re
 import typing
 from dataclasses import dataclass, field
 
-from rules_dsl import nodes as n
-from rules_dsl.diagnostics import Span
+from rulebook.rules_dsl import nodes as n
+from rulebook.rules_dsl.diagnostics import Span
 
 from .. import ir
 from ..builtins import BUILTINS

@@ -2,7 +2,7 @@
 
 Entry point: :class:`Locator(analysis, codec)`. Reads an analysis (its files
 and texts) and the position encoding agreed with the client; converts a
-:class:`~rules_dsl.diagnostics.Span` (1-based lines, columns counted in
+:class:`~rulebook.rules_dsl.diagnostics.Span` (1-based lines, columns counted in
 characters, end exclusive) into an LSP ``Location``/``Range`` (0-based, columns
 in the client's code units: UTF-16 unless it asked for another), and a client
 position into the 1-based line and column of a span.
@@ -16,7 +16,7 @@ from lsprotocol import types
 from pygls.uris import from_fs_path
 from pygls.workspace.position_codec import PositionCodec
 
-from rules_dsl.diagnostics import Span
+from rulebook.rules_dsl.diagnostics import Span
 
 from .workspace import Analysis
 

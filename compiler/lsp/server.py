@@ -5,8 +5,8 @@ in-process). Reads LSP messages on stdin, answers on stdout (logs go to stderr
 and to the client's log).
 
 The documents an editor opens are grouped by rulebook folder
-(:func:`~compiler.lsp.workspace.rulebook_root`); each folder is a
-:class:`~compiler.lsp.workspace.Rulebook`. After an edit the folder is checked
+(:func:`~rulebook.compiler.lsp.workspace.rulebook_root`); each folder is a
+:class:`~rulebook.compiler.lsp.workspace.Rulebook`. After an edit the folder is checked
 again once the typing pauses (``DEBOUNCE`` seconds) and the diagnostics of
 every file of the folder are published, as ``rulebook check`` prints them. A
 request (hover, definition…) checks the folder first if an edit is still

@@ -3,8 +3,8 @@ them open (and edited) in the editor, checked again after every change.
 
 Entry point: :meth:`Rulebook.analyze() -> Analysis`. It reads the rulebook's
 ``.rules`` files (the text of the open documents instead of the file on disk),
-parses each with :func:`rules_dsl.parser.parse` and checks them all with
-:func:`compiler.check.check_program`, as ``rulebook check`` does: the same
+parses each with :func:`rulebook.rules_dsl.parser.parse` and checks them all with
+:func:`rulebook.compiler.check.check_program`, as ``rulebook check`` does: the same
 files, the same names in diagnostics, the same messages.
 
 It is incremental where it can be: a file's parse is kept, keyed by its text,
@@ -19,9 +19,9 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rules_dsl import nodes as n
-from rules_dsl.diagnostics import Diagnostic, Reporter, Span
-from rules_dsl.parser import parse
+from rulebook.rules_dsl import nodes as n
+from rulebook.rules_dsl.diagnostics import Diagnostic, Reporter, Span
+from rulebook.rules_dsl.parser import parse
 
 from .. import ir
 from ..check import check_program
@@ -138,7 +138,7 @@ class Rulebook:
 
 
 def _check(modules: list[n.Module], sources: dict[str, str], reporter: Reporter) -> tuple[ir.Program | None, str | None]:
-    """The checker over the parsed modules, as ``compiler.driver.check`` runs it.
+    """The checker over the parsed modules, as ``rulebook.compiler.driver.check`` runs it.
 
     Returns the program and, when the checker raised on this text, a
     description of the failure (its diagnostics so far are kept)."""

@@ -10,7 +10,7 @@ from fractions import Fraction as F
 import icepool
 import pytest
 
-from runtime import (
+from rulebook.runtime import (
     Bag,
     Counts,
     Die,

@@ -8,7 +8,7 @@ from fractions import Fraction as F
 
 import pytest
 
-from runtime import (
+from rulebook.runtime import (
     Bag,
     Counts,
     Die,
@@ -207,7 +207,7 @@ def test_sample_is_reproducible():
 
 def _counted_exact(fn, *args, **kwargs):
     """``exact`` of ``fn`` and the number of times it replayed ``fn``."""
-    from runtime.context import ExactContext, _Session
+    from rulebook.runtime.context import ExactContext, _Session
 
     session = _Session(10**7, 10**7)
     weights, den = ExactContext(session).distribution(fn, args, kwargs)

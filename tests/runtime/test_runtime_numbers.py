@@ -4,7 +4,7 @@ from fractions import Fraction as F
 
 import pytest
 
-from runtime import (
+from rulebook.runtime import (
     InputError,
     RuleError,
     capped_sum,

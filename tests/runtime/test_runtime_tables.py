@@ -4,7 +4,7 @@ from fractions import Fraction as F
 
 import pytest
 
-from runtime import RuleError, index, lookup, lookup_range, ordinal, shift
+from rulebook.runtime import RuleError, index, lookup, lookup_range, ordinal, shift
 
 SRC = "content/x/03-tablas.rules:40"
 

@@ -6,7 +6,7 @@ from fractions import Fraction as F
 
 import pytest
 
-from runtime import (
+from rulebook.runtime import (
     Bag,
     Counts,
     ExactContext,
@@ -102,7 +102,7 @@ def test_context_helpers_return_values():
 
 
 def test_sample_context_rejects_non_random_values():
-    from runtime import RuleError
+    from rulebook.runtime import RuleError
 
     with pytest.raises(RuleError):
         SampleContext(0).roll(3)

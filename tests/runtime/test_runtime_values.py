@@ -6,7 +6,7 @@ from fractions import Fraction as F
 
 import pytest
 
-from runtime import Counts, format_value, sort_key, to_jsonable
+from rulebook.runtime import Counts, format_value, sort_key, to_jsonable
 
 
 def test_counts_mapping_and_attributes():

@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from bundled import BUNDLED, bundled_builds  # noqa: E402,F401 - the fixture
 
-from compiler.to_army_page import script_json  # noqa: E402
+from rulebook.compiler.to_army_page import script_json  # noqa: E402
 
 DATA_SCRIPT = re.compile(r'<script type="application/json" id="rb-army-data">(.*?)</script>', re.S)
 

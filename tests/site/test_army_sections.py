@@ -25,10 +25,10 @@ sys.path.insert(0, str(Path(__file__).parent))
 from bundled import bundled_builds  # noqa: E402,F401 - the fixture
 from page_tree import Node, parse  # noqa: E402
 
-from compiler import driver, i18n  # noqa: E402
-from compiler.markdown import number  # noqa: E402
-from compiler.readable import Readable  # noqa: E402
-from compiler.to_pages import round_half_up  # noqa: E402
+from rulebook.compiler import driver, i18n  # noqa: E402
+from rulebook.compiler.markdown import number  # noqa: E402
+from rulebook.compiler.readable import Readable  # noqa: E402
+from rulebook.compiler.to_pages import round_half_up  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 WITH_ARMIES = ("1936", "tercios")

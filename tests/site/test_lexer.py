@@ -21,13 +21,13 @@ LANGUAGE_MD = ROOT / "rules_dsl" / "LANGUAGE.md"
 
 # Make the project importable when pytest is run without an installed package
 # or a `pythonpath` setting.
-if importlib.util.find_spec("rules_dsl") is None:  # pragma: no cover - env dependent
+if importlib.util.find_spec("rulebook.rules_dsl") is None:  # pragma: no cover - env dependent
     sys.path.insert(0, str(ROOT))
 
-from rules_dsl.pygments_lexer import RulesLexer  # noqa: E402
+from rulebook.rules_dsl.pygments_lexer import RulesLexer  # noqa: E402
 
 ENTRY_POINT_GROUP = "pygments.lexers"
-ENTRY_POINT_VALUE = "rules_dsl.pygments_lexer:RulesLexer"
+ENTRY_POINT_VALUE = "rulebook.rules_dsl.pygments_lexer:RulesLexer"
 
 
 def rules_blocks(markdown_text: str) -> list[str]:
@@ -268,7 +268,7 @@ def rules_lexer_registered(monkeypatch):
         monkeypatch.setitem(
             pygments.lexers.LEXERS,
             "RulesLexer",
-            ("rules_dsl.pygments_lexer", RulesLexer.name, tuple(RulesLexer.aliases),
+            ("rulebook.rules_dsl.pygments_lexer", RulesLexer.name, tuple(RulesLexer.aliases),
              tuple(RulesLexer.filenames), ()),
         )
     yield
@@ -277,7 +277,7 @@ def rules_lexer_registered(monkeypatch):
 def test_entry_point_registration():
     if not _entry_point_installed():
         pytest.skip(
-            "entry point 'rules = rules_dsl.pygments_lexer:RulesLexer' in group "
+            "entry point 'rules = rulebook.rules_dsl.pygments_lexer:RulesLexer' in group "
             "'pygments.lexers' is not installed (declare it in pyproject.toml "
             "[project.entry-points.\"pygments.lexers\"] and `pip install -e .`)"
         )

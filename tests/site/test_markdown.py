@@ -1,12 +1,12 @@
-"""compiler.markdown: numbers in the site's notation and prose inlines of the IR."""
+"""rulebook.compiler.markdown: numbers in the site's notation and prose inlines of the IR."""
 
 from __future__ import annotations
 
 from fractions import Fraction
 
-from compiler import ir
-from compiler.markdown import bar_width, exact_probability, inlines, number, percent
-from rules_dsl.diagnostics import NO_SPAN
+from rulebook.compiler import ir
+from rulebook.compiler.markdown import bar_width, exact_probability, inlines, number, percent
+from rulebook.rules_dsl.diagnostics import NO_SPAN
 
 
 def test_numbers_use_a_decimal_comma_and_a_true_minus():

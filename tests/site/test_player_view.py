@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from compiler import ir
-from compiler.readable import fold
+from rulebook.compiler import ir
+from rulebook.compiler.readable import fold
 from bundled import BUNDLED, bundled_builds  # noqa: F401 - the fixture
 from page_tree import parse
 

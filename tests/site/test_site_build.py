@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler import ir
+from rulebook.compiler import ir
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -46,7 +46,7 @@ def _search_entries(built: Path) -> list[list]:
 
 @pytest.fixture(scope="module")
 def program():
-    from compiler import driver
+    from rulebook.compiler import driver
 
     result = driver.check(driver.DEFAULT_RULEBOOK)
     assert result.ok
@@ -108,7 +108,7 @@ def test_dsl_source_is_really_highlighted(built):
     # and the lexer is the one registered for the language name (the fallback would be plain text)
     from pygments.lexers import get_lexer_by_name
 
-    from rules_dsl.pygments_lexer import RulesLexer
+    from rulebook.rules_dsl.pygments_lexer import RulesLexer
 
     assert isinstance(get_lexer_by_name("rules"), RulesLexer)
 
@@ -271,6 +271,6 @@ def test_data_page_cli_example_runs(built):
     argv = shlex.split(cli.strip())
     assert argv[:2] == ["rulebook", "resolve"]
     env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"}
-    run = subprocess.run([sys.executable, "-m", "compiler.cli", *argv[1:]], cwd=ROOT, capture_output=True, text=True, env=env, timeout=300)
+    run = subprocess.run([sys.executable, "-m", "rulebook.compiler.cli", *argv[1:]], cwd=ROOT, capture_output=True, text=True, env=env, timeout=300)
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)
