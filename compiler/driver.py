@@ -37,12 +37,12 @@ from pathlib import Path
 
 from rulebook.rules_dsl.diagnostics import Diagnostic, Reporter, Span
 
+from . import package_data
 from .check import check_program
 from .ir import Program
 from .loader import load
 
-ROOT = Path(__file__).resolve().parent.parent
-CONTENT = ROOT / "content"
+CONTENT = package_data.folder("content")
 
 
 def bundled_rulebooks() -> list[Path]:

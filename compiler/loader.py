@@ -18,13 +18,16 @@ from rulebook.rules_dsl import nodes as n
 from rulebook.rules_dsl.diagnostics import Diagnostic, Span, escaped, has_control
 from rulebook.rules_dsl.parser import parse
 
+from . import package_data
+
 MAX_FILE_BYTES = 1024 * 1024
 """The largest ``.rules`` file read (the biggest file of the bundled manual is about 100 KB)."""
 
 MAX_RULEBOOK_BYTES = 4 * 1024 * 1024
 """The most bytes of ``.rules`` files read for one rulebook (the bundled manual has about 520 KB)."""
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+PROJECT_ROOT = package_data.folder("content").parent
+"""The folder holding the bundled rulebooks (the checkout, or the installed ``rulebook`` package)."""
 
 
 def display_path(p: Path, base: Path | None = None) -> str:

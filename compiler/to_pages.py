@@ -56,7 +56,7 @@ from urllib.parse import quote
 
 import jinja2
 
-from . import i18n, ir, to_army_page, to_changelog_page
+from . import i18n, ir, package_data, to_army_page, to_changelog_page
 from .evaluations import evaluated
 from .i18n import N_, _, ngettext
 from .markdown import (
@@ -66,7 +66,7 @@ from .markdown import (
 from .readable import Readable, fold, looks_like_code, quoted
 from .types import T
 
-SITE_DIR = Path(__file__).resolve().parent.parent / "site"
+SITE_DIR = package_data.folder("site")
 # declaration class → (block kind in the templates, what the page calls it: a message id, see rulebook.compiler.i18n)
 BLOCK_KINDS: dict[type, tuple[str, str]] = {
     ir.Table: ("table", N_("Table")), ir.Catalog: ("catalog", N_("Catalog")), ir.Enum: ("enum", N_("Enumeration")),
