@@ -25,7 +25,7 @@ from typing import Any
 
 from rulebook import runtime
 
-from . import driver, odds, pyload, to_json, to_python
+from . import driver, odds, pyload, to_json, to_project, to_python
 from .examples import evaluate
 
 
@@ -86,7 +86,8 @@ def _load(path: Path) -> _Side:
             raise DiffError(f"{bundle_file}: cannot read the build's bundle ({exc})") from None
         python = path / "python"
         package = pyload.load_package(python) if python.is_dir() else None
-        code = {str(p.relative_to(python)): p.read_text(encoding="utf-8") for p in sorted(python.rglob("*.py"))} if package else {}
+        generated = [p for p in sorted(python.rglob("*.py")) if to_project.VENDORED not in p.relative_to(python).parts]
+        code = {str(p.relative_to(python)): p.read_text(encoding="utf-8") for p in generated} if package else {}
         return _Side(bundle, package, _code_without_positions(code))
     checked = driver.check(path)
     if not checked.ok or checked.program is None:

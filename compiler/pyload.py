@@ -23,6 +23,10 @@ _counter = itertools.count(1)
 
 def load_package(python_dir: Path) -> ModuleType:
     """Import the single package under ``python_dir`` (e.g. build/python/manual_1936)."""
+    from rulebook import runtime
+
+    from .to_project import VENDORED
+
     packages = sorted(p for p in python_dir.iterdir() if (p / "__init__.py").exists())
     if len(packages) != 1:
         raise RuntimeError(f"expected one generated package in {python_dir}, found {len(packages)}")
@@ -32,6 +36,10 @@ def load_package(python_dir: Path) -> ModuleType:
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
+    # The package runs on the tool's own runtime, not on the copy it carries for standalone use
+    # (_runtime/, the same code): its values and errors (rulebook.runtime.RuleError…) are those the tool knows.
+    sys.modules[f"{name}.{VENDORED}"] = runtime
+    setattr(module, VENDORED, runtime)
     spec.loader.exec_module(module)
     module.__rulebook_source_hash__ = source_hash(pkg_dir)
     return module

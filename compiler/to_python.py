@@ -26,7 +26,8 @@ The package (named after the rulebook id) holds:
 
 Every DSL name goes through :func:`rulebook.compiler.names.py_name`; every literal,
 docstring and comment text through ``repr()``. The code imports nothing but
-``runtime``. Source positions cited by code go through one table per module
+the runtime, the package's own copy (``from . import _runtime``: see
+:mod:`rulebook.compiler.to_project`). Source positions cited by code go through one table per module
 (``_SRC[i]``). Code is laid out by a small pretty-printer that breaks long
 calls, collections and operator chains over several lines, so no line is over
 :data:`WIDTH` characters except the entries of the catalog and table literals
@@ -48,6 +49,8 @@ from . import ir, liveness
 from .builtins import BUILTINS
 from .i18n import of_rulebook
 from .names import module_name, py_name
+from .to_json import content_hash
+from .to_project import VENDORED, distribution_version, project_files
 from .types import DEC, T
 
 WIDTH = 120
@@ -411,7 +414,7 @@ _SAME_LEVEL = {"+": ("+", "-"), "-": ("+", "-"), "*": ("*",), "and": ("and",), "
 _COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
 _MIRRORED = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 _HELPERS = "_min, _max, _abs, _len, _sum, _any, _all = min, max, abs, len, sum, any, all"
-RUNTIME_IMPORT = "import runtime as _rt"
+RUNTIME_IMPORT = f"from . import {VENDORED} as _rt"
 """How every generated module imports the runtime (the one place that names it)."""
 _ALIASES = {"data": "_d", "types": "_t", "traced": "_traced"}
 
@@ -1194,7 +1197,8 @@ class PythonEmitter:
             "",
             "Usage::",
             "",
-            f"    import runtime, {package}",
+            f"    import {package}",
+            f"    from {package} import runtime  # the runtime this package carries",
             f"    proc = {package}.PROCEDURES['<nombre>']",
             "    result, trace = runtime.sample(proc.function, seed=1, **inputs)",
             "    distribution = runtime.exact(proc.function, **inputs)",
@@ -1207,6 +1211,10 @@ class PythonEmitter:
         w.line()
         w.line(RUNTIME_IMPORT)
         w.line("from . import data, examples, odds, procedures, traced, types")
+        w.line()
+        w.line("runtime = _rt  # the runtime this package was generated against: runtime.exact, runtime.sample, …")
+        w.code(Seq(("__version__ = ", Text(distribution_version(self.p)))))
+        w.code(Seq(("CONTENT_HASH = ", Text(content_hash(self.p)))))
         w.line()
         w.code(Seq(("RULEBOOK = ", Text(rb.name if rb else package))))
         w.code(Seq(("TITLE = ", Text(title))))
@@ -1225,7 +1233,7 @@ class PythonEmitter:
         procedures = [(Text(d.name), self.procedure_object(d)) for d in self.p.of(ir.Procedure)]
         w.code(Seq(("PROCEDURES = ", dict_of(procedures, always_break=True))))
         w.line()
-        names = ["PROCEDURES", "SCHEMA", "RULEBOOK", "TITLE", "VERSION", "LANG", "data", "examples", "odds", "procedures", "traced", "types"]
+        names = ["PROCEDURES", "SCHEMA", "RULEBOOK", "TITLE", "VERSION", "LANG", "CONTENT_HASH", "runtime", "data", "examples", "odds", "procedures", "traced", "types"]
         w.code(Seq(("__all__ = ", Group("", tuple(f'"{name}"' for name in names), "[", "]"))))
         return "\n".join(w.lines).rstrip() + "\n"
 
@@ -1383,11 +1391,13 @@ def generate(program: ir.Program) -> dict[str, str]:
 
 
 def write_package(program: ir.Program, folder: Path) -> list[Path]:
-    """Write the package under ``folder`` (created); returns the files written."""
+    """Write the package under ``folder`` (created), with what makes it a standalone
+    project (:mod:`rulebook.compiler.to_project`); returns the files written."""
     written = []
-    for rel, text in generate(program).items():
+    files = {rel: text.encode("utf-8") for rel, text in generate(program).items()} | project_files(program, package_name(program))
+    for rel, data in files.items():
         path = folder / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        path.write_bytes(data)
         written.append(path)
     return written
