@@ -1764,7 +1764,7 @@ def _data_examples(program: ir.Program, pb: PageBuilder, package: ModuleType | N
         out["python"] = highlight(
             "import sys\n"
             f"sys.path.insert(0, {shown.output + '/python'!r})  # {package_note}\n"
-            f"import runtime, {rb}\n\n"
+            f"import {rb}\nfrom {rb} import runtime\n\n"
             f"proc = {rb}.PROCEDURES[{proc!r}]\n"
             f"inputs = {inputs!r}  # {input_note}\n"
             "dist = runtime.exact(proc.function, **proc.convert(inputs))\n"
