@@ -63,7 +63,7 @@ def test_every_snippet_of_the_data_page_runs(name, bundled_builds):  # noqa: F81
         assert proc.returncode == 0, f"{lang} snippet failed:\n{code}\n{proc.stderr[-2000:]}"
         assert "Traceback" not in proc.stderr
         if lang == "python" and "PROCEDURES" in code:
-            assert f"import runtime, {package}\n" in code
+            assert f"from {package} import runtime\n" in code
             assert "⇒ resultado: " in proc.stdout  # the trace, in the rulebook's language
         if lang == "bash" and code.startswith("rulebook resolve"):
             assert json.loads(proc.stdout)["distribution"], proc.stdout[:500]

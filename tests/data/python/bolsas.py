@@ -10,7 +10,7 @@ the fast resolvers: they only roll dice. Each one's twin in ``traced.py``
 ``runtime.exact(fn, **params)`` enumerates the twin's rolls for the exact
 distribution of results."""
 
-import runtime as _rt
+from . import _runtime as _rt
 from . import data as _d
 from . import types as _t
 from . import traced as _traced

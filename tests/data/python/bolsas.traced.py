@@ -10,7 +10,7 @@ enumeration (``runtime.exact``) explores each distinct state once. A call of a
 procedure that rolls dice goes through ``ctx.call``, so that its results are
 computed once per distinct arguments."""
 
-import runtime as _rt
+from . import _runtime as _rt
 from . import data as _d
 from . import types as _t
 
