@@ -115,9 +115,9 @@ if TYPE_CHECKING:  # rulebook.compiler.driver (the parser, the checker) is impor
     from . import driver  # it: a warm `rulebook resolve` answers from the cache without it
 
 
-def _print_diags(result: driver.Checked, fmt: str, stream=sys.stderr) -> None:
+def _print_diags(result: driver.Checked, fmt: str, stream=None) -> None:
     if result.diagnostics:
-        print(render_all(result.diagnostics, result.sources, fmt), file=stream)
+        print(render_all(result.diagnostics, result.sources, fmt), file=stream or sys.stderr)  # looked up now: tests swap it
 
 
 def _shown(path: Path) -> str:

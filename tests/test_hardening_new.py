@@ -94,7 +94,7 @@ def test_granted_rules_are_written_without_their_closure(tmp_path):
     out = tmp_path / "py"
     with deadline(what="emitting a chain of 300 grants"):
         to_python.write_package(result.program, out)
-    size = sum(p.stat().st_size for p in out.rglob("*.py"))
+    size = sum(p.stat().st_size for p in out.rglob("*.py") if "_runtime" not in p.parts)  # the vendored runtime aside
     assert size < 150_000, f"{size} bytes of Python for 301 rules"
 
 
