@@ -16,6 +16,8 @@ the target of issue 10.
         the new page served with the new text, ÷ the serve command's first full
         build (what every edit cost before). Target ≤ 1 s.
     g4  the same for a one-number data edit (a catalog value shown on a page).
+    g5  the same for a prose edit that adds a paragraph (two lines) above the
+        chapter's rules: every source position cited below it moves.
 """
 
 from __future__ import annotations
@@ -235,6 +237,7 @@ def bench_edit_loop(Row, fmt_time, repeat: int, notes: list[str]) -> list:
         try:
             prose: list[float] = []
             data: list[float] = []
+            shifted: list[float] = []
             logs: dict[str, str] = {}
             file, sentence, page = PROSE
             for i in range(repeat):
@@ -246,17 +249,24 @@ def bench_edit_loop(Row, fmt_time, repeat: int, notes: list[str]) -> list:
                 t, logs["data"] = _edit_to_page(serve, path, old, new, DATA_PAGE, shown)
                 data.append(t)
                 _edit_to_page(serve, path, new, old, DATA_PAGE, "Flak 30")
+                added = f"{sentence}\n\nPárrafo añadido ({i + 1})."
+                t, logs["lines"] = _edit_to_page(serve, folder / file, sentence, added, page, f"Párrafo añadido ({i + 1})")
+                shifted.append(t)
+                _edit_to_page(serve, folder / file, added, sentence, page, "antiguo sistema")
         finally:
             serve.stop()
     base = serve.first_build
-    p, d = statistics.median(prose), statistics.median(data)
+    p, d, s = statistics.median(prose), statistics.median(data), statistics.median(shifted)
     notes.append(
         f"g3/g4: {repeat} edit(s) of each kind on a copy of content/1936, timed from writing the file to the page "
-        f"served with the new text; the serve log's stages, last prose edit: {logs.get('prose')}; last data edit: {logs.get('data')}"
+        f"served with the new text; the serve log's stages, last prose edit: {logs.get('prose')}; last data edit: {logs.get('data')}; "
+        f"last line-adding edit: {logs.get('lines')}"
     )
     return [
         Row("g3", "serve: prose edit → page updated ÷ first full build", fmt_time(p), fmt_time(base), p / base,
             (min(prose) / base, max(prose) / base), f"≤ 1 s {'✓' if p <= 1 else '✗'}"),
         Row("g4", "serve: data edit → page updated ÷ first full build", fmt_time(d), fmt_time(base), d / base,
             (min(data) / base, max(data) / base), f"≤ 1 s {'✓' if d <= 1 else '✗'}"),
+        Row("g5", "serve: prose edit adding lines → page updated ÷ first full build", fmt_time(s), fmt_time(base), s / base,
+            (min(shifted) / base, max(shifted) / base), f"≤ 1 s {'✓' if s <= 1 else '✗'}"),
     ]

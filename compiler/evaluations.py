@@ -6,24 +6,61 @@ which stamps it with the hash of its sources) and an example's index in
 :class:`rulebook.compiler.examples.Evaluation` and the actual value of each of its
 checks. Entry point: :func:`evaluated(package, index) -> (Evaluation, actuals)`.
 
-Results are remembered by the package's source hash, for the latest package
-only. Within a build, every stage that shows or exports the examples (the
-pages, the test vectors) can share one resolution of each; across builds in
-one process, a package byte-identical to the previous one's — ``rulebook
-serve`` after a prose edit, where examples are most of the pages' cost — is
-not resolved again. Two packages with one hash run the same code on the same
-data, so their results are the same; everything kept was computed with one
-package's own objects, so no record of an older package meets a newer one's.
+Results are remembered for the latest package only, under its :func:`code_key`
+(its code but for the source positions it cites and its ``CONTENT_HASH``). Within
+a build, every stage that shows or exports the examples (the pages, the test
+vectors) shares one resolution of each. Across builds in one process —
+``rulebook serve`` after an edit — a package whose code is the previous one's
+reuses each result: the same code on the same data computes the same values.
+A prose edit that adds or removes a line moves every ``file.rules:LINE`` cited
+below it, so a reused result takes this package's positions (each check's
+``src``, from this package's expectations); a result that cites a position
+elsewhere (a rule error's message, a check that failed with one) is reused only
+by a package with the very same sources (:func:`rulebook.compiler.pyload.source_hash`),
+and resolved again otherwise. Everything kept for one example was computed with
+one package's objects (its distribution and its checks together).
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
+from dataclasses import replace
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from .examples import Evaluation, evaluate
 
-_LATEST: dict[str, Any] = {"source": None, "results": {}}
+_POSITION = re.compile(rb"\.rules:\d+(?::\d+)?")
+"""A source position as generated code cites it (``1936/06-disparo.rules:148``)."""
+
+_CONTENT_HASH = re.compile(rb"^CONTENT_HASH = .*$", re.MULTILINE)
+"""The package's stamp of the whole rulebook's text, prose included (no resolver reads it)."""
+
+_LATEST: dict[str, Any] = {"code": None, "results": {}}
+
+
+def code_key(package: ModuleType) -> str | None:
+    """SHA-256 of a generated package's files with every source position blanked
+    (``file.rules:LINE`` → ``file.rules:#``), and its ``CONTENT_HASH`` (which a prose
+    edit changes): two packages with one key run the same code on the same data and
+    differ at most in the positions they cite. When the package's folder no longer
+    holds the files it was loaded from, the key is its source hash (a finer key: the
+    same bytes); None for a package not loaded by :func:`rulebook.compiler.pyload.load_package`."""
+    key = getattr(package, "__rulebook_code_key__", None)
+    source = getattr(package, "__rulebook_source_hash__", None)
+    if key is not None or source is None:
+        return key
+    digest, files = hashlib.sha256(), hashlib.sha256()
+    for path in sorted(Path(package.__file__).parent.glob("*.py")):
+        data = path.read_bytes()
+        files.update(path.name.encode() + b"\0" + len(data).to_bytes(8, "big") + data)
+        data = _CONTENT_HASH.sub(b"CONTENT_HASH = #", _POSITION.sub(b".rules:#", data))
+        digest.update(path.name.encode() + b"\0" + len(data).to_bytes(8, "big") + data)
+    same = files.hexdigest() == source  # else the folder is gone or holds other files (pyload.source_hash)
+    package.__rulebook_code_key__ = key = digest.hexdigest() if same else "source:" + source
+    return key
 
 
 def evaluated(package: ModuleType, index: int) -> tuple[Evaluation, list[Any]]:
@@ -31,9 +68,17 @@ def evaluated(package: ModuleType, index: int) -> tuple[Evaluation, list[Any]]:
     each of its expectations (None where it has none, or when it cannot be computed);
     no actuals when the resolution failed."""
     source = getattr(package, "__rulebook_source_hash__", None)
-    if source is not None and _LATEST["source"] == source and index in _LATEST["results"]:
-        return _LATEST["results"][index]
+    code = code_key(package)
     generated = package.examples.EXAMPLES[index]
+    if code is not None and _LATEST["code"] == code and index in _LATEST["results"]:
+        kept, ev, actuals = _LATEST["results"][index]
+        if kept == source:
+            return ev, actuals
+        if _position_free(ev):  # the same code with positions moved: this package's positions, the same values
+            ev = replace(ev, expected_error=generated.expected_error,
+                         checks=[replace(c, src=x.src) for c, x in zip(ev.checks, generated.expectations)])
+            _LATEST["results"][index] = (source, ev, actuals)
+            return ev, actuals
     ev = evaluate(package, generated)
     actuals: list[Any] = []
     if ev.error is None:
@@ -42,8 +87,19 @@ def evaluated(package: ModuleType, index: int) -> tuple[Evaluation, list[Any]]:
                 actuals.append(expectation.actual(ev.distribution) if expectation.op is not None else None)
             except Exception:  # noqa: BLE001 - a check that cannot be computed is reported by its verdict
                 actuals.append(None)
-    if source is not None:
-        if _LATEST["source"] != source:
-            _LATEST["source"], _LATEST["results"] = source, {}
-        _LATEST["results"][index] = (ev, actuals)
+    if code is not None:
+        if _LATEST["code"] != code:
+            _LATEST["code"], _LATEST["results"] = code, {}
+        _LATEST["results"][index] = (source, ev, actuals)
     return ev, actuals
+
+
+def _position_free(ev: Evaluation) -> bool:
+    """Whether nothing of ``ev`` but its checks' ``src`` cites a source position: no rule
+    error (it carries one), no check whose detail cites one."""
+    return ev.error is None and not any(c.detail is not None and cites_position(c.detail) for c in ev.checks)
+
+
+def cites_position(text: str) -> bool:
+    """Whether ``text`` cites a source position (``file.rules:LINE``)."""
+    return _POSITION.search(text.encode()) is not None

@@ -11,12 +11,14 @@ emitter (``json/odds.json``) and the site.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from types import ModuleType
 from typing import Any
 
 from rulebook import runtime
+
+from .evaluations import cites_position, code_key
 
 
 @dataclass
@@ -67,19 +69,26 @@ def _grid(odds: runtime.Odds, function, group: Any, label: str) -> tuple[list, l
     return grid, errors, seen
 
 
-_LATEST: dict[str, Any] = {"source": None, "tables": None}
+_LATEST: dict[str, Any] = {"source": None, "code": None, "tables": None}
 
 
 def compute(package: ModuleType) -> list[OddsTable]:
     """Every odds table of a generated package, computed exactly; remembered for the
     latest package's source hash (``rulebook serve`` after a prose edit regenerates a
-    byte-identical package: see :mod:`rulebook.compiler.evaluations`)."""
+    byte-identical package: see :mod:`rulebook.compiler.evaluations`), and for its code
+    key (:func:`rulebook.compiler.evaluations.code_key`: a prose edit that moves lines
+    changes only the positions cited): each table's ``src`` and ``ref`` are then the new
+    package's, and tables are computed again when an error message cites a position."""
     source = getattr(package, "__rulebook_source_hash__", None)
     if source is not None and _LATEST["source"] == source:
         return list(_LATEST["tables"])
-    tables = _compute(package)
+    code = code_key(package)
+    if code is not None and _LATEST["code"] == code and not any(cites_position(e) for t in _LATEST["tables"] for e in t.errors):
+        tables = [replace(t, ref=o.ref, src=o.src) for t, o in zip(_LATEST["tables"], package.odds.ODDS)]
+    else:
+        tables = _compute(package)
     if source is not None:
-        _LATEST["source"], _LATEST["tables"] = source, tuple(tables)
+        _LATEST["source"], _LATEST["code"], _LATEST["tables"] = source, code, tuple(tables)
     return tables
 
 

@@ -16,13 +16,17 @@ How an edit becomes a reloaded page (and why):
    These stages read the whole program (cross-links, the glossary, the A–Z
    index, the search index), so finding what one edit touches would be as
    costly and more fragile than redoing them; they are the fast part, and
-   their cost is what ``build --no-site`` measures. What they compute from
-   the generated package alone — the worked examples' distributions
-   (:mod:`rulebook.compiler.evaluations`), the test vectors (:mod:`rulebook.compiler.vectors`)
-   and the odds tables (:mod:`rulebook.compiler.odds`) — is remembered by the
-   package's source hash, so an edit that leaves the package byte-identical
-   (prose, titles) does not resolve them again; source highlighting and
-   compiled templates (the pages' and the theme's) are remembered too.
+   their cost is what ``build --no-site`` measures. Files whose text did not
+   change are not parsed again (the parser is a pure function of the text).
+   What the stages compute from the generated package alone — the worked
+   examples' distributions (:mod:`rulebook.compiler.evaluations`), the test
+   vectors (:mod:`rulebook.compiler.vectors`) and the odds tables
+   (:mod:`rulebook.compiler.odds`) — is remembered by the package's code key
+   (its code but for the source positions it cites), so an edit that leaves
+   the code as it was (prose, titles, even lines added or removed above it)
+   does not resolve them again, and the positions shown are the new ones;
+   source highlighting and compiled templates (the pages' and the theme's)
+   are remembered too.
 3. The Markdown tree of ``next/`` is compared with the served one file by file;
    only files whose bytes differ are copied over (so unchanged pages keep
    their modification times). MkDocs then runs **in this process** (imports,
@@ -47,6 +51,7 @@ from __future__ import annotations
 
 import html
 import http.server
+import contextlib
 import logging
 import os
 import posixpath
@@ -93,6 +98,7 @@ class Preview:
         self.log = log
         self.ready = threading.Condition()
         self.templates = None  # the theme's compiled templates (to_pages.CompiledTemplates), from the first rebuild on
+        self.parsed: dict[tuple[str, str], tuple] = {}  # (text, file name) → parse's answer, for the last build's files
 
     # ------------------------------------------------------------------ building
 
@@ -101,7 +107,8 @@ class Preview:
         from . import driver
 
         t0 = time.perf_counter()
-        result = driver.build(self.rulebook, self.live, site=True)
+        with self._parsing_once():
+            result = driver.build(self.rulebook, self.live, site=True)
         if not self._report(result):
             return False
         self.timings = {"build": time.perf_counter() - t0}
@@ -114,7 +121,8 @@ class Preview:
         from . import driver
 
         t0 = time.perf_counter()
-        result = driver.build(self.rulebook, self.next, site=False)
+        with self._parsing_once():
+            result = driver.build(self.rulebook, self.next, site=False)
         timings = {"no-site build": time.perf_counter() - t0, **result.timings}  # its stages after it
         if not self._report(result):
             return False
@@ -131,6 +139,28 @@ class Preview:
         self.changed = changed
         self._publish()
         return True
+
+    @contextlib.contextmanager
+    def _parsing_once(self):
+        """During one build, a file whose text the previous build parsed is not parsed again:
+        :func:`rulebook.rules_dsl.parser.parse` is a pure function of the text and the file
+        name, and its nodes are immutable. Only the files of this build are kept."""
+        from . import loader
+
+        parse, used = loader.parse, {}
+
+        def remembered(text: str, filename: str):
+            key = (text, filename)
+            module, diags = self.parsed[key] if key in self.parsed else parse(text, filename)
+            used[key] = (module, diags)
+            return module, list(diags)
+
+        loader.parse = remembered
+        try:
+            yield
+        finally:
+            loader.parse = parse
+            self.parsed = used
 
     def _report(self, result) -> bool:
         """Print the diagnostics; on errors keep them for the banner and tell the browsers."""

@@ -27,7 +27,7 @@ from typing import Any
 from rulebook import runtime
 
 from . import ir
-from .evaluations import evaluated
+from .evaluations import code_key, evaluated
 
 FRACTION = r"^(0|[1-9][0-9]*)/[1-9][0-9]*$"
 MAX_LISTED = 100
@@ -61,9 +61,10 @@ _LATEST: dict[str, Any] = {"source": None, "listed": {}}
 
 def _listed(package: ModuleType, index: int, procedure, distribution) -> tuple[int, str, list[dict] | None]:
     """The number of results, the digest and (up to :data:`MAX_LISTED` results) the listed
-    distribution of example ``index``; remembered for the latest package's source hash,
-    like the resolution itself (:mod:`rulebook.compiler.evaluations`)."""
-    source = getattr(package, "__rulebook_source_hash__", None)
+    distribution of example ``index``; remembered for the latest package's code key
+    (:func:`rulebook.compiler.evaluations.code_key`: its code but for the source positions
+    it cites, which none of these three depends on)."""
+    source = code_key(package)
     if source is not None and _LATEST["source"] == source and index in _LATEST["listed"]:
         count, hashed, listed = _LATEST["listed"][index]
         return count, hashed, json.loads(listed) if listed is not None else None

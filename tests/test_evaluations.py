@@ -10,6 +10,7 @@ from rulebook import runtime
 from rulebook.compiler import driver, evaluations, pyload, to_python
 from rulebook.compiler.examples import evaluate
 from conftest import DATA
+from test_serve import REFUSED  # a procedure whose example stops with a rule error
 
 RULES = DATA / "python" / "shooting.rules"
 
@@ -55,7 +56,7 @@ def test_the_vectors_and_odds_of_a_second_identical_package_are_a_fresh_computat
     tables = odds.compute(first)
     again = pyload.load_package(tmp_path / "a" / "python")
     for cache in (evaluations._LATEST, vectors._LATEST, odds._LATEST):
-        cache["source"] = None
+        cache["source"] = cache["code"] = None
     fresh = vectors.vectors_doc(program, again, {}, "x")
     assert remembered[0] == remembered[1] == fresh
     assert any(v["distribution"] for v in fresh["vectors"])
@@ -63,3 +64,30 @@ def test_the_vectors_and_odds_of_a_second_identical_package_are_a_fresh_computat
         vectors.digest(v["distribution"]) if v["distribution"] is not None else v["digest"] for v in fresh["vectors"]
     ]
     assert [(t.name, t.cells) for t in odds.compute(again)] == [(t.name, t.cells) for t in tables]
+
+
+def test_a_package_whose_positions_moved_keeps_its_results_with_its_own_positions(tmp_path):
+    """A prose line added above the rules changes only the positions the package cites:
+    its code key is the previous one's, each result is reused (not resolved again) with
+    this package's positions, and equals a fresh resolution; a result that stopped with
+    a rule error is resolved again."""
+    text = RULES.read_text(encoding="utf-8") + REFUSED
+    first = _package(text, tmp_path / "a")
+    shifted = _package(text.replace("### 11. Dados de disparo\n", "### 11. Dados de disparo\n\nUna línea más.\n", 1), tmp_path / "b")
+    assert shifted.__rulebook_source_hash__ != first.__rulebook_source_hash__
+    assert evaluations.code_key(shifted) == evaluations.code_key(first)
+    indexes = range(len(first.examples.EXAMPLES))
+    before = [evaluations.evaluated(first, i)[0] for i in indexes]
+    after = [evaluations.evaluated(shifted, i)[0] for i in indexes]
+    refused = [i for i in indexes if before[i].error is not None]
+    assert refused and len(refused) < len(before)
+    for i in indexes:
+        fresh = evaluate(shifted, shifted.examples.EXAMPLES[i])
+        assert (after[i].distribution is before[i].distribution if i not in refused else after[i] is not before[i])
+        assert [(c.text, c.src, c.ok, c.detail) for c in after[i].checks] == [(c.text, c.src, c.ok, c.detail) for c in fresh.checks]
+        assert [c.src for c in after[i].checks] != [c.src for c in before[i].checks] or not fresh.checks
+        if i in refused:
+            assert after[i].error.src == fresh.error.src != before[i].error.src
+        else:
+            assert _listed(after[i].distribution) == _listed(fresh.distribution)
+

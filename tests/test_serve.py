@@ -167,19 +167,35 @@ def _tree(folder) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-def test_after_a_sequence_of_edits_the_served_site_is_a_fresh_builds(tmp_path):
-    """What ``serve`` shows after prose, data and broken edits (its caches of the
-    resolved examples, odds, highlighting and compiled templates at work) is, file
-    by file, what a full ``rulebook build`` of the same rules writes."""
+def _served_after_edits_is_a_fresh_build(tmp_path, text: str, edits: list[tuple[str, str, bool]]):
+    """Serve ``text``, apply ``edits`` (old, new, whether the rebuild succeeds) one
+    rebuild each, and compare the served folder with a full build, file by file."""
     from rulebook.compiler import driver
     from rulebook.compiler.serve import Preview
 
     folder = tmp_path / "reglas"
     folder.mkdir()
-    shutil.copy(RULES, folder / "reglas.rules")
     rules = folder / "reglas.rules"
+    rules.write_text(text, encoding="utf-8")
     preview = Preview(folder, tmp_path / "work", log=lambda text: None)
     assert preview.build_all()
+    for old, new, ok in edits:
+        text = rules.read_text(encoding="utf-8")
+        assert old in text
+        rules.write_text(text.replace(old, new, 1), encoding="utf-8")
+        assert preview.rebuild() is ok, old
+    fresh = driver.build(folder, tmp_path / "fresh", site=True)
+    assert fresh.ok, fresh.diagnostics
+    served, built = _tree(preview.live), _tree(tmp_path / "fresh")
+    assert sorted(served) == sorted(built)
+    assert [name for name in built if served[name] != built[name]] == []
+    return preview
+
+
+def test_after_a_sequence_of_edits_the_served_site_is_a_fresh_builds(tmp_path):
+    """What ``serve`` shows after prose, data and broken edits (its caches of the
+    resolved examples, odds, highlighting and compiled templates at work) is, file
+    by file, what a full ``rulebook build`` of the same rules writes."""
     edits = [
         ("### 11. Dados de disparo", "### 11. Dados de disparo renovados", True),
         ("### 11. Dados de disparo renovados", "### 11. Dados de disparo otra vez", True),
@@ -187,15 +203,43 @@ def test_after_a_sequence_of_edits_the_served_site_is_a_fresh_builds(tmp_path):
         ("enum Conserva {", "enum Conserva { {", False),
         ("enum Conserva { {", "enum Conserva {", True),
     ]
-    for old, new, ok in edits:
-        text = rules.read_text(encoding="utf-8")
-        assert old in text
-        rules.write_text(text.replace(old, new, 1), encoding="utf-8")
-        assert preview.rebuild() is ok, old
+    preview = _served_after_edits_is_a_fresh_build(tmp_path, RULES.read_text(encoding="utf-8"), edits)
     assert preview.changed == []  # the fix gives back the rules of the last good site
-    fresh = driver.build(folder, tmp_path / "fresh", site=True)
-    assert fresh.ok, fresh.diagnostics
-    served, built = _tree(preview.live), _tree(tmp_path / "fresh")
-    assert sorted(served) == sorted(built)
-    assert [name for name in built if served[name] != built[name]] == []
     assert "Dados de disparo otra vez" in (preview.site / PAGE).read_text(encoding="utf-8")
+
+
+REFUSED = """
+```rules
+procedure acotada "Tirada acotada" (x: int) -> int {
+  require x < 3, "demasiado grande"
+  return x + roll d6
+}
+example acotada "Demasiado grande" {
+  given (x: 4)
+  expect error "demasiado grande"
+}
+example acotada "Pequeña" {
+  given (x: 1)
+  expect probability(result >= 5) == 1/2
+}
+```
+"""
+
+
+def test_prose_edits_that_move_lines_keep_every_cited_position_a_fresh_builds(tmp_path):
+    """Prose lines added and removed above a procedure whose example stops with a rule
+    error: the results kept across the edits (same code, other positions) cite the
+    lines of the edited rules, as a full build does — the error's and every check's."""
+    edits = [
+        ("### 11. Dados de disparo\n", "### 11. Dados de disparo\n\nUna línea más de prosa.\n", True),
+        ("Una línea más de prosa.\n", "Una línea más de prosa.\n\nY otra, con\nmás líneas.\n", True),
+        ("regular  | 2 | todos", "regular  | 3 | todos", True),
+        ("\nY otra, con\nmás líneas.\n", "", True),
+    ]
+    text = RULES.read_text(encoding="utf-8") + REFUSED
+    preview = _served_after_edits_is_a_fresh_build(tmp_path, text, edits)
+    final = (preview.rulebook / "reglas.rules").read_text(encoding="utf-8").splitlines()
+    line = 1 + final.index('example acotada "Pequeña" {')
+    assert line == 1 + 2 + text.splitlines().index('example acotada "Pequeña" {')  # two lines down after the edits
+    assert f"reglas.rules:{line}" in (preview.live / "json" / "examples.json").read_text(encoding="utf-8")
+    assert "la resolución se detiene: «demasiado grande»" in (preview.site / PAGE).read_text(encoding="utf-8")
