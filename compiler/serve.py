@@ -267,6 +267,16 @@ def _files(folder: Path, skip: tuple[str, ...]) -> list[str]:
     return sorted(out)
 
 
+def _host_allowed(host: str | None, bound: str) -> bool:
+    """The ``Host`` header names this machine: ``localhost``, a loopback address or the address the
+    server is bound to (any port). Refusing other names stops DNS rebinding: a page on another
+    origin whose name resolves to 127.0.0.1 cannot read the preview."""
+    if not host:
+        return False
+    name = urllib.parse.urlsplit("//" + host).hostname or ""
+    return name in ("localhost", "127.0.0.1", "::1", bound.strip("[]")) or name.endswith(".localhost")
+
+
 def handler_for(preview: Preview, stopping: threading.Event):
     """The request handler: files of the site (pages with the reload script), and the events."""
 
@@ -277,6 +287,9 @@ def handler_for(preview: Preview, stopping: threading.Event):
             pass
 
         def do_GET(self) -> None:  # noqa: N802 - http.server's name
+            if not _host_allowed(self.headers.get("Host"), self.server.server_address[0]):
+                self.send(403, "text/plain; charset=utf-8", b"forbidden: this preview answers only to localhost\n")
+                return
             path = urllib.parse.unquote(urllib.parse.urlsplit(self.path).path)
             if path == EVENTS and not getattr(self, "head_only", False):
                 self.events()

@@ -122,6 +122,22 @@ def test_nothing_outside_the_site_is_served(served):
         assert "root:" not in page
 
 
+def test_only_localhost_names_are_answered(served):
+    """A request whose Host is another name (DNS rebinding: a page elsewhere resolving to 127.0.0.1) is refused."""
+    for host in ("evil.example", "evil.example:8000", "127.0.0.1.evil.example"):
+        request = urllib.request.Request(served.url + PAGE, headers={"Host": host})
+        try:
+            with urllib.request.urlopen(request, timeout=30) as r:
+                status = r.status
+        except urllib.error.HTTPError as exc:
+            status = exc.code
+        assert status == 403, host
+    for host in ("localhost", "127.0.0.1"):
+        request = urllib.request.Request(served.url + PAGE, headers={"Host": host})
+        with urllib.request.urlopen(request, timeout=30) as r:
+            assert r.status == 200, host
+
+
 def _version(served) -> int:
     """The site version the event stream announces first."""
     with urllib.request.urlopen(served.url + "__rulebook__/events", timeout=30) as stream:
