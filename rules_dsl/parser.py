@@ -1234,11 +1234,38 @@ def _broken(chunk: list[str], offset: int, filename: str) -> list:
     return []
 
 
+_remembered: dict[str, object] = {}
+_remember_limit = 0
+
+
+def remember_parses(limit: int) -> None:
+    """Keep the Lark trees of up to ``limit`` declarations, keyed by their text, so that re-parsing
+    an edited file only parses the declarations that changed (the language server's edit loop).
+
+    A tree holds positions relative to its declaration (the AST builder adds the file and line
+    offset) and is never modified, so one tree serves every place the same text appears. Off (0) by
+    default: a one-shot build parses each declaration once and would only hold memory."""
+    global _remember_limit
+    _remember_limit = max(0, limit)
+    _remembered.clear()
+
+
+def _tree(text: str):
+    tree = _remembered.get(text)
+    if tree is None:
+        tree = _lark().parse(text)
+        if _remember_limit:
+            if len(_remembered) >= _remember_limit:
+                _remembered.pop(next(iter(_remembered)))  # the oldest
+            _remembered[text] = tree
+    return tree
+
+
 def _parse_chunk(chunk: list[str], offset: int, filename: str, diags: list[Diagnostic]) -> list:
     too_deep = Diagnostic("error", "this declaration is nested too deeply to read", Span(filename, offset + 1, 1, offset + 1, 2), "split the expression with let", "syntax")
     text = "\n".join(chunk) + "\n"
     try:
-        tree = _lark().parse(text)
+        tree = _tree(text)
     except RecursionError:
         diags.append(too_deep)
         return []

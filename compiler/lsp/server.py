@@ -26,6 +26,8 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
+from rulebook.rules_dsl import parser
+
 from . import features
 from .positions import Locator
 from .workspace import Analysis, Rulebook, file_key, rulebook_root
@@ -120,8 +122,13 @@ class RulesLanguageServer(LanguageServer):
         self.window_log_message(types.LogMessageParams(type=kind, message=message))
 
 
+PARSES_REMEMBERED = 4096
+"""Declarations whose parse trees the server keeps (an edit re-parses only what changed)."""
+
+
 def make_server() -> RulesLanguageServer:
     """A server with every feature registered."""
+    parser.remember_parses(PARSES_REMEMBERED)
     server = RulesLanguageServer()
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
