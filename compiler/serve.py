@@ -26,7 +26,10 @@ How an edit becomes a reloaded page (and why):
    the code as it was (prose, titles, even lines added or removed above it)
    does not resolve them again, and the positions shown are the new ones;
    source highlighting and compiled templates (the pages' and the theme's)
-   are remembered too.
+   are remembered too. When what the Python generator reads is as it was
+   (a prose edit that moves no declaration), the package is not generated
+   again (:meth:`Preview._generating_once`). The garbage collector is off
+   during a rebuild.
 3. The Markdown tree of ``next/`` is compared with the served one file by file;
    only files whose bytes differ are copied over (so unchanged pages keep
    their modification times). MkDocs then runs **in this process** (imports,
@@ -52,6 +55,7 @@ from __future__ import annotations
 import html
 import http.server
 import contextlib
+import gc
 import logging
 import os
 import posixpath
@@ -99,6 +103,7 @@ class Preview:
         self.ready = threading.Condition()
         self.templates = None  # the theme's compiled templates (to_pages.CompiledTemplates), from the first rebuild on
         self.parsed: dict[tuple[str, str], tuple] = {}  # (text, file name) → parse's answer, for the last build's files
+        self.generated: tuple[bytes, str, dict[str, str]] | None = None  # last build's package: see _generating_once
 
     # ------------------------------------------------------------------ building
 
@@ -107,7 +112,7 @@ class Preview:
         from . import driver
 
         t0 = time.perf_counter()
-        with self._parsing_once():
+        with self._parsing_once(), self._generating_once():
             result = driver.build(self.rulebook, self.live, site=True)
         if not self._report(result):
             return False
@@ -117,11 +122,24 @@ class Preview:
 
     def rebuild(self) -> bool:
         """Rebuild after an edit: everything but the site into ``next/``, then the
-        changed pages of the site. Returns whether the site was updated."""
+        changed pages of the site. Returns whether the site was updated.
+
+        The cyclic garbage collector is off meanwhile: a rebuild makes millions of objects,
+        and the collections they trigger (full ones included, over every object of the
+        session) cost 0.15–0.3 s an edit; they run after it instead."""
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return self._rebuild()
+        finally:
+            if enabled:
+                gc.enable()
+
+    def _rebuild(self) -> bool:
         from . import driver
 
         t0 = time.perf_counter()
-        with self._parsing_once():
+        with self._parsing_once(), self._generating_once():
             result = driver.build(self.rulebook, self.next, site=False)
         timings = {"no-site build": time.perf_counter() - t0, **result.timings}  # its stages after it
         if not self._report(result):
@@ -161,6 +179,45 @@ class Preview:
         finally:
             loader.parse = parse
             self.parsed = used
+
+    @contextlib.contextmanager
+    def _generating_once(self):
+        """During one build, the Python package is not generated again when what
+        :func:`rulebook.compiler.to_python.generate` reads — the ``rulebook`` declaration, the
+        declarations and the worked examples, source positions included — pickles (without the
+        memo, so sharing does not matter) to the same bytes as in the previous build: equal values
+        of the same types, so the same code. The one thing it reads beside them is the sources'
+        content hash (``CONTENT_HASH`` of ``__init__.py``, :func:`rulebook.compiler.to_json.content_hash`):
+        the kept package gets the new one. A prose edit that moves no declaration is such an
+        edit; any other edit, or an IR that does not pickle, generates the package."""
+        import io
+        import pickle
+
+        from . import to_python
+        from .to_json import content_hash
+
+        generate = to_python.generate
+
+        def remembered(program) -> dict[str, str]:
+            out = io.BytesIO()
+            pickler = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
+            pickler.fast = True  # no memo: the bytes depend on the values, not on which objects are shared
+            try:
+                pickler.dump((program.rulebook, program.decls, program.examples))
+            except (pickle.PicklingError, TypeError, AttributeError, ValueError, RecursionError):
+                return generate(program)
+            key, digest = out.getvalue(), content_hash(program)
+            files = _with_hash(self.generated, key, digest)
+            if files is None:
+                files = generate(program)
+            self.generated = (key, digest, files)
+            return dict(files)
+
+        to_python.generate = remembered
+        try:
+            yield
+        finally:
+            to_python.generate = generate
 
     def _report(self, result) -> bool:
         """Print the diagnostics; on errors keep them for the banner and tell the browsers."""
@@ -252,6 +309,21 @@ class Preview:
                                  html.escape(self.errors))).encode()
         at = data.rfind(b"</body>")
         return data + extra if at < 0 else data[:at] + extra + data[at:]
+
+
+def _with_hash(generated: tuple[bytes, str, dict[str, str]] | None, key: bytes, digest: str) -> dict[str, str] | None:
+    """The kept package (``generated``: its pickled input, content hash and files) if it was
+    generated from ``key``, with ``digest`` for its content hash; None when it must be
+    generated (another input, or the old hash not found exactly once, in ``__init__.py``)."""
+    if generated is None or generated[0] != key:
+        return None
+    old, files = generated[1], generated[2]
+    if old == digest:
+        return files
+    found = [rel for rel, text in files.items() if old in text]
+    if len(found) != 1 or not found[0].endswith("/__init__.py") or files[found[0]].count(old) != 1:
+        return None
+    return {**files, found[0]: files[found[0]].replace(old, digest)}
 
 
 def _files(folder: Path, skip: tuple[str, ...]) -> list[str]:

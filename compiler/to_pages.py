@@ -38,6 +38,7 @@ ever used as template source.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -1675,6 +1676,17 @@ def _source_lines(text: str) -> list[str]:
     return out
 
 
+@functools.lru_cache(maxsize=256)
+def _data_heading(text: str) -> tuple[Any, Any, Any]:
+    """``id``, ``kind`` (default "") and ``title`` of a JSON document's text; remembered, as
+    ``serve`` lists the same documents after every edit."""
+    try:
+        obj = json.loads(text)
+    except ValueError:
+        obj = {}
+    return obj.get("id"), obj.get("kind", ""), obj.get("title")
+
+
 def _publish_data(program: ir.Program, pb: PageBuilder, out_dir: Path, dest: Path, package: ModuleType | None) -> dict:
     """Copy json/ and schemas/ under docs/datos/, write the glossary as JSON, and
     build the view-model of the data page (its file list)."""
@@ -1692,19 +1704,16 @@ def _publish_data(program: ir.Program, pb: PageBuilder, out_dir: Path, dest: Pat
     }
     (dest / "glosario.json").write_text(json.dumps(glossary, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     for path in sorted((dest / "json").glob("*.json")) if (dest / "json").is_dir() else []:
-        try:
-            obj = json.loads(path.read_text(encoding="utf-8"))
-        except ValueError:
-            obj = {}
+        doc_id, kind, title = _data_heading(path.read_text(encoding="utf-8"))
         schema = dest / "schemas" / f"{path.stem}.schema.json"
-        name = obj.get("id") or path.stem
+        name = doc_id or path.stem
         files.append({
             "name": esc(path.name),
             "href": f"datos/json/{path.name}",
             "schema": f"datos/schemas/{schema.name}" if schema.exists() else None,
             "schema_name": esc(schema.name),
-            "kind": esc(obj.get("kind", "")),
-            "title": pb.a(obj.get("title") or name, pb.href(name) if name in program.decls else None),
+            "kind": esc(kind),
+            "title": pb.a(title or name, pb.href(name) if name in program.decls else None),
         })
     procedures = sorted((dest / "schemas" / "procedures").glob("*.schema.json")) if (dest / "schemas" / "procedures").is_dir() else []
     proc_schemas: dict[str, dict[str, str]] = {}

@@ -259,3 +259,34 @@ def test_prose_edits_that_move_lines_keep_every_cited_position_a_fresh_builds(tm
     assert line == 1 + 2 + text.splitlines().index('example acotada "Pequeña" {')  # two lines down after the edits
     assert f"reglas.rules:{line}" in (preview.live / "json" / "examples.json").read_text(encoding="utf-8")
     assert "la resolución se detiene: «demasiado grande»" in (preview.site / PAGE).read_text(encoding="utf-8")
+
+
+def test_a_prose_edit_does_not_generate_the_package_again(tmp_path, monkeypatch):
+    """A prose edit that moves no declaration reuses the generated package; a data edit
+    and lines added above declarations generate it again; after all of them the served
+    site is, file by file, a fresh build's."""
+    from rulebook.compiler import to_python
+    from rulebook.compiler.serve import Preview
+
+    calls: list[int] = []
+    generate = to_python.generate
+    monkeypatch.setattr(to_python, "generate", lambda program: calls.append(1) or generate(program))
+    edits = [
+        ("### 11. Dados de disparo", "### 11. Dados de disparo renovados", True),  # 0: prose, same lines
+        ("regular  | 2 | todos", "regular  | 3 | todos", True),  # 1: data
+        ("### 11. Dados de disparo renovados\n", "### 11. Dados de disparo renovados\n\nMás prosa.\n", True),  # 1: lines move
+        ("Más prosa.", "Más prosa, otra vez.", True),  # 0: prose, same lines
+    ]
+    counted = []
+
+    def rebuild(original=Preview.rebuild):
+        def counting(self):
+            before = len(calls)
+            ok = original(self)
+            counted.append(len(calls) - before)
+            return ok
+        return counting
+
+    monkeypatch.setattr(Preview, "rebuild", rebuild())
+    _served_after_edits_is_a_fresh_build(tmp_path, RULES.read_text(encoding="utf-8"), edits)
+    assert counted == [0, 1, 1, 0]
