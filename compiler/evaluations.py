@@ -33,7 +33,7 @@ from typing import Any
 from .examples import Evaluation, evaluate
 
 _POSITION = re.compile(rb"\.rules:\d+(?::\d+)?")
-"""A source position as generated code cites it (``1936/06-disparo.rules:148``)."""
+"""A source position as generated code cites it (``reglamento/02-disparo.rules:148``)."""
 
 _CONTENT_HASH = re.compile(rb"^CONTENT_HASH = .*$", re.MULTILINE)
 """The package's stamp of the whole rulebook's text, prose included (no resolver reads it)."""
