@@ -45,11 +45,7 @@ from .loader import load
 CONTENT = package_data.folder("content")
 
 
-def bundled_rulebooks() -> list[Path]:
-    """The bundled rulebooks: the folders of ``content/`` holding ``.rules`` files, by name."""
-    if not CONTENT.is_dir():
-        return []
-    return sorted(p for p in CONTENT.iterdir() if p.is_dir() and any(p.glob("*.rules")))
+bundled_rulebooks = package_data.bundled_rulebooks
 
 
 DEFAULT_RULEBOOK = (bundled_rulebooks() or [CONTENT])[0]

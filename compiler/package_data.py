@@ -2,10 +2,11 @@
 (the package ``rulebook.site``, the repository's ``site/``) and the bundled
 rulebooks (``rulebook.content``, the repository's ``content/``).
 
-Reads only the import system. Entry point: :func:`folder(name) -> Path`, found
+Reads only the import system. Entry points: :func:`folder(name) -> Path`, found
 through :mod:`importlib.resources`, so the same code works from a source
 checkout (``pip install -e .``) and from an installed wheel, whatever the
-working folder.
+working folder; :func:`bundled_rulebooks` lists the rulebooks of ``content``
+(light enough for a warm ``rulebook resolve``, which must not load the parser).
 """
 
 from __future__ import annotations
@@ -50,3 +51,11 @@ def _first_folder(spec, package: str) -> Path:
         if Path(entry).is_dir():
             return Path(entry)
     raise LookupError(f"the package data {package} is not on disk")
+
+
+def bundled_rulebooks() -> list[Path]:
+    """The bundled rulebooks: the folders of ``content/`` holding ``.rules`` files, by name."""
+    content = folder("content")
+    if not content.is_dir():
+        return []
+    return sorted(p for p in content.iterdir() if p.is_dir() and any(p.glob("*.rules")))

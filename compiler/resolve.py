@@ -87,11 +87,11 @@ def load(rulebook: Path | None, fmt: str):
 
 def default_rulebook() -> Path:
     """What ``rulebook resolve`` reads without ``--rulebook``: ``driver.DEFAULT_RULEBOOK``
-    (the first bundled rulebook by name), found without importing the driver, so that
-    a warm resolve never loads the parser."""
-    content = Path(__file__).resolve().parent.parent / "content"
-    books = sorted(p for p in content.iterdir() if p.is_dir() and any(p.glob("*.rules"))) if content.is_dir() else []
-    return books[0] if books else content
+    (the first bundled rulebook by name), found through :mod:`package_data` rather than
+    the driver, so that a warm resolve never loads the parser."""
+    from . import package_data
+
+    return (package_data.bundled_rulebooks() or [package_data.folder("content")])[0]
 
 
 def open_rulebook(rulebook: Path | None, fmt: str, use_cache: bool = True) -> Resolver | None:
