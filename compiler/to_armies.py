@@ -28,8 +28,9 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from . import ir
+from . import i18n, ir
 from . import schemas as sch
+from .i18n import N_
 from .types import T
 
 FORMAT = 1
@@ -38,108 +39,80 @@ FORMAT = 1
 ARMY_SCHEMA = "armies/army.schema.json"
 ROSTER_SCHEMA = "roster.schema.json"
 
-# The validator's messages, by error code, in each language a rulebook may
-# declare (``lang``); placeholders are ``{name}``, replaced by the texts in an
-# error's ``params`` (see compiler/roster.py). English is the fallback.
-MESSAGES: dict[str, dict[str, str]] = {
-    "es": {
-        "rulebook-mismatch": "La lista es del reglamento «{roster}», no de «{rulebook}».",
-        "stale-rulebook": "La lista se hizo con otra versión del reglamento; se usan los costes y reglas de la versión actual.",
-        "side-required": "Elige un bando: {choices}.",
-        "unknown-side": "Bando desconocido «{value}»; los bandos son: {choices}.",
-        "side-not-allowed": "Este ejército no tiene bandos; quita «side».",
-        "role-required": "Indica el papel en la partida: {choices}.",
-        "unknown-role": "Papel desconocido «{value}»; los papeles son: {choices}.",
-        "role-not-allowed": "Este ejército no distingue papeles; quita «role».",
-        "budget-required": "Indica el tamaño de la partida (size: {choices}) o los puntos acordados (points).",
-        "budget-both": "Indica el tamaño de la partida o los puntos acordados, no los dos.",
-        "unknown-size": "Tamaño de partida desconocido «{value}»; los tamaños son: {choices}.",
-        "agreed-not-allowed": "Este ejército no admite puntos acordados; elige un tamaño: {choices}.",
-        "points-too-low": "Los puntos acordados deben ser al menos {min}; son {value}.",
-        "no-units": "La lista no tiene unidades.",
-        "unknown-entry": "Unidad desconocida «{value}».",
-        "entry-wrong-side": "{entry} es del {entry_side}, no del {side}.",
-        "quality-required": "Indica la {quality} de {entry}: {choices}.",
-        "unknown-quality": "{quality} desconocida «{value}» para {entry}; puede ser: {choices}.",
-        "quality-not-allowed": "Las unidades de este ejército no tienen calidad; quita «quality» de {entry}.",
-        "models-required": "Indica cuántas miniaturas lleva {entry} (entre {min} y {max}).",
-        "models-range": "{entry} lleva entre {min} y {max} miniaturas, no {value}.",
-        "models-not-allowed": "{entry} no cambia de número de miniaturas; quita «models».",
-        "unknown-option": "{entry} no tiene ninguna opción «{value}».",
-        "option-not-allowed": "{entry} no puede llevar {option}.",
-        "option-max": "{entry} lleva {option} {count} veces; el máximo es {max}.",
-        "choices-count": "{entry} necesita {expected} elección(es), una por cada línea «a elegir» de su composición, y tiene {count}.",
-        "choice-not-allowed": "«{value}» no es una de las tropas a elegir en esa línea de {entry}: {choices}.",
-        "option-remove-missing": "{option} quita {troop}, y {entry} ya no tiene esa tropa.",
-        "category-min": "{category}: hay {count} y el mínimo es {min}.",
-        "category-max": "{category}: hay {count} y el máximo es {max}.",
-        "entry-min": "{entry}: hay {count} y el mínimo es {min}.",
-        "entry-max": "{entry}: hay {count} y el máximo es {max}.",
-        "units-min": "La lista tiene {count} unidades y el mínimo es {min}.",
-        "units-max": "La lista tiene {count} unidades y el máximo es {max}.",
-        "over-budget": "La lista cuesta {total} puntos y el presupuesto es {budget}: se pasa en {excess}.",
-    },
-    "en": {
-        "rulebook-mismatch": "The roster is for the rulebook '{roster}', not '{rulebook}'.",
-        "stale-rulebook": "The roster was made with another version of the rulebook; the current costs and rules are used.",
-        "side-required": "Choose a side: {choices}.",
-        "unknown-side": "Unknown side '{value}'; the sides are: {choices}.",
-        "side-not-allowed": "This army has no sides; remove 'side'.",
-        "role-required": "Say the role in the game: {choices}.",
-        "unknown-role": "Unknown role '{value}'; the roles are: {choices}.",
-        "role-not-allowed": "This army has no roles; remove 'role'.",
-        "budget-required": "Give the game size (size: {choices}) or the agreed points (points).",
-        "budget-both": "Give the game size or the agreed points, not both.",
-        "unknown-size": "Unknown game size '{value}'; the sizes are: {choices}.",
-        "agreed-not-allowed": "This army takes no agreed points; choose a size: {choices}.",
-        "points-too-low": "The agreed points must be at least {min}; they are {value}.",
-        "no-units": "The roster has no units.",
-        "unknown-entry": "Unknown unit '{value}'.",
-        "entry-wrong-side": "{entry} belongs to {entry_side}, not {side}.",
-        "quality-required": "Give the {quality} of {entry}: {choices}.",
-        "unknown-quality": "Unknown {quality} '{value}' for {entry}; it may be: {choices}.",
-        "quality-not-allowed": "The units of this army have no quality; remove 'quality' from {entry}.",
-        "models-required": "Say how many models {entry} has (from {min} to {max}).",
-        "models-range": "{entry} has from {min} to {max} models, not {value}.",
-        "models-not-allowed": "{entry} has a fixed number of models; remove 'models'.",
-        "unknown-option": "{entry} has no option '{value}'.",
-        "option-not-allowed": "{entry} cannot take {option}.",
-        "option-max": "{entry} takes {option} {count} times; the most is {max}.",
-        "choices-count": "{entry} needs {expected} choice(s), one per 'choose one' line of its composition, and has {count}.",
-        "choice-not-allowed": "'{value}' is not one of the troops to choose from in that line of {entry}: {choices}.",
-        "option-remove-missing": "{option} removes {troop}, and {entry} no longer has that troop.",
-        "category-min": "{category}: there are {count} and the least is {min}.",
-        "category-max": "{category}: there are {count} and the most is {max}.",
-        "entry-min": "{entry}: there are {count} and the least is {min}.",
-        "entry-max": "{entry}: there are {count} and the most is {max}.",
-        "units-min": "The roster has {count} units and the least is {min}.",
-        "units-max": "The roster has {count} units and the most is {max}.",
-        "over-budget": "The roster costs {total} points and the budget is {budget}: {excess} too many.",
-    },
+# The validator's messages, by error code; placeholders are ``{name}``, replaced by the
+# texts in an error's ``params`` (see compiler/roster.py). English message ids, translated
+# by the gettext catalogs of compiler/i18n.py into the rulebook's ``lang``.
+MESSAGES: dict[str, str] = {
+    "rulebook-mismatch": N_("The roster is for the rulebook '{roster}', not '{rulebook}'."),
+    "stale-rulebook": N_("The roster was made with another version of the rulebook; the current costs and rules are used."),
+    "side-required": N_("Choose a side: {choices}."),
+    "unknown-side": N_("Unknown side '{value}'; the sides are: {choices}."),
+    "side-not-allowed": N_("This army has no sides; remove 'side'."),
+    "role-required": N_("Say the role in the game: {choices}."),
+    "unknown-role": N_("Unknown role '{value}'; the roles are: {choices}."),
+    "role-not-allowed": N_("This army has no roles; remove 'role'."),
+    "budget-required": N_("Give the game size (size: {choices}) or the agreed points (points)."),
+    "budget-both": N_("Give the game size or the agreed points, not both."),
+    "unknown-size": N_("Unknown game size '{value}'; the sizes are: {choices}."),
+    "agreed-not-allowed": N_("This army takes no agreed points; choose a size: {choices}."),
+    "points-too-low": N_("The agreed points must be at least {min}; they are {value}."),
+    "no-units": N_("The roster has no units."),
+    "unknown-entry": N_("Unknown unit '{value}'."),
+    "entry-wrong-side": N_("{entry} belongs to {entry_side}, not {side}."),
+    "quality-required": N_("Give the {quality} of {entry}: {choices}."),
+    "unknown-quality": N_("Unknown {quality} '{value}' for {entry}; it may be: {choices}."),
+    "quality-not-allowed": N_("The units of this army have no quality; remove 'quality' from {entry}."),
+    "models-required": N_("Say how many models {entry} has (from {min} to {max})."),
+    "models-range": N_("{entry} has from {min} to {max} models, not {value}."),
+    "models-not-allowed": N_("{entry} has a fixed number of models; remove 'models'."),
+    "unknown-option": N_("{entry} has no option '{value}'."),
+    "option-not-allowed": N_("{entry} cannot take {option}."),
+    "option-max": N_("{entry} takes {option} {count} times; the most is {max}."),
+    "choices-count": N_("{entry} needs {expected} choice(s), one per 'choose one' line of its composition, and has {count}."),
+    "choice-not-allowed": N_("'{value}' is not one of the troops to choose from in that line of {entry}: {choices}."),
+    "option-remove-missing": N_("{option} removes {troop}, and {entry} no longer has that troop."),
+    "category-min": N_("{category}: there are {count} and the least is {min}."),
+    "category-max": N_("{category}: there are {count} and the most is {max}."),
+    "entry-min": N_("{entry}: there are {count} and the least is {min}."),
+    "entry-max": N_("{entry}: there are {count} and the most is {max}."),
+    "units-min": N_("The roster has {count} units and the least is {min}."),
+    "units-max": N_("The roster has {count} units and the most is {max}."),
+    "over-budget": N_("The roster costs {total} points and the budget is {budget}: {excess} too many."),
 }
 
-# Words of the printed sheet and of the validator's report, per language.
-LABELS: dict[str, dict[str, str]] = {
-    "es": {
-        "yes": "sí", "no": "no", "cost": "Coste", "total": "Total", "budget": "Presupuesto", "side": "Bando", "role": "Papel",
-        "size": "Tamaño", "points": "Puntos acordados", "quality": "Calidad", "options": "Opciones", "troops": "Tropas",
-        "legal": "Lista válida", "illegal": "Lista no válida", "errors": "Errores", "warnings": "Avisos", "unit": "Unidad",
-        "did_you_mean": "¿Querías decir «{suggestion}»?", "rule": "Regla", "source": "Sección", "models": "Miniaturas",
-        "remaining": "Puntos restantes: {remaining}",
-    },
-    "en": {
-        "yes": "yes", "no": "no", "cost": "Cost", "total": "Total", "budget": "Budget", "side": "Side", "role": "Role",
-        "size": "Size", "points": "Agreed points", "quality": "Quality", "options": "Options", "troops": "Troops",
-        "legal": "Legal roster", "illegal": "Illegal roster", "errors": "Errors", "warnings": "Warnings", "unit": "Unit",
-        "did_you_mean": "Did you mean '{suggestion}'?", "rule": "Rule", "source": "Section", "models": "Models",
-        "remaining": "Points left: {remaining}",
-    },
+# Words of the printed sheet and of the validator's report.
+LABELS: dict[str, str] = {
+    "yes": N_("yes"),
+    "no": N_("no"),
+    "cost": N_("Cost"),
+    "total": N_("Total"),
+    "budget": N_("Budget"),
+    "side": N_("Side"),
+    "role": N_("Role"),
+    "size": N_("Size"),
+    "points": N_("Agreed points"),
+    "quality": N_("Quality"),
+    "options": N_("Options"),
+    "troops": N_("Troops"),
+    "legal": N_("Legal roster"),
+    "illegal": N_("Illegal roster"),
+    "errors": N_("Errors"),
+    "warnings": N_("Warnings"),
+    "unit": N_("Unit"),
+    "did_you_mean": N_("Did you mean '{suggestion}'?"),
+    "rule": N_("Rule"),
+    "source": N_("Section"),
+    "models": N_("Models"),
+    "remaining": N_("Points left: {remaining}"),
 }
 
 
-def _lang(program: ir.Program) -> str:
-    lang = program.rulebook.lang if program.rulebook else ""
-    return lang if lang in MESSAGES else "en"
+def _language(program: ir.Program) -> i18n.Language:
+    return i18n.language(i18n.of_rulebook(program))
+
+
+def _translated(texts: dict[str, str], language: i18n.Language) -> dict[str, str]:
+    return {key: language.gettext(text) for key, text in texts.items()}
 
 
 class _Cards:
@@ -147,8 +120,9 @@ class _Cards:
 
     def __init__(self, program: ir.Program):
         self.program = program
-        self.labels = LABELS[_lang(program)]
-        self.decimal_comma = _lang(program) == "es"
+        language = _language(program)
+        self.labels = _translated(LABELS, language)
+        self.decimal_comma = language.code == "es"
 
     def name_of(self, catalog: str, ident: str) -> str:
         decl = self.program.get(catalog, ir.Catalog)
@@ -222,7 +196,7 @@ def army_doc(program: ir.Program, army: ir.Army, content_hash: str) -> dict:
     """The document of one army (see the module docstring and ``schemas/armies/army.schema.json``);
     ``content_hash`` is the rulebook's (:func:`rulebook.compiler.to_json.content_hash`)."""
     cards = _Cards(program)
-    lang = _lang(program)
+    language = _language(program)
     titles = {c.name: c.title for c in program.of(ir.Catalog)}
     troops: dict[str, dict] = {}
     entries = []
@@ -252,7 +226,7 @@ def army_doc(program: ir.Program, army: ir.Army, content_hash: str) -> dict:
         "$schema": sch.schema_id(program, ARMY_SCHEMA),
         "format": FORMAT,
         "id": army.name, "kind": "army", "title": army.title, "doc": army.doc, "source": army.ref, "status": army.status,
-        "rulebook": info.name if info else "", "version": info.version if info else "", "lang": lang,
+        "rulebook": info.name if info else "", "version": info.version if info else "", "lang": language.code,
         "content_hash": content_hash,
         "rule": _rule(ir.ArmySource(army.name, army.title, army.ref)),
         "sides": [{"id": s.id, "title": s.title} for s in army.sides],
@@ -274,8 +248,8 @@ def army_doc(program: ir.Program, army: ir.Army, content_hash: str) -> dict:
         "troop_catalog": army.troop_catalog,
         "troops": troop_docs,
         "limits": [{"kind": x.kind, "target": x.target, "min": x.min, "max": x.max, "rule": _rule(x.rule)} for x in army.limits],
-        "messages": dict(MESSAGES[lang]),
-        "labels": dict(LABELS[lang]),
+        "messages": _translated(MESSAGES, language),
+        "labels": _translated(LABELS, language),
     }
 
 
@@ -309,7 +283,7 @@ def _obj(props: dict, description: str | None = None, optional: tuple[str, ...] 
 
 def army_schema(program: ir.Program) -> dict:
     """The shape of every army document of the rulebook."""
-    codes = sorted(MESSAGES["en"])
+    codes = sorted(MESSAGES)
     entry = _obj({
         "id": {**_STR, "description": "What a roster writes in units[].entry."},
         "catalog": _STR, "catalog_title": _STR, "name": _STR,
