@@ -119,6 +119,40 @@ def test_completion_after_allow_display_stacking_and_lang(rulebook):
     assert {"allow", "display", "internal", "as_printed", "changelog"} <= set(_complete(rulebook, "@‸internal", ""))
 
 
+
+def test_completion_inside_as_printed_offers_the_ids_the_declaration_below_cannot_resolve(tmp_path):
+    """``@as_printed(ids: [`` above a table whose rows name entries no catalog has: the
+    ids the checker reports inside that table (not those of another declaration),
+    less the ones already typed."""
+    from rulebook.compiler.lsp import features
+    from rulebook.compiler.lsp.workspace import Rulebook
+
+    folder = tmp_path / "reglamento"
+    folder.mkdir()
+    (folder / "00.rules").write_text(
+        '```rules\nrulebook prueba "Prueba" version "1.0" lang "es"\nsection I "Todo"\n'
+        'record Peloton "Pelotón" { nombre: text "Nombre" }\n'
+        'catalog pelotones "Pelotones" of Peloton {\n  fusileros | "Fusileros"\n}\n'
+        'table movimiento "Movimiento" by peloton: ref pelotones "Pelotón" -> cm: int "cm" {\n'
+        '  fusileros | 15\n  morteros | 10\n  zapadores | 12\n}\n'
+        'table alcance "Alcance" by peloton: ref pelotones "Pelotón" -> cm: int "cm" {\n'
+        '  fusileros | 60\n  cañones | 90\n}\n```\n',
+        encoding="utf-8",
+    )
+    analysis = Rulebook(folder).analyze()
+    assert [d.code for d in analysis.diagnostics if d.severity == "error"] == ["unknown-ref"] * 3, analysis.diagnostics
+    name = next(iter(analysis.sources))
+    lines = analysis.sources[name].split("\n")
+    at = next(i for i, text in enumerate(lines) if text.startswith("table movimiento"))
+
+    def complete(typed: str) -> list[str]:
+        text = "\n".join(lines[:at] + [typed] + lines[at:])
+        return [i.label for i in features.completion(analysis, text, at + 1, len(typed) + 1)]
+
+    assert complete("@as_printed(ids: [") == ["morteros", "zapadores"]
+    assert complete("@as_printed(ids: [mor") == ["morteros", "zapadores"]
+    assert complete("@as_printed(ids: [morteros, ") == ["zapadores"]
+
 def test_snippets_for_repeat_and_stack_inside_a_procedure(rulebook):
     snippet = types.CompletionItemKind.Snippet
     assert sorted(_complete(rulebook, "    return d.cantidad‸", "\n    ", snippet)) == ["if", "let", "repeat", "step"]

@@ -511,6 +511,12 @@ def _annotation_completion(decls: dict, lines: list[str], line: int, before: str
     if re.match(r"^\s*@allow\s+[\w-]*$", before):
         return [types.CompletionItem(label=k, kind=types.CompletionItemKind.EnumMember, detail="kind of warning", documentation=_markdown(doc), insert_text=f'{k}("$1")',
                                      insert_text_format=types.InsertTextFormat.Snippet) for k, doc in WARNING_KINDS.items()]
+    if m := re.match(r"^\s*@as_printed\(\s*ids:\s*\[([\w,\s]*?)\w*$", before):
+        declared = next((text for text in lines[line:] if not text.lstrip().startswith("@")), "")
+        head = _DECL_HEAD.match(declared)
+        typed = set(re.findall(r"\w+", m.group(1)))
+        return [types.CompletionItem(label=i, kind=types.CompletionItemKind.Value, detail="names no entry")
+                for i in _dangling_ids(analysis, head.group(2)) if i not in typed] if head else []
     if re.match(r'^\s*@display\s+"(?:[^"{]|\{[^}]*\})*\{\w*$', before):
         declared = next((text for text in lines[line:] if not text.lstrip().startswith("@")), "")
         m = re.match(r"^record\s+([^\W\d]\w*)", declared)
@@ -518,6 +524,26 @@ def _annotation_completion(decls: dict, lines: list[str], line: int, before: str
         if isinstance(record, ir.Record):
             return [types.CompletionItem(label=f.name, kind=types.CompletionItemKind.Field, detail=str(f.type)) for f in record.fields]
     return []
+
+
+_UNKNOWN_REF = re.compile(r"'([^']+)' is not an entry of")
+
+
+def _dangling_ids(analysis: Analysis, owner: str) -> list[str]:
+    """The ids that declaration ``owner`` references and no catalog defines, as last
+    checked: those it already lists in ``@as_printed`` and those the checker reports
+    (``unknown-ref``) inside it. What ``@as_printed(ids: [`` may list."""
+    decl = analysis.known.get(owner)
+    if decl is None:
+        return []
+    starts = sorted((d.span.line, name) for name, d in analysis.known.items() if d.span.file == decl.span.file)
+    found = list(getattr(decl, "as_printed", ()) or ())
+    for d in analysis.diagnostics:
+        m = _UNKNOWN_REF.search(d.message) if d.code == "unknown-ref" and d.span.file == decl.span.file else None
+        holder = max(((line, name) for line, name in starts if line <= d.span.line), default=(0, None))[1] if m else None
+        if holder == owner and m.group(1) not in found:
+            found.append(m.group(1))
+    return found
 
 
 def _army_completion(decls: dict, lines: list[str], line: int, before: str, analysis: Analysis) -> list[types.CompletionItem]:
