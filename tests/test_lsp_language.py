@@ -153,6 +153,27 @@ def test_completion_inside_as_printed_offers_the_ids_the_declaration_below_canno
     assert complete("@as_printed(ids: [mor") == ["morteros", "zapadores"]
     assert complete("@as_printed(ids: [morteros, ") == ["zapadores"]
 
+
+def test_limit_category_and_quality_column_go_to_what_they_name(tmp_path):
+    """In an army, ``limit category: horse`` names a value of the enum the units'
+    ``category:`` field has, and ``quality … percent: t column: c`` a column of ``t``:
+    both go to their definition."""
+    from rulebook.compiler.lsp import features
+    from rulebook.compiler.lsp.positions import Locator
+    from rulebook.compiler.lsp.workspace import Rulebook
+
+    folder = tmp_path / "skirmish"
+    shutil.copytree(DATA / "armies" / "skirmish", folder)
+    path = folder / "skirmish.rules"
+    path.write_text(path.read_text(encoding="utf-8").replace(
+        "quality Grade percent: grade_cost\n", "quality Grade percent: grade_cost column: percent\n"), encoding="utf-8")
+    analysis = Rulebook(folder).analyze()
+    assert not [d for d in analysis.diagnostics if d.severity == "error"], analysis.diagnostics
+    name = next(iter(analysis.sources))
+    rulebook = (analysis, Locator(analysis, PositionCodec()), name)
+    assert _lines(rulebook, features.definition, "  limit category: ho‸rse max: 1") == [_line_of(rulebook, '  horse "Horse"')]
+    assert _lines(rulebook, features.definition, "percent: grade_cost column: perc‸ent") == [_line_of(rulebook, "  -> percent: int")]
+
 def test_snippets_for_repeat_and_stack_inside_a_procedure(rulebook):
     snippet = types.CompletionItemKind.Snippet
     assert sorted(_complete(rulebook, "    return d.cantidad‸", "\n    ", snippet)) == ["if", "let", "repeat", "step"]

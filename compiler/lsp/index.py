@@ -397,9 +397,24 @@ class _Indexer:
             "roles": next((name for word, name in named if word == "roles"), None),
             "units": "|".join(name for word, name in named if word == "units"),
             "troops": army.troop_catalog if army is not None else None,
+            "categories": self._category_enum(d),
         }
         for c in d.clauses:
             self._army_clause(d.name, c, None, context)
+
+    def _category_enum(self, d: n.ArmyDecl) -> str | None:
+        """The enum of the units' categories: the type of the field each ``units``
+        clause names with ``category:`` (what ``limit category:`` names a value of)."""
+        for c in d.clauses:
+            first = c.args[0][1] if c.args and c.args[0][0] is None else None
+            field = dict((k, v) for k, v in c.args if k is not None).get("category") if c.word == "units" else None
+            catalog = self.decl(first.name) if isinstance(first, n.VName) else None
+            if isinstance(field, n.VName) and isinstance(catalog, ir.Catalog):
+                t = self.record_fields(catalog.record).get(field.name)
+                t = t.inner if t is not None else None
+                if t is not None and t.kind == "enum":
+                    return t.name
+        return None
 
     def _army_clause(self, army: str, c: n.ArmyClause, units: str | None, context: dict) -> None:
         """One clause of an army: its word, the declarations, fields and ids it names."""
@@ -433,6 +448,12 @@ class _Indexer:
                 self.add(value.span, Target("member", sides.name, value.name) if isinstance(sides, ir.Enum) else Target("choice", army, value.name))
             elif key == "percent":
                 self.add(value.span, Target("decl", "", value.name))
+            elif key == "category" and c.word == "limit" and context["categories"]:
+                self.add(value.span, Target("member", context["categories"], value.name))
+            elif key == "column" and c.word == "quality" and isinstance(percent := dict(c.args).get("percent"), n.VName):
+                table = self.decl(percent.name)
+                if isinstance(table, ir.Table) and any(x.name == value.name for x in table.columns):
+                    self.add(value.span, Target("field", percent.name, value.name))
             elif value.name in fields:
                 self.add(value.span, Target("field", record, value.name), type_=fields[value.name])
             elif value.name in table_columns:
