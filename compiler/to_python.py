@@ -7,7 +7,7 @@ The package (named after the rulebook id) holds:
 
 * ``types.py`` — enum values and orders, one class per record
   (``rulebook.runtime.Record``: an immutable value with slots; resolvers build one with
-  ``R._new(field=…)``, faster than a class call);
+  ``R._new(value, …)``, faster than a class call);
 * ``data.py`` — constants, catalogs, tables, dice and bags as Python literals,
   and ``GRANTS``: the special rules each rule grants (read by ``has_rule`` and
   ``rule_param`` through ``rulebook.runtime.granted``);
@@ -15,7 +15,11 @@ The package (named after the rulebook id) holds:
   resolvers, which only roll dice (steps are comments; a table is indexed
   directly where the types guarantee the row). The body of a ``repeat … until``
   is a function of its own, ``_repeat_<procedure>_<n>(ctx, <values it reads>)``,
-  run by ``ctx.repeat``;
+  run by ``ctx.repeat``. Calls between procedures and record builders
+  (``_new_<record>``, a module-level name for ``_t.<record>._new``; for a record
+  of bools, whole numbers and strings, one that gives back the equal record built
+  already) pass their arguments by position where that keeps the order written,
+  each noted with the parameter it fills: the cheapest calls for Python;
 * ``traced.py`` — the same functions, traced (``fn.traced``): they report steps,
   bindings and rolls to the context, look every table up with the rule's
   position, and give each roll the state exact enumeration may merge on (from
@@ -102,7 +106,17 @@ class Seq:
     parts: tuple["Doc", ...]
 
 
-Doc = Union[str, Text, Group, Chain, Seq]
+@dataclass(frozen=True, slots=True)
+class Noted:
+    """An item of a group followed by a comment (``value,  # note``): the group is
+    then written one item per line. ``note`` is a Python name (the parameter the
+    value fills)."""
+
+    doc: "Doc"
+    note: str
+
+
+Doc = Union[str, Text, Group, Chain, Seq, Noted]
 
 
 def call(head: str, *items: Doc) -> Group:
@@ -137,6 +151,8 @@ def flat(doc: Doc) -> str:
         return repr(doc.value)
     if isinstance(doc, Seq):
         return "".join(flat(p) for p in doc.parts)
+    if isinstance(doc, Noted):  # never written on one line (see _must_break)
+        return flat(doc.doc)
     if isinstance(doc, Group):
         inner = ", ".join(flat(i) for i in _sole_chain_bare(doc))
         return doc.head + doc.open + inner + ("," if doc.tuple_of_one else "") + doc.close
@@ -157,11 +173,15 @@ def layout(doc: Doc, indent: int, col: int, tail: int) -> list[str]:
         return _layout_seq(doc, indent, col, tail)
     if isinstance(doc, Group):
         return _layout_group(doc, indent, tail)
+    if isinstance(doc, Noted):
+        return layout(doc.doc, indent, col, tail)
     return _layout_chain(doc, indent, col, tail)
 
 
 def _must_break(doc: Doc) -> bool:
     """Does ``doc`` hold a group written one item per line whatever its length?"""
+    if isinstance(doc, Noted):
+        return True
     if isinstance(doc, Group):
         return (doc.always_break and bool(doc.items)) or any(_must_break(i) for i in doc.items)
     if isinstance(doc, Seq):
@@ -251,10 +271,13 @@ def _layout_group(doc: Group, indent: int, tail: int) -> list[str]:
     lines = [doc.head + doc.open]
     for k, item in enumerate(items):
         comma = "," if k < len(items) - 1 or trailing else ""
-        sub = layout(item, inner, inner, len(comma))
+        note = f"  # {item.note}" if isinstance(item, Noted) else ""
+        sub = layout(item, inner, inner, len(comma) + len(note))
         lines.append(" " * inner + sub[0])
         lines.extend(sub[1:])
         lines[-1] += comma
+        if len(lines[-1]) + len(note) <= WIDTH:  # else the line goes without its note
+            lines[-1] += note
     lines.append(" " * indent + doc.close)
     return lines
 
@@ -262,7 +285,7 @@ def _layout_group(doc: Group, indent: int, tail: int) -> list[str]:
 def _layout_chain(doc: Chain, indent: int, col: int, tail: int) -> list[str]:
     inner = indent + len(INDENT) if doc.parens else indent
     bare = flat(dataclasses.replace(doc, parens=False))
-    if doc.parens and inner + len(bare) <= WIDTH:
+    if doc.parens and inner + len(bare) <= WIDTH and not _must_break(doc):
         return ["(", " " * inner + bare, " " * indent + ")"]
     last_tail = 0 if doc.parens else tail
     operands = [("", doc.first)] + [(op + " ", x) for op, x in doc.rest]
@@ -318,7 +341,7 @@ class Writer:
     def statement(self, head: str, value: Doc, tail: str = "") -> None:
         """``head value tail`` (``x = value``, ``return value``, ``if value:``): a chain
         without its parentheses when the line fits."""
-        if isinstance(value, Chain):
+        if isinstance(value, Chain) and not _must_break(value):
             bare = f"{head}{flat(dataclasses.replace(value, parens=False))}{tail}"
             if len(INDENT) * self.level + len(bare) <= WIDTH:
                 self.line(bare)
@@ -413,6 +436,13 @@ class SourceTable:
 _SAME_LEVEL = {"+": ("+", "-"), "-": ("+", "-"), "*": ("*",), "and": ("and",), "or": ("or",)}
 _COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
 _MIRRORED = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+_SHAREABLE = frozenset({"bool", "int", "text", "id", "enum", "ref", "refs"})
+"""Kinds of the fields of a record that resolvers may take from the equal record built
+already (``_rt.Record._shared``): Python values (bool, int, str, None) hashed and
+compared by C code, of one Python type per kind (an ``int`` field never holds a
+bool), so that an equal record is the same record. Not ``decimal`` (``Fraction``
+hashes in Python code), lists, maps, records or counts."""
+
 _HELPERS = "_min, _max, _abs, _len, _sum, _any, _all = min, max, abs, len, sum, any, all"
 RUNTIME_IMPORT = f"from . import {VENDORED} as _rt"
 """How every generated module imports the runtime (the one place that names it)."""
@@ -436,6 +466,7 @@ class PythonEmitter:
         self.repeats: list[ir.Repeat] = []  # repeats met in the procedure being written: their bodies follow it
         self.step_number: int | None = None  # the step being written
         self.range_tables: dict[str, ir.Table] = {}  # ranged tables the fast resolvers look up: _range_<table>
+        self.record_builders: set[str] = set()  # records the resolvers being written build: _new_<record>
 
     # ------------------------------------------------------------------ modules
     def header(self, w: Writer, doc: str) -> None:
@@ -489,16 +520,13 @@ class PythonEmitter:
             if len(t.columns) > 1 and t.across is None:
                 fields = [(c.name, c.type, c.title) for c in t.columns]
                 self.record_class(w, f"_Row_{py_name(t.name)}", fields, f"Fila de la tabla {t.name}", t.span.src)
-        head = Writer()
-        head.line()
-        head.line("_blank = object.__new__  # records are filled in as writable twins, then made read-only (runtime.Record)")
-        head.lines.extend(w.lines)
-        return self.module("Enumerations and record types of the rulebook.", head, imports=())
+        return self.module("Enumerations and record types of the rulebook.", w, imports=())
 
     def record_class(self, w: Writer, cls: str, fields: list[tuple[str, T, str | None]], title: str, src: str) -> None:
         """``class R(_rt.Record)``: its fields as slots (each with its type and title), their
-        names in the rules when one differs (``_names``), and ``R._new(field=…)``, which
-        resolvers call to build one (see :class:`rulebook.runtime.Record`)."""
+        names in the rules when one differs (``_names``), and ``R._new(field, …)``, which
+        resolvers call to build one: it fills in a writable twin, then makes it read-only
+        (see :class:`rulebook.runtime.Record`)."""
         names = [py_name(name) for name, _, _ in fields]
         w.line()
         w.line()
@@ -524,7 +552,7 @@ class PythonEmitter:
         w.line("@staticmethod")
         w.code(Seq(("def ", Group("_new", tuple(names)), ":")))
         w.indent()
-        w.line(f"self = _blank({me}._writable)")
+        w.line(f"self = {me}._writable()")
         for field in names:
             w.line(f"self.{field} = {field}")
         w.line(f"self.__class__ = {me}  # read-only from here on")
@@ -653,6 +681,17 @@ class PythonEmitter:
         w.line("# internal aliases: calls between procedures never see a local of the same name")
         for d in procedures:
             w.line(f"_proc_{py_name(d.name)} = {py_name(d.name)}")
+        if self.record_builders:
+            w.line()
+            w.comment("the records the resolvers build, each by a name of its own (the cheapest call); a record "
+                      "whose fields are bools, whole numbers or strings is built once for equal fields "
+                      "(_rt.Record._shared: records are immutable)")
+            for name in sorted(self.record_builders):
+                builder = f"_t.{py_name(name)}._new"
+                if all(f.type.inner.kind in _SHAREABLE for f in self.p.records[name].fields):
+                    builder = f"_rt.Record._shared({builder})"
+                w.line(f"_new_{py_name(name)} = {builder}")
+        self.record_builders = set()
         if traced:
             return self.module(_TRACED_DOC, w, helpers=True)
         return self.module(_FAST_DOC, w, imports=("data", "types", "traced"), helpers=True)
@@ -857,19 +896,26 @@ class PythonEmitter:
         raise AssertionError(type(e))
 
     def record_new(self, e: ir.RecordNew) -> Doc:
-        """``_t.R._new(field=…)``; in a resolver, with constant fields only, ``_RECORD_i``:
-        the record built once, when the module is imported (``_t.R(field=…)``)."""
+        """In a resolver, ``_new_R(value, …)``: ``_t.R._new`` under a module-level name (see
+        :meth:`procedures_module`), the fields by position in the record's order (each value
+        noted with its field unless it is the local of that name); with constant fields
+        only, ``_RECORD_i``: the record built once, when the module is imported
+        (``_t.R(field=…)``). Elsewhere ``_t.R._new(field=…)``."""
         given = dict(e.args)
-        fields = []
+        values = []
         for f in self.p.records[e.record].fields:
             default = "()" if f.type.kind == "list" else "None"
-            fields.append(Seq((py_name(f.name) + "=", self.expr(given[f.name]) if f.name in given else default)))
+            values.append((py_name(f.name), self.expr(given[f.name]) if f.name in given else default))
+        by_name = [Seq((name + "=", value)) for name, value in values]
         if self.in_procedure and all(isinstance(v, (ir.Literal, ir.EnumValue, ir.ConstRef)) for v in given.values()):
-            record = call(f"_t.{py_name(e.record)}", *fields)
+            record = call(f"_t.{py_name(e.record)}", *by_name)
             if record not in self.constant_records:
                 self.constant_records.append(record)
             return f"_RECORD_{self.constant_records.index(record) + 1}"
-        return call(f"_t.{py_name(e.record)}._new", *fields)
+        if not self.in_procedure:
+            return call(f"_t.{py_name(e.record)}._new", *by_name)
+        self.record_builders.add(e.record)
+        return call(f"_new_{py_name(e.record)}", *[_positional(name, value) for name, value in values])
 
     def list_index(self, e: ir.ListIndex, inline: bool) -> Doc:
         """``_rt.index(xs, i, src)`` (0-based; out of range: a rule error). The value of a
@@ -889,16 +935,17 @@ class PythonEmitter:
         return Chain(Seq((seq, Group("", (i,), "[", "]"))), (("if", inside), ("else", checked)))
 
     def arguments(self, e: ir.ProcedureCall) -> list[Doc]:
-        """The arguments of a call: ``name=value``, except a leading run of locals named
-        as the parameters they fill, in order, which go by position (``f(ctx, m, p)``:
-        the same to read, and cheaper to call)."""
+        """The arguments of a call, in the order written: by position while that is the
+        order of the parameters (each value noted with its parameter unless it is the
+        local of that name: ``f(ctx, m, p)``), then ``name=value``. A call by position is
+        the cheaper one for Python."""
         params = [prm.name for prm in self.p.decls[e.procedure].params]
         docs: list[Doc] = []
         by_position = True
         for i, (name, value) in enumerate(e.args):
             by_position = by_position and i < len(params) and params[i] == name
-            by_position = by_position and isinstance(value, ir.Local) and value.name == name
-            docs.append(py_name(name) if by_position else Seq((py_name(name) + "=", self.expr(value))))
+            doc = self.expr(value)
+            docs.append(_positional(py_name(name), doc) if by_position else Seq((py_name(name) + "=", doc)))
         return docs
 
     def lookup(self, mapping: Doc, key: Doc, name: str, span: Span, present: bool) -> Doc:
@@ -1274,6 +1321,12 @@ def _granted(program: ir.Program) -> dict[str, tuple[ir.RuleApp, ...]]:
 def _state_name(name: str) -> str:
     """A local in a state lambda: the chosen value is its argument ``_v``."""
     return "_v" if name == liveness.VALUE else py_name(name)
+
+
+def _positional(name: str, value: Doc) -> Doc:
+    """``value`` given by position to the parameter ``name``: noted with the name, unless
+    it is the name (a local passed on to the parameter of the same name)."""
+    return value if flat(value) == name else Noted(value, name)
 
 
 def _is_none(e: ir.Expr) -> bool:

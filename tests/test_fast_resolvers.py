@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import pickle
 import random
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -81,13 +82,86 @@ def test_records_keep_rule_names_and_a_field_named_like_the_record(tmp_path):
 
     program = check(tmp_path)
     types_py = next(text for name, text in to_python.generate(program).items() if name.endswith("/types.py"))
-    assert "self = _blank(__class__._writable)" in types_py  # the field Paso hides the class name in _new
+    assert "self = __class__._writable()" in types_py  # the field Paso hides the class name in _new
     pkg = pyload.compile_and_load(program)
     result, _ = runtime.sample(pkg.PROCEDURES["dar"].function, seed=1, trace=False, n=3)
     assert type(result) is pkg.types.Paso and result.Paso == 3
     assert to_jsonable(result) == {"Paso": 3, "class": "a"}  # JSON keys: the names in the rules
     with pytest.raises(AttributeError):
         result.Paso = 4
+
+
+def test_a_record_is_built_once(package):
+    Impacto = package.types.ResultadoImpacto
+    a = Impacto._new(True, False, False, 7)
+    with pytest.raises(AttributeError):  # initialising it again would change it
+        a.__init__(impacto=False, automatico=False, imposible=False, i_efectivo=0)
+    assert a == Impacto(True, False, False, 7) and a.impacto is True
+
+
+def test_resolvers_give_back_equal_records_of_scalar_fields_built_already(package, monkeypatch):
+    fn = package.PROCEDURES["disparo_directo"].function
+    attack = dict(perfil="fusiles_seccion", modo="area", distancia=15, p=5, calidad="regular")  # an automatic hit
+    ctx = SampleContext(1, trace=False)
+    first = fn(ctx, **attack)
+    assert fn(ctx, **attack) is first and runtime.traced(fn)(SampleContext(1), **attack) == first
+    assert first == package.types.ResultadoDisparo(impacto=True, bajas=3)
+    assert pickle.loads(pickle.dumps(first)) == first
+    # the last Record._shared_limit distinct records of a class are kept
+    monkeypatch.setattr(Record, "_shared_limit", 2)
+    new = Record._shared(package.types.ResultadoDisparo._new)
+    a, b = new(True, 1), new(True, 2)
+    assert new(True, 1) is a and new(True, 2) is b
+    c = new(True, 3)  # a goes
+    assert new(True, 3) is c and new(True, 1) is not a and new(True, 1) == a
+
+
+ORDER_RULES = """# Orden
+
+```rules
+rulebook orden "Orden" version "0.1" lang "es"
+section I "Orden"
+
+record Tirada "Tirada" { a: int "A", b: int "B" }
+record Media "Media" { valor: decimal "Valor", dados: list[int] "Dados" }
+
+procedure sumar "Sumar" (a: int, b: int = 0, c: int = 0) -> Tirada {
+  return Tirada(a: a + c, b: b)
+}
+
+procedure tirar "Tirar" (n: int) -> Tirada {
+  return sumar(a: n, c: roll d6, b: roll d6 times 2)
+}
+
+procedure media "Media" (x: int) -> Media {
+  return Media(valor: x / 2, dados: [x, x])
+}
+```
+"""
+
+
+def test_calls_go_by_position_in_the_order_written(tmp_path):
+    """Arguments written in the order of the parameters go by position (noted with the
+    parameter they fill), the rest by name: the dice are rolled in the order written,
+    by the fast resolver as by its traced twin. Records whose fields are not all
+    bools, ints or strings are built anew every time."""
+    (tmp_path / "orden.rules").write_text(ORDER_RULES, encoding="utf-8")
+    from rulebook.compiler import pyload, to_python
+
+    program = check(tmp_path)
+    files = to_python.generate(program)
+    fast = next(text for name, text in files.items() if name.endswith("/procedures.py"))
+    assert "    return _proc_sumar(\n        ctx,\n        n,  # a\n        c=ctx.roll(_RV_1),\n        b=ctx.roll(_RV_2),\n" in fast
+    assert "_new_Tirada = _rt.Record._shared(_t.Tirada._new)" in fast and "_new_Media = _t.Media._new" in fast
+    pkg = pyload.compile_and_load(program)
+    tirar = pkg.PROCEDURES["tirar"].function
+    for seed in range(20):
+        fast_result, traced_result = run_both(tirar, seed, {"n": 1})
+        assert fast_result == traced_result
+    media = pkg.PROCEDURES["media"].function
+    first, _ = runtime.sample(media, seed=1, trace=False, x=3)
+    again, _ = runtime.sample(media, seed=1, trace=False, x=3)
+    assert first == again and first is not again and first.valor == Fraction(3, 2)
 
 
 # ---------------------------------------------------------------------------- fast == traced

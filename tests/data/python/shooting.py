@@ -79,7 +79,10 @@ def impacto(ctx, i, p, calidad='regular'):
 
     # 2. I efectivo + tirada ≥ P
     t = _proc_tirada_calidad(ctx, calidad)
-    return _t.Resultado._new(impacto=((i + t) >= p), automatico=False)
+    return _new_Resultado(
+        ((i + t) >= p),  # impacto
+        False,  # automatico
+    )
 
 
 @_rt.traced_by(_traced.varios)
@@ -153,3 +156,7 @@ _proc_tirada_calidad = tirada_calidad
 _proc_impacto = impacto
 _proc_varios = varios
 _proc_danio_perfil = danio_perfil
+
+# the records the resolvers build, each by a name of its own (the cheapest call); a record whose fields are bools, whole
+#   numbers or strings is built once for equal fields (_rt.Record._shared: records are immutable)
+_new_Resultado = _rt.Record._shared(_t.Resultado._new)

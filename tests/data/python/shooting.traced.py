@@ -99,7 +99,12 @@ def impacto(ctx, i, p, calidad='regular'):
     t = ctx.let(
         't', ctx.call(_proc_tirada_calidad, {'calidad': calidad}, _SRC[9], state=lambda _v: (i, p, _v)), _SRC[9]
     )
-    return ctx.leave(_t.Resultado._new(impacto=((i + t) >= p), automatico=False))
+    return ctx.leave(
+        _new_Resultado(
+            ((i + t) >= p),  # impacto
+            False,  # automatico
+        )
+    )
 
 
 def varios(ctx, cm, perfil, n):
@@ -173,3 +178,7 @@ _proc_tirada_calidad = tirada_calidad
 _proc_impacto = impacto
 _proc_varios = varios
 _proc_danio_perfil = danio_perfil
+
+# the records the resolvers build, each by a name of its own (the cheapest call); a record whose fields are bools, whole
+#   numbers or strings is built once for equal fields (_rt.Record._shared: records are immutable)
+_new_Resultado = _rt.Record._shared(_t.Resultado._new)

@@ -99,9 +99,18 @@ def chequeo_orden(ctx, disciplina, desgaste, reaccion=False, aumentos=0, reducci
         return _RECORD_1
 
     # 2. Disciplina x D6 = objetivo 5+: basta un 5+ en alguno de los dados
-    dados = _proc_valor_modificado(ctx, original=disciplina, aumentos=aumentos, reducciones=reducciones)
+    dados = _proc_valor_modificado(
+        ctx,
+        disciplina,  # original
+        aumentos,
+        reducciones,
+    )
     exitos = ctx.roll(_RV_1[dados])
-    return _t.ChequeoOrden._new(automatico=False, exitos=exitos, superado=(exitos >= 1))
+    return _new_ChequeoOrden(
+        False,  # automatico
+        exitos,
+        (exitos >= 1),  # superado
+    )
 
 
 @_rt.traced_by(_traced.iniciativa)
@@ -169,10 +178,10 @@ def chequeo_evasion(ctx, unidad, carga):
     contra_infanteria = _d.CATALOG_tropas[carga].tipo == 'infanteria'
     return _proc_chequeo_orden(
         ctx,
-        disciplina=_d.CATALOG_tropas[unidad].disciplina,
-        desgaste=0,
-        reaccion=True,
-        aumentos=(1 if contra_infanteria else 0),
+        _d.CATALOG_tropas[unidad].disciplina,  # disciplina
+        0,  # desgaste
+        True,  # reaccion
+        (1 if contra_infanteria else 0),  # aumentos
     )
 
 
@@ -182,3 +191,7 @@ _proc_chequeo_orden = chequeo_orden
 _proc_iniciativa = iniciativa
 _proc_chequeo_ruptura = chequeo_ruptura
 _proc_chequeo_evasion = chequeo_evasion
+
+# the records the resolvers build, each by a name of its own (the cheapest call); a record whose fields are bools, whole
+#   numbers or strings is built once for equal fields (_rt.Record._shared: records are immutable)
+_new_ChequeoOrden = _rt.Record._shared(_t.ChequeoOrden._new)

@@ -143,12 +143,25 @@ def chequeo_orden(ctx, disciplina, desgaste, reaccion=False, aumentos=0, reducci
 
     ctx.step(2, 'Disciplina x D6 = objetivo 5+: basta un 5+ en alguno de los dados', 'T.2', _SRC[15])
     dados = ctx.let(
-        'dados', _proc_valor_modificado(ctx, original=disciplina, aumentos=aumentos, reducciones=reducciones), _SRC[16]
+        'dados',
+        _proc_valor_modificado(
+            ctx,
+            disciplina,  # original
+            aumentos,
+            reducciones,
+        ),
+        _SRC[16],
     )
     exitos = ctx.let(
         'exitos', ctx.roll(_RV_1[dados], 'roll d6 times dados count >= 5', _SRC[17], state=lambda _v: (_v,)), _SRC[17]
     )
-    return ctx.leave(_t.ChequeoOrden._new(automatico=False, exitos=exitos, superado=(exitos >= 1)))
+    return ctx.leave(
+        _new_ChequeoOrden(
+            False,  # automatico
+            exitos,
+            (exitos >= 1),  # superado
+        )
+    )
 
 
 def iniciativa(ctx):
@@ -260,3 +273,7 @@ _proc_chequeo_orden = chequeo_orden
 _proc_iniciativa = iniciativa
 _proc_chequeo_ruptura = chequeo_ruptura
 _proc_chequeo_evasion = chequeo_evasion
+
+# the records the resolvers build, each by a name of its own (the cheapest call); a record whose fields are bools, whole
+#   numbers or strings is built once for equal fields (_rt.Record._shared: records are immutable)
+_new_ChequeoOrden = _rt.Record._shared(_t.ChequeoOrden._new)
