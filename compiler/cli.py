@@ -252,12 +252,39 @@ def cmd_serve(args) -> int:
     return serve.main(args)
 
 
+ONE_SHOT_GC_THRESHOLD = (100_000, 100, 100)
+"""Python's cycle collector thresholds (``gc.set_threshold``) in a command that ends when
+its work does (Python's default: 700, 10, 10). Such a command builds large structures
+that live until it ends (the syntax trees, the checked program, the generated package):
+each collection walks the young ones again, and the full collections walk all of them,
+about 0.35 s of a 3.5 s build of the largest bundled rulebook; about 0.1 s with these. Cycles of
+garbage still go, a little later."""
+
+
+@contextlib.contextmanager
+def _collector_for(command: str):
+    """Python's cycle collector tuned for ``command``: rarer in the commands that end with
+    their work; as it was for the long-running ones (``serve``, ``lsp``) and afterwards."""
+    if command in ("serve", "lsp"):
+        yield
+        return
+    import gc
+
+    before = gc.get_threshold()
+    gc.set_threshold(*ONE_SHOT_GC_THRESHOLD)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = make_parser()
     args = parser.parse_args(argv)
     handler = {"check": cmd_check, "build": cmd_build, "resolve": cmd_resolve, "test": cmd_test, "diff": cmd_diff, "lsp": cmd_lsp, "roster": cmd_roster, "serve": cmd_serve}[args.command]
     try:
-        return handler(args)
+        with _collector_for(args.command):
+            return handler(args)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

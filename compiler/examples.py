@@ -10,6 +10,7 @@ verdicts of :func:`run_examples`. Imports only the runtime (no driver, no CLI).
 from __future__ import annotations
 
 import json
+import weakref
 from dataclasses import dataclass, field
 from fractions import Fraction
 from types import ModuleType
@@ -58,14 +59,50 @@ class ExampleResult:
 
 
 def evaluate(package: ModuleType, example: runtime.Example) -> Evaluation:
-    """Resolve one example exactly and check each of its expectations."""
+    """Resolve one example exactly and check each of its expectations.
+
+    Examples of one package that give one procedure the same inputs (several
+    expectations about one roll, written as separate examples) share one
+    resolution: the same code on the same inputs has one distribution."""
     procedure = package.PROCEDURES[example.procedure]
     try:
-        dist = runtime.exact(procedure.function, **example.inputs)
+        dist = _resolved(package, procedure, example)
     except runtime.RuleError as exc:
         return Evaluation(None, exc, example.expected_error, [])
     checks = [_check(procedure, expectation, dist) for expectation in example.expectations]
     return Evaluation(dist, None, example.expected_error, checks)
+
+
+_RESOLVED: dict[str, Any] = {"package": None, "known": {}}
+"""The distributions resolved for the latest package (a weak reference to it), by
+procedure and inputs (:func:`same_inputs`); a new package starts afresh."""
+
+
+def _resolved(package: ModuleType, procedure: runtime.Procedure, example: runtime.Example) -> runtime.Distribution:
+    """``runtime.exact`` of the example's procedure on its inputs, once per package and inputs."""
+    key = same_inputs(example)
+    if key is None:
+        return runtime.exact(procedure.function, **example.inputs)
+    latest = _RESOLVED["package"]
+    if latest is None or latest() is not package:
+        _RESOLVED["package"], _RESOLVED["known"] = weakref.ref(package), {}
+    known = _RESOLVED["known"]
+    dist = known.get(key)
+    if dist is None:
+        dist = known[key] = runtime.exact(procedure.function, **example.inputs)
+    return dist
+
+
+def same_inputs(example: runtime.Example) -> tuple | None:
+    """A key that two examples share only when they give the same procedure the same
+    inputs: equal values of the same ``repr`` (``1``, ``True`` and ``1.0`` are equal but
+    not the same input). None when an input cannot be hashed."""
+    key = (example.procedure, tuple(example.inputs.items()), repr(example.inputs))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
 
 
 def _check(procedure: runtime.Procedure, x: runtime.Expectation, dist: runtime.Distribution) -> CheckResult:

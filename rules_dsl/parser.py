@@ -23,7 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from lark import Lark, Token, Transformer, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken, VisitError
+from lark.exceptions import GrammarError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken, VisitError
 
 from . import nodes as n
 from .diagnostics import Diagnostic, Span
@@ -78,6 +78,9 @@ def _check_size(tok: Token) -> None:
 
 
 _SIZED_TOKENS = frozenset(("NUMBER", "DICE", "STRING", "NAME"))
+_SHORTEST_LIMIT = min(MAX_NUMBER_DIGITS, MAX_STRING_CHARS + 2, MAX_NAME_CHARS)
+"""No token of at most this many characters is over its limit (a number's digits are some of
+its characters, a string's quotes two more): only longer ones are measured."""
 
 
 class _NewlinePostLex:
@@ -90,13 +93,14 @@ class _NewlinePostLex:
         depth = 0
         last_nl = False
         for tok in stream:
-            if tok.type in _SIZED_TOKENS:
+            kind = tok.type
+            if len(tok) > _SHORTEST_LIMIT and kind in _SIZED_TOKENS:
                 _check_size(tok)
-            if tok.type in ("LPAR", "LSQB"):
+            if kind == "LPAR" or kind == "LSQB":
                 depth += 1
-            elif tok.type in ("RPAR", "RSQB"):
+            elif kind == "RPAR" or kind == "RSQB":
                 depth = max(0, depth - 1)
-            elif tok.type == "_NL":
+            elif kind == "_NL":
                 if depth or last_nl:
                     continue
                 last_nl = True
@@ -332,11 +336,25 @@ class _ToAst(Transformer):
     """Lark tree → nodes, shifting positions by the chunk's line offset."""
 
     def __init__(self, filename: str, line_offset: int, source_lines: list[str]):
-        super().__init__()
+        super().__init__(visit_tokens=False)  # no method is named after a token type: tokens stay as they are
         self.filename = filename
         self.off = line_offset
         self.lines = source_lines
         self.problems: list[Diagnostic] = []
+
+    def _call_userfunc(self, tree, new_children=None):
+        """Lark's dispatch (``Transformer._call_userfunc``), with the ``v_args(meta=True)``
+        methods found once (:data:`_META_RULES`): Lark builds a bound wrapper for them
+        at every call (some 40,000 per build of a large rulebook)."""
+        method = _META_RULES.get(tree.data)
+        if method is None:
+            return super()._call_userfunc(tree, new_children)
+        try:
+            return method(self, tree.meta, new_children if new_children is not None else tree.children)
+        except GrammarError:
+            raise
+        except Exception as e:
+            raise VisitError(tree.data, tree, e)
 
     # -- helpers
     def sp(self, meta) -> Span:
@@ -964,6 +982,12 @@ class _ToAst(Transformer):
 
     def count(self, c):
         return (c[0], c[1])
+
+
+_META_WRAPPER = v_args(meta=True)(lambda self, meta, children: None).visit_wrapper
+_META_RULES = {name: method for name, method in vars(_ToAst).items() if getattr(method, "visit_wrapper", None) is _META_WRAPPER}
+"""The methods of :class:`_ToAst` that take ``(meta, children)``, by rule name; each is
+called as ``method(transformer, meta, children)``."""
 
 
 def _fields(obj) -> dict:

@@ -572,18 +572,25 @@ class ExactContext(Context):
     # Driving the enumeration -----------------------------------------------
     def _number(self, result: Any) -> int:
         """The number of ``result`` among the results found so far."""
+        results = self._results
         try:
-            number = self._numbers.get(result)
+            number = self._numbers.setdefault(result, len(results))  # one hash of a result (often nested records)
         except TypeError:
             raise RuleError(N_("the result %(result)r cannot be grouped (it is not hashable)"), None, {"result": result}) from None
-        if number is None:
-            number = self._numbers[result] = len(self._results)
-            self._results.append(result)
+        if number == len(results):
+            results.append(result)
         return number
 
     def distribution(self, fn: Callable[..., Any], args: tuple = (), kwargs: dict | None = None) -> Dist:
         """The results of ``fn(self, *args, **kwargs)`` with their probabilities,
         ``({result: numerator}, denominator)``."""
+        pairs, den = self.weighted_results(fn, args, kwargs)
+        return dict(pairs), den
+
+    def weighted_results(self, fn: Callable[..., Any], args: tuple = (), kwargs: dict | None = None) -> tuple[list[tuple[Any, int]], int]:
+        """What :meth:`distribution` gives, as ``[(result, numerator), …]`` (distinct
+        results, in the order they were found) and the denominator: no result is
+        hashed again."""
         kwargs = kwargs or {}
         session = self._session
         name = getattr(fn, "__name__", "procedimiento")
@@ -593,7 +600,7 @@ class ExactContext(Context):
         finally:
             session.chain.pop()
         results = self._results
-        return {results[number]: weight for number, weight in numbered.items()}, den
+        return [(results[number], weight) for number, weight in numbered.items()], den
 
     def _explore(self, fn: Callable[..., Any], args: tuple, kwargs: dict, session: _Session) -> Dist:
         nodes, memo = self._nodes, self._memo

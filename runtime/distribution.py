@@ -25,7 +25,7 @@ from __future__ import annotations
 import gc
 import random
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from fractions import Fraction
 from typing import Any
@@ -35,7 +35,7 @@ from .errors import RuleError
 from .messages import N_, language_of
 from .numbers import normalize
 from .trace import Trace
-from .values import number_text, sort_key, to_jsonable
+from .values import number_text, sort_key, sorted_by_key, to_jsonable
 
 __all__ = ["Distribution", "exact", "sample", "sample_many", "traced_by", "traced"]
 
@@ -62,16 +62,18 @@ class Distribution:
         self._set(merged)
 
     @classmethod
-    def from_weights(cls, weights: dict[Any, int], denominator: int) -> Distribution:
-        """The distribution ``outcome -> weight / denominator`` (positive integer weights)."""
+    def from_weights(cls, weights: dict[Any, int] | Iterable[tuple[Any, int]], denominator: int) -> Distribution:
+        """The distribution ``outcome -> weight / denominator`` (positive integer weights),
+        from a dict or from ``(outcome, weight)`` pairs of distinct outcomes."""
         dist = cls.__new__(cls)
-        dist._set({outcome: Fraction(w, denominator) for outcome, w in weights.items()})
+        pairs = weights.items() if isinstance(weights, dict) else weights
+        dist._set({outcome: Fraction(w, denominator) for outcome, w in pairs})
         return dist
 
     def _set(self, merged: dict[Any, Fraction]) -> None:
-        items = tuple(sorted(merged.items(), key=lambda item: sort_key(item[0])))
-        object.__setattr__(self, "_items", items)
-        object.__setattr__(self, "_map", dict(items))
+        """Take ``merged`` (a dict no one else holds) as the distribution's mapping."""
+        object.__setattr__(self, "_items", tuple(sorted_by_key(merged.items())))
+        object.__setattr__(self, "_map", merged)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("Distribution is immutable")
@@ -188,8 +190,8 @@ def exact(
     """
     with _in_language(lang or language_of(fn)), _collector_paused(), _nesting_bounded(fn, kwargs):
         ctx = ExactContext(_Session(max_work, max_paths), every_path)
-        weights, denominator = ctx.distribution(traced(fn), args, kwargs)
-        return Distribution.from_weights(weights, denominator)
+        pairs, denominator = ctx.weighted_results(traced(fn), args, kwargs)
+        return Distribution.from_weights(pairs, denominator)
 
 
 @contextmanager

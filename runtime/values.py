@@ -164,23 +164,29 @@ class Record:
     ``Name(field=value, …)`` builds a record. Resolvers build one per result, so
     each generated class also writes out ``_new``, the same with one parameter per
     field: it fills a writable twin of the class (``_writable``: same slots, plain
-    attribute assignment) and then turns it into the read-only class. That costs
-    what building a mutable object costs, and spares the dictionary of keywords a
-    class call builds::
+    attribute assignment, built by a call without arguments that runs no Python
+    code) and then turns it into the read-only class. That costs what building a
+    mutable object costs, and spares the dictionary of keywords a class call
+    builds::
 
         class Impacto(Record):
             __slots__ = ("impacto", "bajas")
 
             @staticmethod
             def _new(impacto, bajas):
-                self = object.__new__(Impacto._writable)
+                self = Impacto._writable()
                 self.impacto = impacto
                 self.bajas = bajas
                 self.__class__ = Impacto
                 return self
+
+    A resolver whose record's fields all hold bools, ints, strings or None builds
+    it with ``Record._shared(R._new)``, which gives back the equal record built
+    already.
     """
 
     __slots__ = ()
+    _shared_limit = 1024
     _fields: tuple[str, ...] = ()
     _names: tuple[str, ...] = ()
     _writable: type
@@ -200,12 +206,28 @@ class Record:
             raise TypeError(f"record {cls.__name__}: {len(names)} names for {len(fields)} fields")
         cls._fields, cls._names, cls.__match_args__ = fields, names, fields
         cls._values = staticmethod(_values_getter(fields))
+        # object.__init__ (a C slot) makes ``_writable()`` as cheap as building a plain object
         twin = {"__slots__": (), "__setattr__": object.__setattr__, "__delattr__": object.__delattr__,
-                "__module__": cls.__module__, "__qualname__": cls.__qualname__}
+                "__init__": object.__init__, "__module__": cls.__module__, "__qualname__": cls.__qualname__}
         cls._writable = type(cls.__name__, (cls,), twin, writable=True)
 
-    def __new__(cls, *args: Any, **kwargs: Any) -> Record:
+    @staticmethod
+    def _shared(new: Callable[..., Any]) -> Callable[..., Any]:
+        """``new`` (a record class's ``_new``), giving back the record it built already
+        for equal fields, among the last ``Record._shared_limit`` distinct ones (a cache
+        in C code: a hit runs no Python code). Records are immutable, so an equal one is
+        as good, and a resolver's results repeat. Only for fields that hold bools, ints,
+        strings or None: hashed by C code, and of one Python type per field (``1`` and
+        ``True`` are equal keys)."""
+        from functools import lru_cache
+
+        return lru_cache(maxsize=Record._shared_limit)(new)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        cls = type(self)
         fields = cls._fields
+        if fields and hasattr(self, fields[0]):  # built already: initialising it again would change it
+            raise AttributeError(f"{cls.__name__} is immutable: cannot initialise it again")
         if len(args) > len(fields):
             raise TypeError(f"{cls.__name__}() takes {len(fields)} fields, {len(args)} given")
         values = list(args)
@@ -215,11 +237,8 @@ class Record:
             values.append(kwargs.pop(name))
         if kwargs:
             raise TypeError(f"{cls.__name__}() got an unknown field {sorted(kwargs)[0]!r}")
-        self = object.__new__(cls._writable)
         for name, value in zip(fields, values):
-            setattr(self, name, value)
-        self.__class__ = cls
-        return self
+            object.__setattr__(self, name, value)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"{type(self).__name__} is immutable: cannot assign to {name!r}")
@@ -277,22 +296,75 @@ def sort_key(value: Any) -> tuple:
     worked out once per type (results are often thousands of records).
     """
     cls = type(value)
-    if cls is int:
-        return ("2:number", value)
-    if cls is str:
-        return ("3:str", value)
+    group = _PLAIN_GROUPS.get(cls)
+    if group is not None:
+        return (group, value)
     try:
         keyer = _KEYERS[cls]
     except KeyError:
-        keyer = _KEYERS[cls] = _keyer_for(cls)
+        keyer = _per_type(_KEYERS, cls, _keyer_for(cls, sort_key))
     return keyer(value)
 
 
+_PLAIN_GROUPS = {int: "2:number", str: "3:str"}
+"""The groups of the commonest kinds of values, keyed without a call."""
+
 _KEYERS: dict[type, Callable[[Any], tuple]] = {}
 
+_PER_TYPE_LIMIT = 4096
+"""Types remembered by :func:`sort_key` and :func:`to_jsonable` before they start
+over: each build in a long-lived process (``rulebook serve``) brings new generated
+record classes, which the tables would otherwise keep alive."""
 
-def _keyer_for(cls: type) -> Callable[[Any], tuple]:
-    """How :func:`sort_key` keys the values of type ``cls``."""
+
+def _per_type(table: dict[type, Callable], cls: type, how: Callable) -> Callable:
+    """Remember ``how`` for ``cls`` in ``table`` (emptied past :data:`_PER_TYPE_LIMIT` types)."""
+    if len(table) >= _PER_TYPE_LIMIT:
+        table.clear()
+    table[cls] = how
+    return how
+
+
+def sorted_by_key(items: Iterable[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
+    """``(value, x)`` pairs sorted by :func:`sort_key` of the value (stable), as
+    ``sorted(items, key=lambda item: sort_key(item[0]))``; a record or tuple that
+    several values hold (the same object: a table's row inside many results) is
+    keyed once. Many nested results (thousands of records) sort several times faster."""
+    items = list(items)
+    if len(items) < 2:
+        return items
+    key = _shared_keys()
+    return sorted(items, key=lambda item: key(item[0]))
+
+
+def _shared_keys() -> Callable[[Any], tuple]:
+    """A :func:`sort_key` that remembers the key of each record and tuple it meets, by
+    identity, for as long as it lives (the values keyed must be alive meanwhile: the
+    records and tuples hold their parts)."""
+    shared: dict[int, tuple] = {}
+    keyers: dict[type, tuple[Callable[[Any], tuple], bool]] = {}
+
+    def key(value: Any) -> tuple:
+        cls = type(value)
+        group = _PLAIN_GROUPS.get(cls)
+        if group is not None:
+            return (group, value)
+        try:
+            keyer, remembered = keyers[cls]
+        except KeyError:
+            keyer, remembered = keyers[cls] = (_keyer_for(cls, key), cls is tuple or issubclass(cls, Record))
+        if not remembered:
+            return keyer(value)
+        found = shared.get(id(value))
+        if found is None:
+            found = shared[id(value)] = keyer(value)
+        return found
+
+    return key
+
+
+def _keyer_for(cls: type, sort_key: Callable[[Any], tuple]) -> Callable[[Any], tuple]:
+    """How :func:`sort_key` keys the values of type ``cls``, keying their parts with ``sort_key``."""
     if cls is type(None):
         return lambda value: ("0:none", 0)
     if issubclass(cls, bool):
@@ -339,26 +411,49 @@ def to_jsonable(value: Any) -> Any:
     mappings -> ``dict`` (keys as strings), dataclasses -> ``dict`` of fields,
     tuples/lists/sets -> ``list``, enum members -> their value; ``int``, ``str``,
     ``bool``, ``None`` and ``float`` are kept.
+
+    The way to convert a type is worked out once per type, and the parts of a
+    record or list that are kept as they are (ints, strings…) are taken without a
+    call: results are often thousands of nested records.
     """
-    if value is None or isinstance(value, (bool, int, str, float)):
+    cls = type(value)
+    if cls in _KEPT:
         return value
-    if isinstance(value, Fraction):
-        if value.denominator == 1:
-            return value.numerator
-        return number_text(value)
-    if isinstance(value, enum.Enum):
-        return to_jsonable(value.value)
-    if isinstance(value, Mapping):
-        return {_json_key(k): to_jsonable(v) for k, v in value.items()}
-    if isinstance(value, Record):
-        return {name: to_jsonable(v) for name, v in zip(value._names, value._values(value))}
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.metadata.get("name", f.name): to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, (tuple, list)):
-        return [to_jsonable(v) for v in value]
-    if isinstance(value, (set, frozenset)):
-        return [to_jsonable(v) for v in sorted(value, key=sort_key)]
-    return str(value)
+    try:
+        convert = _JSONERS[cls]
+    except KeyError:
+        convert = _per_type(_JSONERS, cls, _jsoner_for(cls))
+    return convert(value)
+
+
+_KEPT = frozenset((int, str, bool, float, type(None)))
+"""The types :func:`to_jsonable` returns unchanged (their subclasses too, found per type)."""
+
+_JSONERS: dict[type, Callable[[Any], Any]] = {}
+
+
+def _jsoner_for(cls: type) -> Callable[[Any], Any]:
+    """How :func:`to_jsonable` converts the values of type ``cls``."""
+    kept, convert = _KEPT, to_jsonable
+    if cls is type(None) or issubclass(cls, (bool, int, str, float)):
+        return lambda value: value
+    if issubclass(cls, Fraction):
+        return lambda value: value.numerator if value.denominator == 1 else number_text(value)
+    if issubclass(cls, enum.Enum):
+        return lambda value: convert(value.value)
+    if issubclass(cls, Mapping):
+        return lambda value: {_json_key(k): convert(v) for k, v in value.items()}
+    if issubclass(cls, Record):
+        names, values = cls._names, cls._values
+        return lambda value: {name: v if type(v) in kept else convert(v) for name, v in zip(names, values(value))}
+    if dataclasses.is_dataclass(cls) and not issubclass(cls, type):
+        fields = tuple((f.metadata.get("name", f.name), f.name) for f in dataclasses.fields(cls))
+        return lambda value: {name: convert(getattr(value, attr)) for name, attr in fields}
+    if issubclass(cls, (tuple, list)):
+        return lambda value: [v if type(v) in kept else convert(v) for v in value]
+    if issubclass(cls, (set, frozenset)):
+        return lambda value: [convert(v) for v in sorted(value, key=sort_key)]
+    return str
 
 
 def _json_key(key: Any) -> str:

@@ -69,3 +69,32 @@ def test_damage_never_above_base_nor_negative(package, d_normal, m):
     for modo in ("preciso", "area"):
         dist = runtime.exact(proc.function, **proc.convert({"d_normal": d_normal, "d_reducido": 2, "m": m, "modo": modo}))
         assert all(0 <= d <= d_normal for d in dist)
+
+
+def test_examples_with_the_same_inputs_share_one_resolution():
+    """Several examples about one roll (the same procedure and inputs) are resolved once per
+    package; an input that is equal but not the same (``True`` and ``1``) is resolved on its own."""
+    import types
+
+    from rulebook import runtime
+    from rulebook.compiler.examples import evaluate
+
+    calls = []
+
+    def resolver(ctx, x):
+        calls.append(x)
+        return x
+
+    package = types.ModuleType("generated")
+    package.PROCEDURES = {"p": types.SimpleNamespace(function=resolver)}
+
+    def example(x):
+        return runtime.Example("p", "t", "f.rules:1", {"x": x})
+
+    first, second, other = evaluate(package, example(1)), evaluate(package, example(1)), evaluate(package, example(True))
+    assert first.distribution is second.distribution
+    assert calls == [1, True] and list(other.distribution) == [True] and type(next(iter(other.distribution))) is bool
+    again = types.ModuleType("generated")
+    again.PROCEDURES = package.PROCEDURES
+    evaluate(again, example(1))  # another package: its own resolution
+    assert calls == [1, True, 1]
