@@ -6,19 +6,21 @@ which stamps it with the hash of its sources) and an example's index in
 :class:`rulebook.compiler.examples.Evaluation` and the actual value of each of its
 checks. Entry point: :func:`evaluated(package, index) -> (Evaluation, actuals)`.
 
-Results are remembered for the latest package only, under its :func:`code_key`
-(its code but for the source positions it cites and its ``CONTENT_HASH``). Within
-a build, every stage that shows or exports the examples (the pages, the test
-vectors) shares one resolution of each. Across builds in one process —
-``rulebook serve`` after an edit — a package whose code is the previous one's
-reuses each result: the same code on the same data computes the same values.
-A prose edit that adds or removes a line moves every ``file.rules:LINE`` cited
-below it, so a reused result takes this package's positions (each check's
-``src``, from this package's expectations); a result that cites a position
-elsewhere (a rule error's message, a check that failed with one) is reused only
-by a package with the very same sources (:func:`rulebook.compiler.pyload.source_hash`),
-and resolved again otherwise. Everything kept for one example was computed with
-one package's objects (its distribution and its checks together).
+Results are remembered under each example's key (:func:`rulebook.compiler.reads.example_keys`:
+the generated code and data its result can depend on, source positions blanked), for
+the examples of the latest package. Within a build, every stage that shows or exports
+the examples (the pages, the test vectors) shares one resolution of each. Across
+builds in one process — ``rulebook serve`` after an edit — an example whose key is
+unchanged reuses its result: the same code on the same data computes the same values.
+So a data edit resolves again only the examples that read the edited declaration (and
+a procedure edit, the examples of that procedure and of those calling it). A prose
+edit that adds or removes a line moves every ``file.rules:LINE`` cited below it, so a
+reused result takes this package's positions (each check's ``src``, from this
+package's expectations); a result that cites a position elsewhere (a rule error's
+message, a check that failed with one) is reused only by a package with the very same
+sources (:func:`rulebook.compiler.pyload.source_hash`), and resolved again otherwise.
+Everything kept for one example was computed with one package's objects (its
+distribution and its checks together).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from types import ModuleType
 from typing import Any
 
 from .examples import Evaluation, evaluate
+from .reads import example_keys
 
 _POSITION = re.compile(rb"\.rules:\d+(?::\d+)?")
 """A source position as generated code cites it (``reglamento/02-disparo.rules:148``)."""
@@ -38,7 +41,27 @@ _POSITION = re.compile(rb"\.rules:\d+(?::\d+)?")
 _CONTENT_HASH = re.compile(rb"^CONTENT_HASH = .*$", re.MULTILINE)
 """The package's stamp of the whole rulebook's text, prose included (no resolver reads it)."""
 
-_LATEST: dict[str, Any] = {"code": None, "results": {}}
+
+class Kept:
+    """Values by key, for the keys of the latest package: when a package is first seen,
+    the values of keys it does not have are dropped (so the memory held is one package's)."""
+
+    def __init__(self) -> None:
+        self.source: str | None = None
+        self.values: dict[str, Any] = {}
+
+    def of(self, package: ModuleType, keys: list[str] | None) -> dict[str, Any]:
+        """The values, pruned to ``keys`` (the package's) when ``package`` is new."""
+        source = getattr(package, "__rulebook_source_hash__", None)
+        if source != self.source:
+            self.source = source
+            live = set(keys or ())
+            self.values = {k: v for k, v in self.values.items() if k in live}
+        return self.values
+
+
+_LATEST = Kept()
+"""Example key → (source hash of the package it was resolved with, Evaluation, actuals)."""
 
 
 def code_key(package: ModuleType) -> str | None:
@@ -68,16 +91,18 @@ def evaluated(package: ModuleType, index: int) -> tuple[Evaluation, list[Any]]:
     each of its expectations (None where it has none, or when it cannot be computed);
     no actuals when the resolution failed."""
     source = getattr(package, "__rulebook_source_hash__", None)
-    code = code_key(package)
+    keys = example_keys(package)
+    key = keys[index] if keys is not None else None
+    results = _LATEST.of(package, keys)
     generated = package.examples.EXAMPLES[index]
-    if code is not None and _LATEST["code"] == code and index in _LATEST["results"]:
-        kept, ev, actuals = _LATEST["results"][index]
+    if key is not None and key in results:
+        kept, ev, actuals = results[key]
         if kept == source:
             return ev, actuals
         if _position_free(ev):  # the same code with positions moved: this package's positions, the same values
             ev = replace(ev, expected_error=generated.expected_error,
                          checks=[replace(c, src=x.src) for c, x in zip(ev.checks, generated.expectations)])
-            _LATEST["results"][index] = (source, ev, actuals)
+            results[key] = (source, ev, actuals)
             return ev, actuals
     ev = evaluate(package, generated)
     actuals: list[Any] = []
@@ -87,10 +112,8 @@ def evaluated(package: ModuleType, index: int) -> tuple[Evaluation, list[Any]]:
                 actuals.append(expectation.actual(ev.distribution) if expectation.op is not None else None)
             except Exception:  # noqa: BLE001 - a check that cannot be computed is reported by its verdict
                 actuals.append(None)
-    if code is not None:
-        if _LATEST["code"] != code:
-            _LATEST["code"], _LATEST["results"] = code, {}
-        _LATEST["results"][index] = (source, ev, actuals)
+    if key is not None:
+        results[key] = (source, ev, actuals)
     return ev, actuals
 
 

@@ -28,7 +28,13 @@ _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|>])")
 
 def esc(text: str) -> str:
     """Plain text → Markdown that renders exactly as that text (inline)."""
-    text = html.escape(str(text), quote=True)
+    return _esc(text if type(text) is str else str(text))
+
+
+@lru_cache(maxsize=1 << 16)
+def _esc(text: str) -> str:
+    """:func:`esc` of a string, remembered (a page repeats the same titles and labels)."""
+    text = html.escape(text, quote=True)
     text = _MD_SPECIAL.sub(r"\\\1", text)
     return text.replace("\r", " ").replace("\n", " ")
 
@@ -71,6 +77,12 @@ def anchor(name: str, part: bool = False) -> str:
 
     ``part=True``: the second half of a composed id (``catalog--entry``), which
     needs no leading letter (``weapons--7_62mm``)."""
+    return _anchor(name, bool(part)) if type(name) is str else _anchor.__wrapped__(name, part)
+
+
+@lru_cache(maxsize=1 << 16)
+def _anchor(name: str, part: bool) -> str:
+    """:func:`anchor` of a string, remembered (every link to a declaration computes it)."""
     plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
     plain = re.sub(r"[^A-Za-z0-9_-]+", "-", plain).strip("-") or "x"
     if plain != name:

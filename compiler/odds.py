@@ -18,7 +18,8 @@ from typing import Any
 
 from rulebook import runtime
 
-from .evaluations import cites_position, code_key
+from .evaluations import Kept, cites_position
+from .reads import odds_keys
 
 
 @dataclass
@@ -69,58 +70,68 @@ def _grid(odds: runtime.Odds, function, group: Any, label: str) -> tuple[list, l
     return grid, errors, seen
 
 
-_LATEST: dict[str, Any] = {"source": None, "code": None, "tables": None}
+_LATEST = Kept()
+"""Odds table key (:func:`rulebook.compiler.reads.odds_keys`) → (source hash of the package it
+was computed with, its :class:`OddsTable`)."""
 
 
 def compute(package: ModuleType) -> list[OddsTable]:
-    """Every odds table of a generated package, computed exactly; remembered for the
-    latest package's source hash (``rulebook serve`` after a prose edit regenerates a
-    byte-identical package: see :mod:`rulebook.compiler.evaluations`), and for its code
-    key (:func:`rulebook.compiler.evaluations.code_key`: a prose edit that moves lines
-    changes only the positions cited): each table's ``src`` and ``ref`` are then the new
-    package's, and tables are computed again when an error message cites a position."""
+    """Every odds table of a generated package, computed exactly; each remembered under its
+    key (:func:`rulebook.compiler.reads.odds_keys`: the code and data it can read, source
+    positions blanked), for the tables of the latest package. A table whose key is unchanged
+    (``rulebook serve`` after a prose edit, or a data edit of what it does not read) is not
+    computed again: it takes the new package's ``src`` and ``ref``, and is computed again
+    when one of its error messages cites a position and the package's sources changed."""
     source = getattr(package, "__rulebook_source_hash__", None)
-    if source is not None and _LATEST["source"] == source:
-        return list(_LATEST["tables"])
-    code = code_key(package)
-    if code is not None and _LATEST["code"] == code and not any(cites_position(e) for t in _LATEST["tables"] for e in t.errors):
-        tables = [replace(t, ref=o.ref, src=o.src) for t, o in zip(_LATEST["tables"], package.odds.ODDS)]
-    else:
-        tables = _compute(package)
-    if source is not None:
-        _LATEST["source"], _LATEST["code"], _LATEST["tables"] = source, code, tuple(tables)
-    return tables
-
-
-def _compute(package: ModuleType) -> list[OddsTable]:
+    keys = odds_keys(package)
+    kept = _LATEST.of(package, keys)
     tables = []
-    for odds in package.odds.ODDS:
-        function = package.PROCEDURES[odds.procedure].function
-        each = odds.each
-        groups = list(each.values) if each is not None else [None]
-        grids, errors, outcome_columns = [], [], []
-        for g in groups:
-            grid, errs, seen = _grid(odds, function, g, f"{each.name}={g}, " if each is not None else "")
-            grids.append(grid)
-            errors.extend(errs)
-            outcome_columns.extend(k for k in seen if k not in outcome_columns)
-        if odds.kind == "outcomes":
-            outcome_columns.sort(key=runtime.sort_key)
-            grids = [
-                [[(line[0] or {}).get(k, Fraction(0)) if line[0] is not None else None for k in outcome_columns] for line in grid]
-                for grid in grids
-            ]
-            col_var, col_title, columns = None, "Resultado", outcome_columns
-        elif odds.columns is not None:
-            col_var, col_title, columns = odds.columns.name, odds.columns.title, list(odds.columns.values)
-        else:
-            col_var, col_title, columns = None, None, [None]
-        tables.append(OddsTable(
-            odds.name, odds.title, odds.ref, odds.src, odds.procedure,
-            odds.rows.name, odds.rows.title, list(odds.rows.values), col_var, col_title, columns,
-            grids if each is not None else grids[0], errors,
-            group_var=each.name if each is not None else None,
-            group_title=each.title if each is not None else None,
-            groups=groups if each is not None else [],
-        ))
+    for i, odds in enumerate(package.odds.ODDS):
+        key = keys[i] if keys is not None else None
+        if key is not None and key in kept:
+            was, table = kept[key]
+            if was == source:
+                tables.append(table)
+                continue
+            if not any(cites_position(e) for e in table.errors):
+                table = replace(table, ref=odds.ref, src=odds.src)
+                kept[key] = (source, table)
+                tables.append(table)
+                continue
+        table = _table(package, odds)
+        if key is not None:
+            kept[key] = (source, table)
+        tables.append(table)
     return tables
+
+
+def _table(package: ModuleType, odds: runtime.Odds) -> OddsTable:
+    """One odds table computed by the package's resolvers."""
+    function = package.PROCEDURES[odds.procedure].function
+    each = odds.each
+    groups = list(each.values) if each is not None else [None]
+    grids, errors, outcome_columns = [], [], []
+    for g in groups:
+        grid, errs, seen = _grid(odds, function, g, f"{each.name}={g}, " if each is not None else "")
+        grids.append(grid)
+        errors.extend(errs)
+        outcome_columns.extend(k for k in seen if k not in outcome_columns)
+    if odds.kind == "outcomes":
+        outcome_columns.sort(key=runtime.sort_key)
+        grids = [
+            [[(line[0] or {}).get(k, Fraction(0)) if line[0] is not None else None for k in outcome_columns] for line in grid]
+            for grid in grids
+        ]
+        col_var, col_title, columns = None, "Resultado", outcome_columns
+    elif odds.columns is not None:
+        col_var, col_title, columns = odds.columns.name, odds.columns.title, list(odds.columns.values)
+    else:
+        col_var, col_title, columns = None, None, [None]
+    return OddsTable(
+        odds.name, odds.title, odds.ref, odds.src, odds.procedure,
+        odds.rows.name, odds.rows.title, list(odds.rows.values), col_var, col_title, columns,
+        grids if each is not None else grids[0], errors,
+        group_var=each.name if each is not None else None,
+        group_title=each.title if each is not None else None,
+        groups=groups if each is not None else [],
+    )

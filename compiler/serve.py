@@ -11,24 +11,26 @@ How an edit becomes a reloaded page (and why):
 
 1. ``watchfiles`` (Rust ``notify``, no polling) reports changes to ``*.rules``
    files under the rulebook; changes that arrive together are one rebuild.
+   "serving" is printed only once the watch exists (:func:`start_watching`), and
+   an edit saved during the first build (before it existed) is rebuilt then:
+   the rules are compared with a :func:`fingerprint` taken before that build.
 2. :func:`rulebook.compiler.driver.build` runs **without the site** into a second
-   folder (``next/``): check, Python, odds, JSON and Markdown are all rebuilt.
-   These stages read the whole program (cross-links, the glossary, the A–Z
-   index, the search index), so finding what one edit touches would be as
-   costly and more fragile than redoing them; they are the fast part, and
-   their cost is what ``build --no-site`` measures. Files whose text did not
-   change are not parsed again (the parser is a pure function of the text).
-   What the stages compute from the generated package alone — the worked
-   examples' distributions (:mod:`rulebook.compiler.evaluations`), the test
-   vectors (:mod:`rulebook.compiler.vectors`) and the odds tables
-   (:mod:`rulebook.compiler.odds`) — is remembered by the package's code key
-   (its code but for the source positions it cites), so an edit that leaves
-   the code as it was (prose, titles, even lines added or removed above it)
-   does not resolve them again, and the positions shown are the new ones;
-   source highlighting and compiled templates (the pages' and the theme's)
-   are remembered too. When what the Python generator reads is as it was
-   (a prose edit that moves no declaration), the package is not generated
-   again (:meth:`Preview._generating_once`). The garbage collector is off
+   folder (``next/``): check, Python, odds, JSON and Markdown are all rebuilt,
+   but what did not change is remembered rather than computed again, each memo
+   keyed by everything its result reads (so a rebuild writes what a fresh build
+   writes). Files whose text did not change are not parsed again (the parser is
+   a pure function of the text). When what the Python generator reads is as it
+   was (a prose edit that moves no declaration), the package is not generated
+   again (:meth:`Preview._generating_once`), and a module whose bytes did not
+   change is not compiled again (:mod:`rulebook.compiler.pyload`). Each worked
+   example, test vector and odds table is remembered under the generated code and
+   data it can reach (:mod:`rulebook.compiler.reads`): a prose edit resolves none
+   again, a data edit only those reading the edited declaration, an edit in a
+   procedure those of the procedure and its callers; the positions they show are
+   the new ones. A section or datasheet page is rendered again only when what it
+   reads changed (:class:`rulebook.compiler.to_pages.PageMemo`: a prose edit
+   renders its own section's page). Source highlighting and compiled templates
+   (the pages' and the theme's) are remembered too. The garbage collector is off
    during a rebuild.
 3. The Markdown tree of ``next/`` is compared with the served one file by file;
    only files whose bytes differ are copied over (so unchanged pages keep
@@ -104,6 +106,8 @@ class Preview:
         self.templates = None  # the theme's compiled templates (to_pages.CompiledTemplates), from the first rebuild on
         self.parsed: dict[tuple[str, str], tuple] = {}  # (text, file name) → parse's answer, for the last build's files
         self.generated: tuple[bytes, str, dict[str, str]] | None = None  # last build's package: see _generating_once
+        self.pages = None  # the last build's section pages (to_pages.PageMemo): see _rendering_once
+        self.theme_files: list[tuple[str, str]] | None = None  # the theme's static files (path, folder): _theme_files_once
 
     # ------------------------------------------------------------------ building
 
@@ -112,7 +116,7 @@ class Preview:
         from . import driver
 
         t0 = time.perf_counter()
-        with self._parsing_once(), self._generating_once():
+        with self._parsing_once(), self._generating_once(), self._rendering_once():
             result = driver.build(self.rulebook, self.live, site=True)
         if not self._report(result):
             return False
@@ -139,7 +143,7 @@ class Preview:
         from . import driver
 
         t0 = time.perf_counter()
-        with self._parsing_once(), self._generating_once():
+        with self._parsing_once(), self._generating_once(), self._rendering_once():
             result = driver.build(self.rulebook, self.next, site=False)
         timings = {"no-site build": time.perf_counter() - t0, **result.timings}  # its stages after it
         if not self._report(result):
@@ -190,6 +194,7 @@ class Preview:
         content hash (``CONTENT_HASH`` of ``__init__.py``, :func:`rulebook.compiler.to_json.content_hash`):
         the kept package gets the new one. A prose edit that moves no declaration is such an
         edit; any other edit, or an IR that does not pickle, generates the package."""
+        import hashlib
         import io
         import pickle
 
@@ -207,6 +212,8 @@ class Preview:
             except (pickle.PicklingError, TypeError, AttributeError, ValueError, RecursionError):
                 return generate(program)
             key, digest = out.getvalue(), content_hash(program)
+            if self.pages is not None:
+                self.pages.program = hashlib.sha256(key).digest()  # what the section pages read of the program: _rendering_once
             files = _with_hash(self.generated, key, digest)
             if files is None:
                 files = generate(program)
@@ -218,6 +225,28 @@ class Preview:
             yield
         finally:
             to_python.generate = generate
+
+    @contextlib.contextmanager
+    def _rendering_once(self):
+        """During one build, a section page is not rendered again when nothing it reads changed
+        (:class:`rulebook.compiler.to_pages.PageMemo`): its key starts from the digest of what
+        the Python generator reads, which :meth:`_generating_once` takes for this build (no
+        digest, no page reused)."""
+        from . import to_pages
+
+        if self.pages is None:
+            self.pages = to_pages.PageMemo()
+        self.pages.program = None
+        write_docs = to_pages.write_docs
+
+        def remembered(program, out_dir, package, odds, shown, memo=None):
+            return write_docs(program, out_dir, package, odds, shown, memo=self.pages)
+
+        to_pages.write_docs = remembered
+        try:
+            yield
+        finally:
+            to_pages.write_docs = write_docs
 
     def _report(self, result) -> bool:
         """Print the diagnostics; on errors keep them for the banner and tell the browsers."""
@@ -292,11 +321,41 @@ class Preview:
 
         config.theme.get_env = get_env
         if everything:
+            self.theme_files = None
             for page in self.live.joinpath("docs").rglob("*.md"):
                 os.utime(page)
-        build(config, dirty=True)
+        with self._theme_files_once():
+            build(config, dirty=True)
         pages = None if everything else [self.site / Path(p).with_suffix(".html") for p in changed if p.endswith(".md")]
         to_pages.finish_site(self.site, pages)
+
+    @contextlib.contextmanager
+    def _theme_files_once(self):
+        """During one MkDocs build, the theme's static files (found by listing and filtering
+        every file of the theme's folders, the bulk of a dirty build's fixed cost) are those
+        the first build found, less any a page of docs/ now shadows: the theme does not change
+        during a session, and an edit that adds or removes a file of docs/ or overrides/ (or
+        changes mkdocs.yml) clears them (``everything``)."""
+        from mkdocs.structure.files import File, Files
+
+        add = Files.add_files_from_theme
+        preview = self
+
+        def add_files_from_theme(files, env, config) -> None:
+            if preview.theme_files is None:
+                before = {f.src_uri for f in files}
+                add(files, env, config)
+                preview.theme_files = [(f.src_uri, f.src_dir) for f in files if f.src_uri not in before]
+                return
+            for path, folder in preview.theme_files:
+                if files.get_file_from_path(path) is None:
+                    files.append(File(path, folder, config.site_dir, config.use_directory_urls))
+
+        Files.add_files_from_theme = add_files_from_theme
+        try:
+            yield
+        finally:
+            Files.add_files_from_theme = add
 
     # ------------------------------------------------------------------ serving
 
@@ -435,8 +494,49 @@ def _content_type(name: str) -> str:
     return kind + "; charset=utf-8" if kind.startswith("text/") or kind == "application/json" else kind
 
 
-def watch(preview: Preview, stopping: threading.Event) -> None:
-    """Rebuild on every batch of changes to ``*.rules`` files, until ``stopping``."""
+WATCH_TIMEOUT_MS = 200
+"""How long the watcher waits in Rust before it reports "nothing yet": its first report says it
+is watching; later ones only let it notice ``stopping``."""
+
+
+def fingerprint(rulebook: Path) -> str:
+    """SHA-256 of the names and bytes of every ``*.rules`` file the watcher would report
+    (under the folder, or the one file): taken before the first build, compared once the
+    watcher is ready, so an edit saved in between is not lost."""
+    import hashlib
+
+    folder = rulebook if rulebook.is_dir() else rulebook.parent
+    digest = hashlib.sha256()
+    for path in sorted(folder.rglob("*.rules")):
+        try:
+            data = path.read_bytes()
+        except OSError:  # removed meanwhile, or unreadable: its absence is what is compared
+            continue
+        name = os.fsencode(path.relative_to(folder))
+        digest.update(len(name).to_bytes(8, "big") + name + len(data).to_bytes(8, "big") + data)
+    return digest.hexdigest()
+
+
+def start_watching(preview: Preview, stopping: threading.Event, since: str, timeout: float = 60.0) -> threading.Thread:
+    """Start the watcher thread and return once it watches: from then on every edit is
+    seen. An edit saved since ``since`` (a :func:`fingerprint` taken before the first
+    build) is rebuilt at once."""
+    ready = threading.Event()
+    watcher = threading.Thread(target=watch, args=(preview, stopping, ready, since), name="rulebook-watch", daemon=True)
+    watcher.start()
+    if not ready.wait(timeout):
+        preview.log("warning: the watcher is slow to start; edits saved meanwhile are rebuilt when it does")
+    return watcher
+
+
+def watch(preview: Preview, stopping: threading.Event, ready: threading.Event | None = None, since: str | None = None) -> None:
+    """Rebuild on every batch of changes to ``*.rules`` files, until ``stopping``.
+
+    ``watchfiles`` sets up its (inotify) watch when the iteration starts, and yields an
+    empty batch when nothing changed for :data:`WATCH_TIMEOUT_MS`: its first yield, empty
+    or not, proves the watch exists, so ``ready`` is set then; if the rules are not those
+    of fingerprint ``since`` (edited while the first build ran, or before the watch
+    existed), that first yield rebuilds even when it is empty."""
     import watchfiles
 
     folder = preview.rulebook if preview.rulebook.is_dir() else preview.rulebook.parent
@@ -444,21 +544,33 @@ def watch(preview: Preview, stopping: threading.Event) -> None:
     def rules_only(change, path: str) -> bool:
         return path.endswith(".rules")
 
+    first = True
     for changes in watchfiles.watch(folder, watch_filter=rules_only, debounce=400, step=30, stop_event=stopping,
-                                    raise_interrupt=False):
-        names = sorted({escaped(os.path.relpath(p, folder)) for _, p in changes})
-        preview.log(f"changed: {', '.join(names)}; rebuilding…")
-        t0 = time.perf_counter()
-        try:
-            ok = preview.rebuild()
-        except Exception as exc:  # a bug in a stage: keep serving the last good site
-            preview.errors = f"internal error: {type(exc).__name__}: {exc}"
-            preview.log(preview.errors)
-            preview._bump()
+                                    rust_timeout=WATCH_TIMEOUT_MS, yield_on_timeout=True, raise_interrupt=False):
+        missed = first and since is not None and fingerprint(preview.rulebook) != since
+        if first:
+            first = False
+            if ready is not None:
+                ready.set()
+        if not changes and not missed:
             continue
-        if ok:
-            parts = ", ".join(f"{k} {v:.2f}s" for k, v in preview.timings.items())
-            preview.log(f"updated {len(preview.changed)} file(s) in {time.perf_counter() - t0:.2f}s ({parts}); reloading")
+        names = sorted({escaped(os.path.relpath(p, folder)) for _, p in changes})
+        preview.log(f"changed: {', '.join(names) or 'the rules, while the site was built'}; rebuilding…")
+        _rebuild_and_log(preview)
+
+
+def _rebuild_and_log(preview: Preview) -> None:
+    t0 = time.perf_counter()
+    try:
+        ok = preview.rebuild()
+    except Exception as exc:  # a bug in a stage: keep serving the last good site
+        preview.errors = f"internal error: {type(exc).__name__}: {exc}"
+        preview.log(preview.errors)
+        preview._bump()
+        return
+    if ok:
+        parts = ", ".join(f"{k} {v:.2f}s" for k, v in preview.timings.items())
+        preview.log(f"updated {len(preview.changed)} file(s) in {time.perf_counter() - t0:.2f}s ({parts}); reloading")
 
 
 def main(args) -> int:
@@ -477,6 +589,7 @@ def main(args) -> int:
     with tempfile.TemporaryDirectory(prefix="rulebook-serve-") as tmp:
         preview = Preview(rulebook, Path(tmp), log=lambda text: print(text, file=sys.stderr, flush=True))
         preview.log(f"building {escaped(str(rulebook))}…")
+        since = fingerprint(rulebook)  # an edit saved during the first build is rebuilt once the watcher is ready
         if preview.build_all():
             preview.log(f"built in {preview.timings['build']:.2f}s")
         else:
@@ -488,8 +601,7 @@ def main(args) -> int:
             return 1
         server.daemon_threads = True
         host, port = server.server_address[:2]
-        watcher = threading.Thread(target=watch, args=(preview, stopping), name="rulebook-watch", daemon=True)
-        watcher.start()
+        watcher = start_watching(preview, stopping, since)
         preview.log(f"serving http://{host}:{port}/ — edit the .rules files; Ctrl-C stops")
         try:
             server.serve_forever(poll_interval=0.25)

@@ -27,8 +27,10 @@ which page holds what: it writes the final ``page.html#anchor`` (Markdown
 never rewrites a link, so raw HTML and Markdown links are the same), and every
 anchor is given by the page builder, unique on its page.
 
-Entry points: :func:`write_docs` (the pages), :func:`run_mkdocs` (the HTML
-site, ``mkdocs build --strict``, then the shipped files pruned) and
+Entry points: :func:`write_docs` (the pages; with a :class:`PageMemo`, as
+``rulebook serve`` passes, a section or datasheet page whose inputs did not
+change since the previous build is not rendered again), :func:`run_mkdocs` (the
+HTML site, ``mkdocs build --strict``, then the shipped files pruned) and
 :func:`write_bundle_index` (the page linking several rulebooks' sites).
 
 Templates receive data only: every text from the rules is escaped by
@@ -177,9 +179,19 @@ def _sentences(text: str) -> list[str]:
     return [s for s in re.split(r"(?<=[.:!?])\s+", text.strip()) if s]
 
 
+def _sentence_key(sentence: str) -> str:
+    """A sentence compared with the page's prose: spacing, case and final punctuation aside."""
+    return " ".join(sentence.split()).casefold().rstrip(".:!? ")
+
+
 def _header_source(source: str) -> str:
     """The head of a declaration's source: its lines up to the opening ``{`` (a procedure's signature)."""
-    lines = source.splitlines()
+    cut = -1
+    for _ in range(9):  # only the first eight lines are read: split no more (a catalog's source is long)
+        cut = source.find("\n", cut + 1)
+        if cut < 0:
+            break
+    lines = (source if cut < 0 else source[:cut + 1]).splitlines()
     for i, line in enumerate(lines[:8]):
         if line.rstrip().endswith("{"):
             return "\n".join(lines[:i] + [line.rstrip()[:-1].rstrip()])
@@ -227,6 +239,8 @@ class PageBuilder:
         self.current_page = ""
         self.page_ids: set[str] = set()
         self.page_prose: list[str] = []
+        self._said: tuple[list[str], int, set[str]] = ([], 0, set())
+        self._grouped_odds: dict[str, list[ir.Odds]] | None = None  # catalog → the odds tables with ``each x in`` it  # page_prose, how much of it is in the set, its sentences' keys
         self.ordered = [item for items in [program.front] + [sec.items for sec in program.sections] for item in items if isinstance(item, ir.Decl)]
         self.terms: list[ir.Term] = [d for d in self.ordered if isinstance(d, ir.Term)]
         self.search: list[list] = []
@@ -509,7 +523,7 @@ class PageBuilder:
             titles = self.member_titles.get(t.name, {})
             return " · ".join(f"{esc(titles.get(m, m))} {self.cell(x, t.args[0])}" for m, x in v.items())
         if k == "record":
-            shown = self.p.records[t.name].display if t.name in self.p.records else None
+            shown = self.records[t.name].display if t.name in self.records else None
             if shown:  # @display "{cantidad} × {tropas}": the text escaped, each field as a cell
                 types = {f.name: f.type for f in self.fields(t.name)}
                 return "".join(self.cell(v.get(x), types[x]) if i % 2 else esc(x) for i, x in enumerate(re.split(r"\{([^{}]*)\}", shown)))
@@ -618,12 +632,13 @@ class PageBuilder:
 
     def unsaid(self, text: str) -> str | None:
         """``text`` without the sentences that the page's prose already says (a doc that repeats the paragraph above)."""
-        def key(sentence: str) -> str:
-            return " ".join(sentence.split()).casefold().rstrip(".:!? ")
-
-        said = {key(s) for p in self.page_prose for s in _sentences(p)}
-        kept = [s for s in _sentences(text) if key(s) not in said]
-        self.page_prose.append(text)
+        prose, counted, said = self._said
+        if prose is not self.page_prose or counted > len(prose):  # another page, or its prose set anew
+            prose, counted, said = self.page_prose, 0, set()
+        said.update(_sentence_key(s) for p in prose[counted:] for s in _sentences(p))
+        self._said = (prose, len(prose), said)
+        kept = [s for s in _sentences(text) if _sentence_key(s) not in said]
+        self.page_prose.append(text)  # in the set at the next call
         return " ".join(kept) or None
 
     def block(self, item: ir.Item) -> dict | None:
@@ -1043,9 +1058,12 @@ class PageBuilder:
     def card_odds(self, catalog: str, ident: str) -> list[dict]:
         """Slices of grouped odds tables (``each x in catalog``) for one entry's card."""
         out = []
-        for d in self.ordered:
-            if not isinstance(d, ir.Odds) or d.each is None or d.each.of != catalog:
-                continue
+        if self._grouped_odds is None:
+            self._grouped_odds = {}
+            for d in self.ordered:
+                if isinstance(d, ir.Odds) and d.each is not None:
+                    self._grouped_odds.setdefault(d.each.of, []).append(d)
+        for d in self._grouped_odds.get(catalog, ()):
             t = self.odds.get(d.name) or {}
             values = (t.get("groups") or {}).get("values") or []
             if ident not in values:
@@ -1378,7 +1396,84 @@ def _army_markdown(env: jinja2.Environment, b: dict, builder_href: str | None) -
     return {"kind": "paragraph", "md": env.get_template("army.md.j2").render(b=dict(b, builder_href=builder_href)).strip("\n")}
 
 
-def write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, odds: dict, shown: Invocation) -> None:
+PROSE = (ir.Heading, ir.Paragraph, ir.ListBlock, ir.Note, ir.Separator)
+
+
+class PageMemo:
+    """The section and datasheet pages of the previous build (``rulebook serve``), each under a
+    key of all it reads, so that an edit renders again only the pages it can change.
+
+    A datasheet page reads the declarations and the page map only. A section page reads its own items (prose and declarations, with their source positions)
+    and, through the page builder, the rest of the program but for the other sections' prose
+    (links, titles, catalogs, the worked examples and odds tables the generated package
+    computes from the declarations and examples); the other sections' prose reaches it only
+    through what the builder derives from it (the abbreviations, where the army lists sit,
+    the page map), which the key holds. ``program`` is the SHA-256 of what the Python
+    generator reads (the ``rulebook`` declaration, the declarations and the worked examples,
+    pickled: see ``rulebook.compiler.serve``), set by the caller for each build (None: no
+    page is reused)."""
+
+    def __init__(self) -> None:
+        self.program: bytes | None = None
+        self.pages: dict[bytes, tuple[list[list], str]] = {}  # key → (its search entries, its Markdown)
+
+
+def _pages_key(program: ir.Program, pb: PageBuilder, memo: PageMemo | None, lang: i18n.Language) -> bytes | None:
+    """What every section page reads beside its own items (see :class:`PageMemo`); None: no memo."""
+    import hashlib
+
+    if memo is None or memo.program is None:
+        return None
+    sections = [(s.name, s.title, s.file, s.slug, s.status, s.doc,
+                 [(type(it).__name__, getattr(it, "name", None)) for it in items if not isinstance(it, PROSE)])
+                for s, items in zip(program.sections, pb.section_items)]
+    templates = sorted((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in (SITE_DIR / "templates").glob("*"))
+    data = _pickled((
+        sorted((k, sorted(v)) for k, v in program.uses.items()), program.armies, [i for i in program.front if not isinstance(i, PROSE)],
+        sections, program.files, pb.page_of, pb.section_pages, pb.card_page, pb.abbreviations, pb.source_pages, sorted(pb.taken),
+        lang.code, templates,
+    ))
+    return None if data is None else hashlib.sha256(memo.program + data).digest()
+
+
+def _pickled(value: Any) -> bytes | None:
+    """``value`` pickled without the memo, so that the bytes depend on the values and not on
+    which objects are shared (a rebuild reuses the unchanged files' parse trees); None when
+    it does not pickle."""
+    import io
+    import pickle
+
+    out = io.BytesIO()
+    pickler = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.fast = True
+    try:
+        pickler.dump(value)
+    except (pickle.PicklingError, TypeError, AttributeError, ValueError, RecursionError):
+        return None
+    return out.getvalue()
+
+
+def _by_name(program: ir.Program, item: ir.Item) -> Any:
+    """An item of a page for its key: a declaration or army list of the program by its kind and
+    name (the program's digest holds it whole), anything else (prose, ``show``) as it is."""
+    name = getattr(item, "name", None)
+    if not isinstance(item, (ir.Show, *PROSE)) and (program.decls.get(name) is item or program.armies.get(name) is item):
+        return (type(item).__name__, name)
+    return item
+
+
+def _page_key(common: bytes | None, page: str, heading: str, items: list, notes: dict) -> bytes | None:
+    """The key of one section page: what all pages read, and its own items."""
+    import hashlib
+
+    if common is None:
+        return None
+    data = _pickled((page, heading, items, notes))
+    return None if data is None else hashlib.sha256(common + data).digest()
+
+
+def write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, odds: dict, shown: Invocation,
+               memo: PageMemo | None = None) -> None:
     """Render docs/ (Markdown, the search index) and mkdocs.yml into ``out_dir``.
 
     ``package`` is the generated resolver package (it evaluates the worked
@@ -1386,14 +1481,16 @@ def write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, o
     ``json/odds.json``, ``shown`` the rulebook and output folder the data page's
     commands name. Reads ``out_dir/json`` and ``out_dir/schemas`` (already
     written) to publish them under ``docs/datos/``. Every phrase is in the
-    rulebook's ``lang`` (:mod:`rulebook.compiler.i18n`).
+    rulebook's ``lang`` (:mod:`rulebook.compiler.i18n`). ``memo``: the section pages of
+    the previous build (:class:`PageMemo`), reused where nothing they read changed, and
+    replaced by this build's.
     """
     with i18n.using(i18n.of_rulebook(program)) as lang:
-        _write_docs(program, out_dir, package, odds, lang, shown)
+        _write_docs(program, out_dir, package, odds, lang, shown, memo)
 
 
 def _write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, odds: dict, lang: i18n.Language,
-                shown: Invocation) -> None:
+                shown: Invocation, memo: PageMemo | None = None) -> None:
     env = environment(lang)
     pb = PageBuilder(program, package, odds)
     docs = out_dir / "docs"
@@ -1408,11 +1505,21 @@ def _write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, 
     # the manual, section by section
     sections, manual_nav, appendix_nav = [], [], []
     section_pages = []  # written once the army builder pages, which their army lists link to, are named
+    common = _pages_key(program, pb, memo, lang)
+    kept: dict[bytes, tuple[list[list], str]] = {}  # this build's pages for the memo
     for sec, items, page in zip(program.sections, pb.section_items, pb.section_pages):
         heading = _section_heading(sec)
         pb.index(sec.title, pb.site_href(page), _("Section"), WEIGHT_PAGE)
-        blocks = pb.section_blocks(items, page, heading)
-        section_pages.append((page, heading, blocks, {"badge": _badge(sec.status), "doc": esc(sec.doc) if sec.doc else None}))
+        notes = {"badge": _badge(sec.status), "doc": esc(sec.doc) if sec.doc else None}
+        key = _page_key(common, page, heading, [_by_name(program, it) for it in items], notes)
+        if key is not None and memo is not None and key in memo.pages:  # nothing it reads changed: its Markdown as it was
+            entries, text = memo.pages[key]
+            pb.search.extend(list(entry) for entry in entries)
+            section_pages.append((page, heading, None, notes, key, entries, text))
+        else:
+            before = len(pb.search)
+            blocks = pb.section_blocks(items, page, heading)
+            section_pages.append((page, heading, blocks, notes, key, [list(entry) for entry in pb.search[before:]], None))
         (appendix_nav if sec.name == sec.title else manual_nav).append({"title": heading, "path": page})
         sections.append({"heading": esc(heading), "heading_html": attr(heading), "appendix": sec.name == sec.title, "page": page})
 
@@ -1422,16 +1529,26 @@ def _write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, 
         pb.start_page(pg["page"])
         single = len(pg["catalogs"]) == 1 and pb.title_of(pg["catalogs"][0]) == pg["title"]
         pb.index(pg["title"], pb.site_href(pg["page"]), _(NAV["cards"]), WEIGHT_PAGE)
-        catalogs = [pb.card_catalog(c, 2 if single else 3, pg["options"]) for c in pg["catalogs"]]
+        card_nav.append({"title": pg["title"], "path": pg["page"], "count": sum(len(pb.catalogs[c].entries) for c in pg["catalogs"])})
+        key = _page_key(common, pg["page"], "", [], pg)  # a card page reads no prose: the declarations and the page map
+        if key is not None and memo is not None and key in memo.pages:
+            entries, text = kept[key] = memo.pages[key]
+            pb.search.extend(list(entry) for entry in entries)
+            (docs / pg["page"]).write_text(text, encoding="utf-8")
+            continue
+        before = len(pb.search)
+        catalogs = [pb.card_catalog(c, 2 if single else 3, pg["options"]) for c in pg["catalogs"]]  # one card per entry
         notes, seen = [], []
         for c in pg["catalogs"]:
             cost = pb.catalogs[c].cost
             if cost is not None and cost not in seen:
                 seen.append(cost)
                 notes.append(pb.cost_note(cost, [x for x in pg["catalogs"] if pb.catalogs[x].cost == cost]))
-        write(pg["page"], "datasheets.md.j2", title=esc(pg["title"]), single=single, catalogs=catalogs, cost_notes=notes,
-              options=pb.options_block(pg["options"]))
-        card_nav.append({"title": pg["title"], "path": pg["page"], "count": sum(len(c["cards"]) for c in catalogs)})
+        text = env.get_template("datasheets.md.j2").render(title=esc(pg["title"]), single=single, catalogs=catalogs, cost_notes=notes,
+                                                          options=pb.options_block(pg["options"]))
+        (docs / pg["page"]).write_text(text, encoding="utf-8")
+        if key is not None:
+            kept[key] = ([list(entry) for entry in pb.search[before:]], text)
 
     # glossary: abbreviations appended to every page (tooltips), and as data
     terms = []
@@ -1473,10 +1590,16 @@ def _write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, 
     write(pb.pages["data"], "datos.md.j2", title=esc(title), **data)
     army_pages = to_army_page.write_pages(pb, out_dir, docs, env, WEIGHT_PAGE)  # the army builder, one page per army
     builders = _builder_pages(program, army_pages)
-    for page, heading, blocks, notes in section_pages:
-        pb.start_page(page)
-        blocks = [_army_markdown(env, b, pb.url(builders.get(b["name"]))) if b["kind"] == "army" else b for b in blocks]
-        write(page, "page.md.j2", section={"heading": esc(heading), **notes}, blocks=blocks)
+    for page, heading, blocks, notes, key, entries, text in section_pages:
+        if text is None:
+            pb.start_page(page)
+            blocks = [_army_markdown(env, b, pb.url(builders.get(b["name"]))) if b["kind"] == "army" else b for b in blocks]
+            text = env.get_template("page.md.j2").render(section={"heading": esc(heading), **notes}, blocks=blocks)
+        (docs / page).write_text(text, encoding="utf-8")
+        if key is not None:
+            kept[key] = (entries, text)
+    if memo is not None:
+        memo.pages = kept
     army_nav = army_pages + to_changelog_page.write_page(pb, program, docs, env, WEIGHT_PAGE)  # the version history (@changelog)
     sources = []
     for file, page in pb.source_pages.items():
@@ -1676,6 +1799,15 @@ def _source_lines(text: str) -> list[str]:
     return out
 
 
+def _link_or_copy(src: str, dst: str) -> None:
+    """``dst`` as a second name of ``src`` (a hard link: no bytes copied; the build never writes
+    a file in place), or a copy where the file system has no hard links."""
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
+
+
 @functools.lru_cache(maxsize=256)
 def _data_heading(text: str) -> tuple[Any, Any, Any]:
     """``id``, ``kind`` (default "") and ``title`` of a JSON document's text; remembered, as
@@ -1697,7 +1829,7 @@ def _publish_data(program: ir.Program, pb: PageBuilder, out_dir: Path, dest: Pat
     files = []
     for sub in ("json", "schemas"):
         if (out_dir / sub).is_dir():
-            shutil.copytree(out_dir / sub, dest / sub)
+            shutil.copytree(out_dir / sub, dest / sub, copy_function=_link_or_copy)
     glossary = {
         "kind": "glossary",
         "terms": [{"id": t.name, "term": t.title, "definition": t.definition, "source": t.ref} for t in pb.terms],

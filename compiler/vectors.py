@@ -27,7 +27,9 @@ from typing import Any
 from rulebook import runtime
 
 from . import ir
-from .evaluations import code_key, evaluated
+from .evaluations import Kept, evaluated
+from .examples import same_inputs
+from .reads import example_keys
 
 FRACTION = r"^(0|[1-9][0-9]*)/[1-9][0-9]*$"
 MAX_LISTED = 100
@@ -39,7 +41,11 @@ DIGEST_RULE = (
 
 def canonical(value: Any) -> str:
     """JSON with sorted keys, no spaces, UTF-8 characters as they are."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return _CANONICAL.encode(value)
+
+
+_CANONICAL = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+"""What ``json.dumps`` builds for :func:`canonical` at every call, built once (thousands of results per build)."""
 
 
 def digest(distribution: list[dict]) -> str:
@@ -56,25 +62,25 @@ def _digest(items: list[tuple[str, str]]) -> str:
     return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
 
 
-_LATEST: dict[str, Any] = {"source": None, "listed": {}}
+_LATEST = Kept()
+"""Example key (:func:`rulebook.compiler.reads.example_keys`) → its listed distribution."""
 
 
 def _listed(package: ModuleType, index: int, procedure, distribution) -> tuple[int, str, list[dict] | None]:
     """The number of results, the digest and (up to :data:`MAX_LISTED` results) the listed
-    distribution of example ``index``; remembered for the latest package's code key
-    (:func:`rulebook.compiler.evaluations.code_key`: its code but for the source positions
-    it cites, which none of these three depends on)."""
-    source = code_key(package)
-    if source is not None and _LATEST["source"] == source and index in _LATEST["listed"]:
-        count, hashed, listed = _LATEST["listed"][index]
+    distribution of example ``index``; remembered under the example's key (the code and data
+    its result depends on, source positions blanked, which none of these three depends on)."""
+    keys = example_keys(package)
+    source = keys[index] if keys is not None else None
+    listed_of = _LATEST.of(package, keys)
+    if source is not None and source in listed_of:
+        count, hashed, listed = listed_of[source]
         return count, hashed, json.loads(listed) if listed is not None else None
     results = [(runtime.to_jsonable(outcome), fraction_text(p)) for outcome, p in procedure.in_outcome_order(distribution)]
     hashed = _digest([(canonical(r), p) for r, p in results])
     listed = [{"result": r, "probability": p} for r, p in results] if len(results) <= MAX_LISTED else None
     if source is not None:
-        if _LATEST["source"] != source:
-            _LATEST["source"], _LATEST["listed"] = source, {}
-        _LATEST["listed"][index] = (len(results), hashed, json.dumps(listed) if listed is not None else None)
+        listed_of[source] = (len(results), hashed, json.dumps(listed) if listed is not None else None)
     return len(results), hashed, listed
 
 
@@ -101,6 +107,8 @@ def vectors_doc(program: ir.Program, package: ModuleType, files: dict[str, str],
     """
     vectors = []
     counts: dict[str, int] = {}
+    # examples with the same inputs share one distribution (rulebook.compiler.examples): listed once
+    listed: dict[tuple, tuple[runtime.Distribution, tuple]] = {}
     for index, example in enumerate(package.examples.EXAMPLES):
         counts[example.procedure] = counts.get(example.procedure, 0) + 1
         procedure = package.PROCEDURES[example.procedure]
@@ -120,7 +128,13 @@ def vectors_doc(program: ir.Program, package: ModuleType, files: dict[str, str],
         if example.expected_error is not None:
             vector["error"] = example.expected_error
         elif ev.distribution is not None:
-            vector["results"], vector["digest"], vector["distribution"] = _listed(package, index, procedure, ev.distribution)
+            key = same_inputs(example)
+            known = listed.get(key) if key is not None else None
+            if known is None or known[0] is not ev.distribution:
+                known = (ev.distribution, _listed(package, index, procedure, ev.distribution))
+                if key is not None:
+                    listed[key] = known
+            vector["results"], vector["digest"], vector["distribution"] = known[1]
         vectors.append(vector)
     rulebook = program.rulebook
     return {

@@ -56,7 +56,7 @@ def test_the_vectors_and_odds_of_a_second_identical_package_are_a_fresh_computat
     tables = odds.compute(first)
     again = pyload.load_package(tmp_path / "a" / "python")
     for cache in (evaluations._LATEST, vectors._LATEST, odds._LATEST):
-        cache["source"] = cache["code"] = None
+        cache.source, cache.values = None, {}
     fresh = vectors.vectors_doc(program, again, {}, "x")
     assert remembered[0] == remembered[1] == fresh
     assert any(v["distribution"] for v in fresh["vectors"])
@@ -91,3 +91,78 @@ def test_a_package_whose_positions_moved_keeps_its_results_with_its_own_position
         else:
             assert _listed(after[i].distribution) == _listed(fresh.distribution)
 
+
+
+CALLED = """
+```rules
+example tirada_calidad "Veterano" {
+  given (calidad: Calidad.veteran)
+  expect result >= -2
+}
+```
+"""
+
+
+def test_an_edit_resolves_again_only_the_examples_and_odds_that_read_what_it_changed(tmp_path, monkeypatch):
+    """Each example and odds table is remembered under the code and data it can reach: a
+    data edit of one catalog resolves again only what reads that catalog; a data edit of a
+    table read by a called procedure, what calls it; an edit in a procedure, its examples
+    and its callers'. What is reused is what resolving afresh gives."""
+    from rulebook.compiler import odds, vectors
+
+    resolved: list[str] = []
+    computed: list[str] = []
+    evaluate_one, table_one = evaluations.evaluate, odds._table
+    monkeypatch.setattr(evaluations, "evaluate", lambda package, ex: resolved.append(ex.procedure) or evaluate_one(package, ex))
+    monkeypatch.setattr(odds, "_table", lambda package, o: computed.append(o.name) or table_one(package, o))
+
+    def build(text: str, name: str):
+        resolved.clear()
+        computed.clear()
+        package = _package(text, tmp_path / name)
+        doc = vectors.vectors_doc(driver.check(tmp_path / name / "reglas.rules").program, package, {}, "x")
+        tables = odds.compute(package)
+        return package, doc, tables, sorted(resolved), sorted(computed)
+
+    text = RULES.read_text(encoding="utf-8") + CALLED
+    _, _, _, first, first_odds = build(text, "a")
+    assert first == ["danio_perfil", "impacto", "tirada_calidad"]
+    assert first_odds == ["danio_por_perfil", "tabla_impacto", "tiradas"]
+    edits = [
+        ('pistola | "Pistola" | [(1, -)]', 'pistola | "Pistola" | [(2, -)]', ["danio_perfil"], ["danio_por_perfil"]),
+        ("regular  | 2 | todos", "regular  | 3 | todos", ["impacto", "tirada_calidad"], ["tabla_impacto", "tiradas"]),
+        ("    return roll DadoDisparo times 2\n", "    return roll DadoDisparo times 2 + 0 * 1\n", ["impacto", "tirada_calidad"],
+         ["tabla_impacto", "tiradas"]),
+        ("return d.normal + extra + roll d6", "return d.normal + extra + roll d6 + 0", ["danio_perfil"], ["danio_por_perfil"]),
+    ]
+    for n, (old, new, again, again_odds) in enumerate(edits):
+        assert old in text
+        text = text.replace(old, new, 1)
+        package, doc, tables, resolved_now, computed_now = build(text, f"e{n}")
+        assert (resolved_now, computed_now) == (again, again_odds), old
+        for cache in (evaluations._LATEST, vectors._LATEST, odds._LATEST):
+            cache.source, cache.values = None, {}
+        fresh = pyload.load_package(tmp_path / f"e{n}" / "python")
+        assert vectors.vectors_doc(driver.check(tmp_path / f"e{n}" / "reglas.rules").program, fresh, {}, "x") == doc
+        assert [(t.name, t.cells, t.errors) for t in odds.compute(fresh)] == [(t.name, t.cells, t.errors) for t in tables]
+
+
+def test_a_package_loaded_again_elsewhere_reuses_its_compiled_code_under_its_own_file_names(tmp_path):
+    """``rulebook serve`` loads the package after every edit: a module whose bytes were
+    loaded before is not compiled again, yet its functions name the files they were loaded
+    from (tracebacks, ``inspect``), and an edited module is compiled from its new bytes."""
+    import shutil
+
+    text = RULES.read_text(encoding="utf-8")
+    first = _package(text, tmp_path / "a")
+    shutil.copytree(tmp_path / "a" / "python", tmp_path / "b" / "python")
+    again = pyload.load_package(tmp_path / "b" / "python")
+    for name in ("traced", "procedures"):
+        module = getattr(again, name)
+        functions = [f for f in vars(module).values() if callable(f) and getattr(f, "__code__", None) is not None
+                     and f.__module__ == module.__name__]
+        assert functions and all(f.__code__.co_filename == module.__file__ for f in functions), name
+        assert module.__file__.startswith(str(tmp_path / "b"))
+    assert [evaluate(again, x).checks for x in again.examples.EXAMPLES] == [evaluate(first, x).checks for x in first.examples.EXAMPLES]
+    edited = _package(text.replace("regular  | 2 | todos", "regular  | 3 | todos"), tmp_path / "c")
+    assert edited.data.TABLE_dados_calidad["regular"].dados == 3

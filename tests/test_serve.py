@@ -179,6 +179,74 @@ def test_ctrl_c_stops_and_cleans_up(served, tmp_path_factory):
     assert not [p for p in tmp.iterdir() if p.name.startswith("rulebook-serve-")]
 
 
+def _wait_for_page(preview, text: str, seconds: float = 120) -> str:
+    deadline = time.monotonic() + seconds
+    while True:
+        page = (preview.site / PAGE).read_text(encoding="utf-8") if (preview.site / PAGE).is_file() else ""
+        if text in page:
+            return page
+        assert time.monotonic() < deadline, f"{text!r} never served"
+        time.sleep(0.05)
+
+
+def _watched(tmp_path, before_watching: str | None):
+    """A preview of the small rulebook built, with the rules replaced by ``before_watching``
+    (if given) after the fingerprint the first build starts with; then the watcher started."""
+    from rulebook.compiler.serve import Preview, fingerprint, start_watching
+
+    folder = tmp_path / "reglas"
+    folder.mkdir()
+    rules = folder / "reglas.rules"
+    rules.write_text(RULES.read_text(encoding="utf-8"), encoding="utf-8")
+    logs: list[str] = []
+    preview = Preview(folder, tmp_path / "work", log=logs.append)
+    since = fingerprint(folder)
+    assert preview.build_all()
+    if before_watching is not None:
+        rules.write_text(before_watching, encoding="utf-8")
+    stopping = threading.Event()
+    return preview, rules, logs, stopping, start_watching(preview, stopping, since)
+
+
+def test_an_edit_saved_during_the_first_build_is_rebuilt_when_the_watcher_is_ready(tmp_path):
+    """An edit saved while the first build runs (before any watcher exists, so no
+    watcher reports it) is rebuilt as soon as the watcher is ready."""
+    during = RULES.read_text(encoding="utf-8").replace("### 11. Dados de disparo", "### 11. Dados editados al construir", 1)
+    preview, rules, logs, stopping, watcher = _watched(tmp_path, during)
+    try:
+        _wait_for_page(preview, "Dados editados al construir")
+        assert any("while the site was built" in line for line in logs)
+    finally:
+        stopping.set()
+        watcher.join(timeout=10)
+    assert not watcher.is_alive()
+
+
+def test_an_edit_saved_the_moment_the_watcher_is_ready_is_rebuilt(tmp_path):
+    """``start_watching`` returns (and ``serve`` prints "serving") only once the watch
+    exists: an edit saved right then is seen (bench/run.py once waited 15 minutes for an
+    edit saved before the watch existed)."""
+    preview, rules, logs, stopping, watcher = _watched(tmp_path, None)
+    try:
+        rules.write_text(rules.read_text(encoding="utf-8").replace("### 11. Dados de disparo", "### 11. Dados editados al instante", 1),
+                         encoding="utf-8")
+        _wait_for_page(preview, "Dados editados al instante")
+    finally:
+        stopping.set()
+        watcher.join(timeout=10)
+    assert not watcher.is_alive()
+
+
+def test_no_edit_no_rebuild_once_the_watcher_is_ready(tmp_path):
+    """Rules as they were when the first build started: the watcher's readiness rebuilds nothing."""
+    preview, rules, logs, stopping, watcher = _watched(tmp_path, None)
+    version = preview.version
+    time.sleep(1.0)  # a few empty reports of the watcher
+    stopping.set()
+    watcher.join(timeout=10)
+    assert preview.version == version
+
+
 def _tree(folder) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
@@ -222,6 +290,53 @@ def test_after_a_sequence_of_edits_the_served_site_is_a_fresh_builds(tmp_path):
     preview = _served_after_edits_is_a_fresh_build(tmp_path, RULES.read_text(encoding="utf-8"), edits)
     assert preview.changed == []  # the fix gives back the rules of the last good site
     assert "Dados de disparo otra vez" in (preview.site / PAGE).read_text(encoding="utf-8")
+
+
+SECOND = """
+```rules
+section VII "Moral"
+term cubierto "Cubierto" "Una unidad tras una cobertura."
+show dados_calidad
+```
+
+### 12. Moral
+
+La moral usa los [[dados_calidad]] y el estado Cubierto.
+"""
+
+
+def test_pages_that_read_what_an_edit_changed_are_rendered_again(tmp_path, monkeypatch):
+    """Section pages are kept across rebuilds under a key of all they read: a prose edit
+    renders only its section's page (from the first rebuild on); edits of a glossary term
+    and of a title that another section links to and shows render the pages reading them;
+    after all of them the served site is, file by file, a fresh build's."""
+    from rulebook.compiler import to_pages
+    from rulebook.compiler.serve import Preview
+
+    edits = [
+        ("La moral usa", "La moral, en esta versión, usa", True),  # prose of section VII only
+        ('"Una unidad tras una cobertura."', '"Una unidad tras una cobertura sólida."', True),  # a glossary term
+        ('"Dados de disparo y Calidad"', '"Dados de Calidad, renombrados"', True),  # linked and shown from section VII
+    ]
+    rendered: list[str] = []
+    section_blocks = to_pages.PageBuilder.section_blocks
+    monkeypatch.setattr(to_pages.PageBuilder, "section_blocks",
+                        lambda self, items, page, *args: rendered.append(page) or section_blocks(self, items, page, *args))
+    per_rebuild: list[list[str]] = []
+    rebuild = Preview.rebuild
+
+    def counting(self):
+        rendered.clear()
+        ok = rebuild(self)
+        per_rebuild.append([page for page in rendered if page.startswith(("01-", "02-"))])
+        return ok
+
+    monkeypatch.setattr(Preview, "rebuild", counting)
+    preview = _served_after_edits_is_a_fresh_build(tmp_path, RULES.read_text(encoding="utf-8") + SECOND, edits)
+    assert per_rebuild[0] == ["02-moral.md"]
+    assert "01-disparo.md" in per_rebuild[2] and "02-moral.md" in per_rebuild[2]  # the title is on both
+    page = (preview.site / "02-moral.html").read_text(encoding="utf-8")
+    assert "Dados de Calidad, renombrados" in page and "La moral, en esta versión, usa" in page
 
 
 REFUSED = """

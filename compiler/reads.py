@@ -1,0 +1,246 @@
+"""What each worked example and odds table of a generated package reads: keys to reuse their results.
+
+Reads: the Python files of a generated package (the folder
+:func:`rulebook.compiler.pyload.load_package` imported it from) and its
+``EXAMPLES`` and ``ODDS``. Produces one key per worked example
+(:func:`example_keys(package) -> list[str] | None`) and per odds table
+(:func:`odds_keys(package) -> list[str] | None`): SHA-256 of every piece of
+generated code its result can depend on. Two packages that give an example the
+same key compute the same result for it, so ``rulebook serve`` resolves again,
+after a data edit, only the examples and tables that read what changed.
+
+How a key is made (over-approximating is safe, missing a dependency is not):
+
+* every module is cut into its top-level statements; a ``def``, a ``class`` or an
+  assignment to plain names (a catalog, a die, a registry, an alias) is a
+  *definition* of the names it binds; every other statement (imports,
+  registrations) is *global*: every key includes it and what it names, as it runs
+  on import; so is an assignment of a constant (``LANG``), which the runtime may
+  read by name;
+* a definition depends on every definition named by any identifier in its text
+  (``_d.CATALOG_x`` names ``CATALOG_x``; a name in a string or a comment counts too);
+* the elements of the registries ``EXAMPLES``, ``ODDS`` and ``PROCEDURES`` are
+  pieces of their own: an example's key covers its element of ``EXAMPLES``, its
+  procedure's element of ``PROCEDURES`` (but its :data:`UNREAD` arguments) and
+  everything they reach; an odds table's, its element of ``ODDS`` and everything it reaches;
+* source positions (``file.rules:LINE``) and ``CONTENT_HASH`` are blanked first, as
+  in :func:`rulebook.compiler.evaluations.code_key`: results citing a position are
+  handled there.
+
+Keys are None when the package's folder no longer holds the files it was loaded
+from, or when a module does not parse as expected: callers then resolve again.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+
+_POSITION = re.compile(rb"\.rules:\d+(?::\d+)?")
+_CONTENT_HASH = re.compile(rb"^CONTENT_HASH = .*$", re.MULTILINE)
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+REGISTRIES = ("EXAMPLES", "ODDS", "PROCEDURES")
+UNREAD = frozenset({"schema"})
+"""Arguments of a registry element that no example, vector or odds table reads: a procedure's
+``schema`` (every catalog's ids, for ``Procedure.convert`` of JSON input, which none of them calls)."""
+
+
+@dataclass
+class _Module:
+    """One module cut into pieces: (digest, names bound, identifiers used) per definition,
+    the digest of its global statements, and the registries' elements (digest, identifiers)."""
+
+    definitions: list[tuple[str, tuple[str, ...], frozenset[str]]] = field(default_factory=list)
+    global_digest: str = ""
+    roots: frozenset[str] = frozenset()  # the names its global statements use
+    elements: dict[str, dict] = field(default_factory=dict)  # registry → {index or key: (digest, identifiers)}
+
+
+_LAST: list = [None, (None, None)]
+"""The digest of the last package's blanked modules, and its keys."""
+
+_PARSED: dict[str, _Module] = {}
+"""Modules by the digest of their blanked text: an edit parses only the modules it changed."""
+
+
+def example_keys(package: ModuleType) -> list[str] | None:
+    """The key of each worked example of ``package`` (in ``EXAMPLES`` order), or None."""
+    return _keys(package)[0]
+
+
+def odds_keys(package: ModuleType) -> list[str] | None:
+    """The key of each odds table of ``package`` (in ``ODDS`` order), or None."""
+    return _keys(package)[1]
+
+
+def _keys(package: ModuleType) -> tuple[list[str] | None, list[str] | None]:
+    kept = getattr(package, "__rulebook_reads__", None)
+    if kept is None:
+        try:
+            kept = _compute(package)
+        except (OSError, SyntaxError, ValueError, RecursionError):
+            kept = (None, None)
+        package.__rulebook_reads__ = kept
+    return kept
+
+
+def _compute(package: ModuleType) -> tuple[list[str] | None, list[str] | None]:
+    source = getattr(package, "__rulebook_source_hash__", None)
+    if source is None:
+        return None, None
+    files, blanked = hashlib.sha256(), []
+    for path in sorted(Path(package.__file__).parent.glob("*.py")):
+        data = path.read_bytes()
+        files.update(path.name.encode() + b"\0" + len(data).to_bytes(8, "big") + data)
+        blanked.append((path.name, _CONTENT_HASH.sub(b"CONTENT_HASH = None", _POSITION.sub(b".rules:#", data))))
+    if files.hexdigest() != source:  # the folder is gone or holds other files
+        return None, None
+    whole = hashlib.sha256(b"".join(name.encode() + b"\0" + hashlib.sha256(data).digest() for name, data in blanked)).digest()
+    if _LAST[0] == whole:  # the same code as the last package's (a prose edit): the same keys
+        return _LAST[1]
+    graph = _Graph([_module(data) for _name, data in blanked])
+    examples = [graph.key(("EXAMPLES", i), ("PROCEDURES", ex.procedure)) for i, ex in enumerate(package.examples.EXAMPLES)]
+    odds = [graph.key(("ODDS", i)) for i in range(len(package.odds.ODDS))]
+    keys = (None if None in examples else examples), (None if None in odds else odds)
+    _LAST[:] = [whole, keys]
+    return keys
+
+
+def _module(data: bytes) -> _Module:
+    digest = hashlib.sha256(data).hexdigest()
+    if digest not in _PARSED:
+        if len(_PARSED) > 64:
+            _PARSED.clear()
+        _PARSED[digest] = _cut(data.decode("utf-8"))
+    return _PARSED[digest]
+
+
+def _cut(text: str) -> _Module:
+    lines = text.splitlines(keepends=True)
+    module, glob, roots = _Module(), hashlib.sha256(), set()
+
+    def piece(node: ast.AST) -> str:
+        first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())])
+        return "".join(lines[first - 1:node.end_lineno])
+
+    def digest(text: str) -> str:
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    for node in ast.parse(text).body:
+        names = _bound(node)
+        chunk = piece(node)
+        if names is None or _scalar(node):  # run on import, or read by name from outside (LANG): in every key
+            glob.update(digest(chunk).encode())
+        if names is None:
+            if not isinstance(node, (ast.Import, ast.ImportFrom)) and not _docstring(node):
+                roots.update(_IDENTIFIER.findall(chunk))  # what runs on import may read any definition
+            continue
+        module.definitions.append((digest(chunk), names, frozenset(_IDENTIFIER.findall(chunk))))
+        if len(names) == 1 and names[0] in REGISTRIES:
+            module.elements[names[0]] = _elements(node.value, piece, digest)  # type: ignore[attr-defined]
+    module.global_digest = glob.hexdigest()
+    module.roots = frozenset(roots)
+    return module
+
+
+def _bound(node: ast.stmt) -> tuple[str, ...] | None:
+    """The names a definition binds (a ``def``, a ``class``, an assignment to plain names);
+    None for any other statement."""
+    if isinstance(node, _DEFINITIONS):
+        return (node.name,)
+    if isinstance(node, ast.Assign):
+        names: list[str] = []
+        for target in node.targets:
+            for t in (target.elts if isinstance(target, ast.Tuple) else [target]):
+                if not isinstance(t, ast.Name):
+                    return None
+                names.append(t.id)
+        return tuple(names)
+    return None
+
+
+def _scalar(node: ast.stmt) -> bool:
+    """An assignment of a constant (``LANG = 'es'``, ``CONST_x = -1``): the runtime may read it
+    by name (``language_of`` reads a package's ``LANG``), so every key includes it."""
+    value = getattr(node, "value", None)
+    if isinstance(value, ast.UnaryOp):
+        value = value.operand
+    return isinstance(node, ast.Assign) and isinstance(value, ast.Constant)
+
+
+def _docstring(node: ast.stmt) -> bool:
+    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+
+
+def _elements(value: ast.expr, piece, digest) -> dict:
+    """A registry's elements: a tuple's or list's by index, a dict's by its constant keys
+    (each with its key's text); {} for another shape (the registry is then not found)."""
+    out: dict = {}
+    if isinstance(value, (ast.Tuple, ast.List)):
+        for i, elt in enumerate(value.elts):
+            text = piece(elt)
+            out[i] = (digest(text), frozenset(_IDENTIFIER.findall(text)))
+    elif isinstance(value, ast.Dict):
+        for k, v in zip(value.keys, value.values):
+            if not isinstance(k, ast.Constant):
+                return {}
+            read = [k, v] if not isinstance(v, ast.Call) else [k, v.func, *v.args, *(kw.value for kw in v.keywords if kw.arg not in UNREAD)]
+            out[k.value] = (digest(piece(k) + piece(v)), frozenset(n for part in read for n in _IDENTIFIER.findall(piece(part))))
+    return out
+
+
+class _Graph:
+    """The definitions of every module, linked by the names their text uses."""
+
+    def __init__(self, modules: list[_Module]) -> None:
+        self.digests: list[str] = []
+        self.uses: list[frozenset[str]] = []
+        self.defining: dict[str, list[int]] = {}
+        self.elements: dict[str, dict] = {}
+        glob, roots = hashlib.sha256(), set()
+        for m in modules:
+            glob.update(m.global_digest.encode())
+            roots |= m.roots
+            for d, names, used in m.definitions:
+                for name in names:
+                    self.defining.setdefault(name, []).append(len(self.digests))
+                self.digests.append(d)
+                self.uses.append(used)
+            for registry, elements in m.elements.items():
+                self.elements.setdefault(registry, {}).update(elements)
+        self.global_digest = glob.hexdigest()
+        self.reached: dict[frozenset[str], frozenset[int]] = {}
+        self.always = self.closure(frozenset(roots))
+
+    def closure(self, names: frozenset[str]) -> frozenset[int]:
+        """The definitions named by ``names``, and everything they name, transitively."""
+        if names not in self.reached:
+            seen: set[int] = set()
+            todo = [i for n in names for i in self.defining.get(n, ())]
+            while todo:
+                i = todo.pop()
+                if i in seen:
+                    continue
+                seen.add(i)
+                todo.extend(j for n in self.uses[i] for j in self.defining.get(n, ()) if j not in seen)
+            self.reached[names] = frozenset(seen)
+        return self.reached[names]
+
+    def key(self, *roots: tuple[str, object]) -> str | None:
+        """The key of what ``roots`` (registry elements) read; None when one is missing."""
+        digest = hashlib.sha256(self.global_digest.encode())
+        reached: set[int] = set(self.always)
+        for registry, which in roots:
+            element = self.elements.get(registry, {}).get(which)
+            if element is None:
+                return None
+            digest.update(f"{registry}\0{which!r}\0{element[0]}\0".encode())
+            reached |= self.closure(element[1])
+        for d in sorted(self.digests[i] for i in reached):
+            digest.update(d.encode())
+        return digest.hexdigest()
