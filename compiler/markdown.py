@@ -182,6 +182,15 @@ def _lexer(lang: str):
     return get_lexer_by_name(lang)
 
 
+@lru_cache(maxsize=None)
+def _formatter(lines: bool):
+    """Pygments' HTML formatter without its wrapping (one line per source line when
+    ``lines``), made once: making one builds its whole style sheet."""
+    from pygments.formatters import HtmlFormatter
+
+    return HtmlFormatter(nowrap=True, lineseparator="\n") if lines else HtmlFormatter(nowrap=True)
+
+
 def highlight(code: str, lang: str = "rules") -> str:
     """Source code → highlighted HTML block (Pygments; ``rules`` is the project's lexer).
 
@@ -189,9 +198,8 @@ def highlight(code: str, lang: str = "rules") -> str:
     rules source is ever seen by Markdown preprocessors (snippets, abbr).
     """
     from pygments import highlight as pyg
-    from pygments.formatters import HtmlFormatter
 
-    body = _unwrap_whitespace(pyg(code, _lexer(lang), HtmlFormatter(nowrap=True)).rstrip())
+    body = _unwrap_whitespace(pyg(code, _lexer(lang), _formatter(False)).rstrip())
     # Every line starts with a tag: no blank line (Markdown would end the raw
     # HTML block there) and no line that a preprocessor could take for its own
     # syntax (``--8<--`` snippets, ``*[abbr]:``).
@@ -209,9 +217,8 @@ def _highlighted_lines(code: str, lang: str) -> tuple[str, ...]:
     """:func:`highlight_lines`, remembered: ``rulebook serve`` rebuilds the pages of
     files that an edit did not touch, whose highlighting is the same."""
     from pygments import highlight as pyg
-    from pygments.formatters import HtmlFormatter
 
-    body = pyg(code, _lexer(lang), HtmlFormatter(nowrap=True, lineseparator="\n"))
+    body = pyg(code, _lexer(lang), _formatter(True))
     lines = [_unwrap_whitespace(line) for line in body.split("\n")]
     wanted = code.count("\n") + (0 if code.endswith("\n") else 1)
     return tuple((lines + [""] * wanted)[:wanted])

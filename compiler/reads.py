@@ -36,6 +36,8 @@ from __future__ import annotations
 import ast
 import hashlib
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -68,6 +70,24 @@ _PARSED: dict[str, _Module] = {}
 """Modules by the digest of their blanked text: an edit parses only the modules it changed."""
 
 
+_ACROSS_BUILDS = [0]
+"""How many :func:`across_builds` blocks are open (``rulebook serve`` keeps one open around each build)."""
+
+
+@contextmanager
+def across_builds() -> Iterator[None]:
+    """Within this block, keys are worked out from the code (what the module docstring
+    says), so that a later package reuses the results of an earlier one. Outside, a
+    package's keys are its source hash and the index: one build shares each result
+    between the stages that show it, and a one-shot ``rulebook build`` (whose results no
+    later build in its process reuses) does not analyse the code."""
+    _ACROSS_BUILDS[0] += 1
+    try:
+        yield
+    finally:
+        _ACROSS_BUILDS[0] -= 1
+
+
 def example_keys(package: ModuleType) -> list[str] | None:
     """The key of each worked example of ``package`` (in ``EXAMPLES`` order), or None."""
     return _keys(package)[0]
@@ -79,6 +99,8 @@ def odds_keys(package: ModuleType) -> list[str] | None:
 
 
 def _keys(package: ModuleType) -> tuple[list[str] | None, list[str] | None]:
+    if not _ACROSS_BUILDS[0]:
+        return _own_keys(package)
     kept = getattr(package, "__rulebook_reads__", None)
     if kept is None:
         try:
@@ -87,6 +109,15 @@ def _keys(package: ModuleType) -> tuple[list[str] | None, list[str] | None]:
             kept = (None, None)
         package.__rulebook_reads__ = kept
     return kept
+
+
+def _own_keys(package: ModuleType) -> tuple[list[str] | None, list[str] | None]:
+    """Keys that hold for ``package`` alone: its source hash and the index."""
+    source = getattr(package, "__rulebook_source_hash__", None)
+    if source is None:
+        return None, None
+    return ([f"{source}:example:{i}" for i in range(len(package.examples.EXAMPLES))],
+            [f"{source}:odds:{i}" for i in range(len(package.odds.ODDS))])
 
 
 def _compute(package: ModuleType) -> tuple[list[str] | None, list[str] | None]:

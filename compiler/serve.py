@@ -70,6 +70,7 @@ import urllib.parse
 from pathlib import Path
 
 from rulebook.rules_dsl.diagnostics import escaped, render_all
+from . import reads
 
 EVENTS = "/__rulebook__/events"
 """The Server-Sent Events stream pages listen on."""
@@ -116,7 +117,7 @@ class Preview:
         from . import driver
 
         t0 = time.perf_counter()
-        with self._parsing_once(), self._generating_once(), self._rendering_once():
+        with self._parsing_once(), self._generating_once(), self._rendering_once(), reads.across_builds():
             result = driver.build(self.rulebook, self.live, site=True)
         if not self._report(result):
             return False
@@ -143,7 +144,7 @@ class Preview:
         from . import driver
 
         t0 = time.perf_counter()
-        with self._parsing_once(), self._generating_once(), self._rendering_once():
+        with self._parsing_once(), self._generating_once(), self._rendering_once(), reads.across_builds():
             result = driver.build(self.rulebook, self.next, site=False)
         timings = {"no-site build": time.perf_counter() - t0, **result.timings}  # its stages after it
         if not self._report(result):

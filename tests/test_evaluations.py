@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from rulebook import runtime
-from rulebook.compiler import driver, evaluations, pyload, to_python
+from rulebook.compiler import driver, evaluations, pyload, reads, to_python
 from rulebook.compiler.examples import evaluate
 from conftest import DATA
 from test_serve import REFUSED  # a procedure whose example stops with a rule error
@@ -23,6 +25,28 @@ def _package(rules_text: str, folder):
     assert checked.ok
     to_python.write_package(checked.program, folder / "python")
     return pyload.load_package(folder / "python")
+
+
+@pytest.fixture(autouse=True)
+def _across_builds():
+    """These tests build packages as ``rulebook serve`` does: results kept from one to the next."""
+    with reads.across_builds():
+        yield
+
+
+def test_a_one_shot_build_shares_results_between_its_stages_only(tmp_path, monkeypatch):
+    """Outside :func:`reads.across_builds` (``rulebook build``), the keys are the package's
+    own: a byte-identical package shares its results, a package whose positions moved
+    resolves again, and the code is never analysed."""
+    text = RULES.read_text(encoding="utf-8")
+    monkeypatch.setattr(reads, "_compute", lambda package: pytest.fail("the code was analysed"))
+    monkeypatch.setattr(reads, "_ACROSS_BUILDS", [0])  # as outside every block
+    first = _package(text, tmp_path / "a")
+    again = pyload.load_package(tmp_path / "a" / "python")
+    shifted = _package(text.replace("### 11. Dados de disparo\n", "### 11. Dados de disparo\n\nUna línea más.\n", 1), tmp_path / "b")
+    ev = evaluations.evaluated(first, 0)[0]
+    assert evaluations.evaluated(first, 0)[0] is ev and evaluations.evaluated(again, 0)[0] is ev
+    assert evaluations.evaluated(shifted, 0)[0] is not ev
 
 
 def _listed(distribution) -> list:
