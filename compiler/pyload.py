@@ -64,8 +64,10 @@ _COMPILED: dict[bytes, CodeType] = {}
 
 
 class _Loader(importlib.machinery.SourceFileLoader):
-    """A generated module's source compiled, or the code compiled from the same bytes by the
-    previous load (with this file's name); no bytecode is read or written."""
+    """A generated module's code: compiled from the same bytes by the previous load (with
+    this file's name), else its valid bytecode beside it (a ``rulebook resolve`` cache
+    entry's, written checked against the source), else its source compiled. No bytecode is
+    written: a build's output stays the files it generated."""
 
     compiled: dict[bytes, CodeType] | None = None
 
@@ -75,12 +77,16 @@ class _Loader(importlib.machinery.SourceFileLoader):
         key = hashlib.sha256(Path(path).name.encode() + b"\0" + data).digest()
         code = _COMPILED.get(key)
         if code is None:
-            code = compile(data, path, "exec", dont_inherit=True)
+            code = super().get_code(fullname)
         elif code.co_filename != path:
             code = _renamed(code, path)
         if self.compiled is not None:
             self.compiled[key] = code
         return code
+
+
+    def set_data(self, path: str, data: bytes, *, _mode: int = 0o666) -> None:
+        """Bytecode is not written (see the class)."""
 
 
 def _renamed(code: CodeType, path: str) -> CodeType:

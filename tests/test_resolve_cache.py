@@ -214,3 +214,28 @@ def test_batch_takes_seed_and_exact_from_the_command_line(env, rulebook):
     assert first == second and "distribution" in first
     proc = resolve(env, "--rulebook", str(rulebook), "--batch", stdin=line)
     assert proc.returncode == 1 and "give --seed" in json.loads(proc.stdout)["error"]
+
+
+def test_a_warm_entry_runs_its_bytecode_and_a_loaded_build_gets_none(env, rulebook, tmp_path, monkeypatch):
+    """Loading a cache entry's package compiles nothing (its checked bytecode is read);
+    loading a build's package compiles its sources and writes no ``__pycache__`` beside
+    them, even where Python may write bytecode."""
+    from pathlib import Path
+
+    from rulebook.compiler import pyload
+
+    exact(env, rulebook)
+    (entry,) = entries(env)
+    compiled: list[str] = []
+    compile_source = pyload._Loader.source_to_code
+    monkeypatch.setattr(pyload._Loader, "source_to_code",
+                        lambda self, data, path, **kw: compiled.append(path) or compile_source(self, data, path, **kw))
+    monkeypatch.setattr(pyload, "_COMPILED", {})  # nothing remembered from an earlier load in this process
+    assert pyload.load_package(Path(entry.path) / "python").PROCEDURES
+    assert compiled == []
+    built = tmp_path / "built"
+    shutil.copytree(Path(entry.path) / "python", built, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(pyload, "_COMPILED", {})
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    assert pyload.load_package(built).PROCEDURES
+    assert compiled and not list(built.rglob("__pycache__"))
