@@ -43,6 +43,7 @@ from __future__ import annotations
 import dataclasses
 import textwrap
 from dataclasses import dataclass
+from functools import lru_cache
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Union
@@ -300,6 +301,14 @@ def _layout_chain(doc: Chain, indent: int, col: int, tail: int) -> list[str]:
     return lines
 
 
+@lru_cache(maxsize=1 << 15)
+def _laid_out(doc: Doc, indent: int) -> tuple[str, ...]:
+    """``layout(doc, indent, indent, 0)``, remembered (the result is not changed by the
+    caller): ``rulebook serve`` generates the package again after an edit, and most
+    statements are the ones it laid out before (a doc is a tree of frozen values)."""
+    return tuple(layout(doc, indent, indent, 0))
+
+
 class Writer:
     """Lines of a module body with an indentation level; statements are laid out to fit."""
 
@@ -313,7 +322,10 @@ class Writer:
     def code(self, doc: Doc) -> None:
         """A statement (or a module-level assignment), broken over lines when too long."""
         indent = len(INDENT) * self.level
-        lines = layout(doc, indent, indent, 0)
+        try:
+            lines = _laid_out(doc, indent)
+        except TypeError:  # a part that does not hash: laid out each time
+            lines = layout(doc, indent, indent, 0)
         self.lines.append(INDENT * self.level + lines[0])
         self.lines.extend(lines[1:])
 
