@@ -77,6 +77,9 @@ EVENTS = "/__rulebook__/events"
 
 KEEPALIVE_SECONDS = 15.0
 
+PARSES_REMEMBERED = 4096
+"""Declarations whose parse trees a preview keeps (:func:`rulebook.rules_dsl.parser.remember_parses`)."""
+
 _CLIENT = """<script>(function(){var v=%d;var s=new EventSource("%s");
 s.addEventListener("version",function(e){if(+e.data!==v){s.close();location.reload();}});})();</script>"""
 
@@ -109,6 +112,9 @@ class Preview:
         self.generated: tuple[bytes, str, dict[str, str]] | None = None  # last build's package: see _generating_once
         self.pages = None  # the last build's section pages (to_pages.PageMemo): see _rendering_once
         self.theme_files: list[tuple[str, str]] | None = None  # the theme's static files (path, folder): _theme_files_once
+        from rulebook.rules_dsl import parser
+
+        parser.remember_parses(PARSES_REMEMBERED)  # an edited file: only the declarations that changed are parsed again
 
     # ------------------------------------------------------------------ building
 
@@ -121,6 +127,7 @@ class Preview:
             result = driver.build(self.rulebook, self.live, site=True)
         if not self._report(result):
             return False
+        self._render([], everything=False)  # MkDocs warmed up: the theme's templates compiled, its files listed
         self.timings = {"build": time.perf_counter() - t0}
         self._publish()
         return True
