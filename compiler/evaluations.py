@@ -25,21 +25,12 @@ distribution and its checks together).
 
 from __future__ import annotations
 
-import hashlib
-import re
 from dataclasses import replace
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from .examples import Evaluation, evaluate
-from .reads import example_keys
-
-_POSITION = re.compile(rb"\.rules:\d+(?::\d+)?")
-"""A source position as generated code cites it (``reglamento/02-disparo.rules:148``)."""
-
-_CONTENT_HASH = re.compile(rb"^CONTENT_HASH = .*$", re.MULTILINE)
-"""The package's stamp of the whole rulebook's text, prose included (no resolver reads it)."""
+from .reads import POSITION, example_keys
 
 
 class Kept:
@@ -62,28 +53,6 @@ class Kept:
 
 _LATEST = Kept()
 """Example key → (source hash of the package it was resolved with, Evaluation, actuals)."""
-
-
-def code_key(package: ModuleType) -> str | None:
-    """SHA-256 of a generated package's files with every source position blanked
-    (``file.rules:LINE`` → ``file.rules:#``), and its ``CONTENT_HASH`` (which a prose
-    edit changes): two packages with one key run the same code on the same data and
-    differ at most in the positions they cite. When the package's folder no longer
-    holds the files it was loaded from, the key is its source hash (a finer key: the
-    same bytes); None for a package not loaded by :func:`rulebook.compiler.pyload.load_package`."""
-    key = getattr(package, "__rulebook_code_key__", None)
-    source = getattr(package, "__rulebook_source_hash__", None)
-    if key is not None or source is None:
-        return key
-    digest, files = hashlib.sha256(), hashlib.sha256()
-    for path in sorted(Path(package.__file__).parent.glob("*.py")):
-        data = path.read_bytes()
-        files.update(path.name.encode() + b"\0" + len(data).to_bytes(8, "big") + data)
-        data = _CONTENT_HASH.sub(b"CONTENT_HASH = #", _POSITION.sub(b".rules:#", data))
-        digest.update(path.name.encode() + b"\0" + len(data).to_bytes(8, "big") + data)
-    same = files.hexdigest() == source  # else the folder is gone or holds other files (pyload.source_hash)
-    package.__rulebook_code_key__ = key = digest.hexdigest() if same else "source:" + source
-    return key
 
 
 def evaluated(package: ModuleType, index: int) -> tuple[Evaluation, list[Any]]:
@@ -125,4 +94,4 @@ def _position_free(ev: Evaluation) -> bool:
 
 def cites_position(text: str) -> bool:
     """Whether ``text`` cites a source position (``file.rules:LINE``)."""
-    return _POSITION.search(text.encode()) is not None
+    return POSITION.search(text.encode()) is not None

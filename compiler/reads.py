@@ -23,9 +23,9 @@ How a key is made (over-approximating is safe, missing a dependency is not):
   pieces of their own: an example's key covers its element of ``EXAMPLES``, its
   procedure's element of ``PROCEDURES`` (but its :data:`UNREAD` arguments) and
   everything they reach; an odds table's, its element of ``ODDS`` and everything it reaches;
-* source positions (``file.rules:LINE``) and ``CONTENT_HASH`` are blanked first, as
-  in :func:`rulebook.compiler.evaluations.code_key`: results citing a position are
-  handled there.
+* source positions (``file.rules:LINE``, :data:`POSITION`) and ``CONTENT_HASH`` are
+  blanked first: results citing a position are handled by
+  :mod:`rulebook.compiler.evaluations`.
 
 Keys are None when the package's folder no longer holds the files it was loaded
 from, or when a module does not parse as expected: callers then resolve again.
@@ -42,7 +42,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
-_POSITION = re.compile(rb"\.rules:\d+(?::\d+)?")
+POSITION = re.compile(rb"\.rules:\d+(?::\d+)?")
+"""A source position as generated code cites it (``reglamento/02-disparo.rules:148``)."""
 _CONTENT_HASH = re.compile(rb"^CONTENT_HASH = .*$", re.MULTILINE)
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -128,7 +129,7 @@ def _compute(package: ModuleType) -> tuple[list[str] | None, list[str] | None]:
     for path in sorted(Path(package.__file__).parent.glob("*.py")):
         data = path.read_bytes()
         files.update(path.name.encode() + b"\0" + len(data).to_bytes(8, "big") + data)
-        blanked.append((path.name, _CONTENT_HASH.sub(b"CONTENT_HASH = None", _POSITION.sub(b".rules:#", data))))
+        blanked.append((path.name, _CONTENT_HASH.sub(b"CONTENT_HASH = None", POSITION.sub(b".rules:#", data))))
     if files.hexdigest() != source:  # the folder is gone or holds other files
         return None, None
     whole = hashlib.sha256(b"".join(name.encode() + b"\0" + hashlib.sha256(data).digest() for name, data in blanked)).digest()

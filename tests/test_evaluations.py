@@ -92,14 +92,14 @@ def test_the_vectors_and_odds_of_a_second_identical_package_are_a_fresh_computat
 
 def test_a_package_whose_positions_moved_keeps_its_results_with_its_own_positions(tmp_path):
     """A prose line added above the rules changes only the positions the package cites:
-    its code key is the previous one's, each result is reused (not resolved again) with
+    its examples' keys are the previous one's, each result is reused (not resolved again) with
     this package's positions, and equals a fresh resolution; a result that stopped with
     a rule error is resolved again."""
     text = RULES.read_text(encoding="utf-8") + REFUSED
     first = _package(text, tmp_path / "a")
     shifted = _package(text.replace("### 11. Dados de disparo\n", "### 11. Dados de disparo\n\nUna línea más.\n", 1), tmp_path / "b")
     assert shifted.__rulebook_source_hash__ != first.__rulebook_source_hash__
-    assert evaluations.code_key(shifted) == evaluations.code_key(first)
+    assert reads.example_keys(shifted) == reads.example_keys(first)
     indexes = range(len(first.examples.EXAMPLES))
     before = [evaluations.evaluated(first, i)[0] for i in indexes]
     after = [evaluations.evaluated(shifted, i)[0] for i in indexes]
