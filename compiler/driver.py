@@ -34,6 +34,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rulebook.rules_dsl.diagnostics import Diagnostic, Reporter, Span
 
@@ -41,6 +42,9 @@ from . import package_data
 from .check import check_program
 from .ir import Program
 from .loader import load
+
+if TYPE_CHECKING:  # the emitters are imported when a build runs
+    from . import to_pages
 
 CONTENT = package_data.folder("content")
 
@@ -69,13 +73,35 @@ class Checked:
         return not any(d.severity == "error" for d in self.diagnostics)
 
 
-def check(path: Path) -> Checked:
+class Stages:
+    """The stages of :func:`build` that a long-running caller runs its own way: by default
+    each is the stage's function. ``rulebook serve`` (:class:`rulebook.compiler.serve.Preview`)
+    passes a subclass that remembers, from one build to the next, what a stage's
+    answer depends on, and answers again without redoing the work."""
+
+    pages: to_pages.PageMemo | None = None
+    """The section pages of the previous build (:func:`rulebook.compiler.to_pages.write_docs`)."""
+
+    def parse(self, text: str, filename: str) -> tuple:
+        """One file's text → its syntax tree and diagnostics (:func:`rulebook.rules_dsl.parser.parse`)."""
+        from rulebook.rules_dsl.parser import parse
+
+        return parse(text, filename)
+
+    def generate(self, program: Program) -> dict[str, str]:
+        """The checked program → the generated package's modules (:func:`rulebook.compiler.to_python.generate`)."""
+        from . import to_python
+
+        return to_python.generate(program)
+
+
+def check(path: Path, stages: Stages | None = None) -> Checked:
     """Parse and check a rulebook (a folder of .rules files, or one file)."""
     import sys
 
     # deeply nested expressions recurse in the parser and checker
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))
-    modules, sources, diags = load(path)
+    modules, sources, diags = load(path, stages.parse) if stages is not None else load(path)
     rep = Reporter(list(diags))
     try:
         program = check_program(modules, sources, rep) if modules else None
@@ -106,13 +132,16 @@ def _check_language(rb, sources: dict[str, str], rep: Reporter) -> None:
     )
 
 
-def build(path: Path, out_dir: Path, site: bool = True, shown: tuple[str, str] | None = None) -> Checked:
+def build(path: Path, out_dir: Path, site: bool = True, shown: tuple[str, str] | None = None,
+          stages: Stages | None = None) -> Checked:
     """Check, then emit json/, schemas/, python/, docs/ (and site/) into ``out_dir``.
 
     Nothing in ``out_dir`` changes unless the whole build succeeds. ``shown``:
     the rulebook and the output folder as the data page's commands name them
     (as typed on the command line); by default ``path`` as given and ``build``.
+    ``stages``: see :class:`Stages` (by default, each stage's function).
     """
+    stages = stages or Stages()
     t0 = time.perf_counter()
     try:
         out_dir = out_dir.resolve()
@@ -120,7 +149,7 @@ def build(path: Path, out_dir: Path, site: bool = True, shown: tuple[str, str] |
         return Checked(None, [_error(f"the output path cannot be used: {exc}", out_dir, "choose a folder with -o")], {})
     if out_dir.exists() and not out_dir.is_dir():
         return Checked(None, [_error("the output path is a file, not a folder; it was left untouched", out_dir, "choose a folder with -o")], {})
-    result = check(path)
+    result = check(path, stages)
     result.timings["check"] = time.perf_counter() - t0
     if not result.ok or result.program is None:
         return result
@@ -131,7 +160,7 @@ def build(path: Path, out_dir: Path, site: bool = True, shown: tuple[str, str] |
             _clean_after_killed_builds(out_dir)
             staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.building-", dir=out_dir.parent))
             locks.enter_context(_locked(staging))
-            _emit_all(result, staging, site, shown or (str(path), "build"))
+            _emit_all(result, staging, site, shown or (str(path), "build"), stages)
             if result.ok:
                 foreign = _foreign_entries(out_dir, staging)
                 if foreign:
@@ -150,14 +179,14 @@ def build(path: Path, out_dir: Path, site: bool = True, shown: tuple[str, str] |
     return result
 
 
-def _emit_all(result: Checked, staging: Path, site: bool, shown: tuple[str, str]) -> None:
+def _emit_all(result: Checked, staging: Path, site: bool, shown: tuple[str, str], stages: Stages) -> None:
     """Python package → odds (computed by that package) → JSON → pages → site."""
     from . import odds, pyload, to_json, to_pages, to_python
 
     program = result.program
     assert program is not None
     t = time.perf_counter()
-    to_python.write_package(program, staging / "python")
+    to_python.write_package(program, staging / "python", stages.generate(program))
     result.timings["python"] = time.perf_counter() - t
     t = time.perf_counter()
     package = pyload.load_package(staging / "python")
@@ -171,7 +200,7 @@ def _emit_all(result: Checked, staging: Path, site: bool, shown: tuple[str, str]
     if problems:
         return
     t = time.perf_counter()
-    to_pages.write_docs(program, staging, package, to_json.odds_doc(odds_tables)["tables"], to_pages.Invocation(*shown))
+    to_pages.write_docs(program, staging, package, to_json.odds_doc(odds_tables)["tables"], to_pages.Invocation(*shown), stages.pages)
     result.timings["docs"] = time.perf_counter() - t
     if site:
         t = time.perf_counter()

@@ -12,6 +12,7 @@ pages and terminals), a file over :data:`MAX_FILE_BYTES` and a rulebook over
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from rulebook.rules_dsl import nodes as n
@@ -94,8 +95,13 @@ def rule_files(path: Path) -> list[Path]:
     return _find(path)[0]
 
 
-def load(path: Path) -> tuple[list[n.Module], dict[str, str], list[Diagnostic]]:
-    """Parse every file of the rulebook at ``path``; never raises on bad input."""
+Parse = Callable[[str, str], tuple[n.Module, list[Diagnostic]]]
+"""What parses one file's text (and its name as shown): :func:`rulebook.rules_dsl.parser.parse`,
+or a caller's version of it that remembers (``rulebook serve``)."""
+
+
+def load(path: Path, parse: Parse = parse) -> tuple[list[n.Module], dict[str, str], list[Diagnostic]]:
+    """Parse every file of the rulebook at ``path`` with ``parse``; never raises on bad input."""
     modules: list[n.Module] = []
     sources: dict[str, str] = {}
     where = escaped(str(path))

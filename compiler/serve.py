@@ -21,7 +21,7 @@ How an edit becomes a reloaded page (and why):
    writes). Files whose text did not change are not parsed again (the parser is
    a pure function of the text). When what the Python generator reads is as it
    was (a prose edit that moves no declaration), the package is not generated
-   again (:meth:`Preview._generating_once`), and a module whose bytes did not
+   again (:meth:`_Remembering.generate`), and a module whose bytes did not
    change is not compiled again (:mod:`rulebook.compiler.pyload`). Each worked
    example, test vector and odds table is remembered under the generated code and
    data it can reach (:mod:`rulebook.compiler.reads`): a prose edit resolves none
@@ -70,7 +70,8 @@ import urllib.parse
 from pathlib import Path
 
 from rulebook.rules_dsl.diagnostics import escaped, render_all
-from . import reads
+
+from . import driver, reads
 
 EVENTS = "/__rulebook__/events"
 """The Server-Sent Events stream pages listen on."""
@@ -109,8 +110,8 @@ class Preview:
         self.ready = threading.Condition()
         self.templates = None  # the theme's compiled templates (to_pages.CompiledTemplates), from the first rebuild on
         self.parsed: dict[tuple[str, str], tuple] = {}  # (text, file name) → parse's answer, for the last build's files
-        self.generated: tuple[bytes, str, dict[str, str]] | None = None  # last build's package: see _generating_once
-        self.pages = None  # the last build's section pages (to_pages.PageMemo): see _rendering_once
+        self.generated: tuple[bytes, str, dict[str, str]] | None = None  # last build's package: see _Remembering.generate
+        self.pages = None  # the last build's section pages (to_pages.PageMemo): see _Remembering
         self.theme_files: list[tuple[str, str]] | None = None  # the theme's static files (path, folder): _theme_files_once
         from rulebook.rules_dsl import parser
 
@@ -120,11 +121,11 @@ class Preview:
 
     def build_all(self) -> bool:
         """The first build, with the site (as ``rulebook build``)."""
-        from . import driver
-
         t0 = time.perf_counter()
-        with self._parsing_once(), self._generating_once(), self._rendering_once(), reads.across_builds():
-            result = driver.build(self.rulebook, self.live, site=True)
+        stages = _Remembering(self)
+        with reads.across_builds():
+            result = driver.build(self.rulebook, self.live, site=True, stages=stages)
+        self.parsed = stages.parsed
         if not self._report(result):
             return False
         self._render([], everything=False)  # MkDocs warmed up: the theme's templates compiled, its files listed
@@ -148,11 +149,11 @@ class Preview:
                 gc.enable()
 
     def _rebuild(self) -> bool:
-        from . import driver
-
         t0 = time.perf_counter()
-        with self._parsing_once(), self._generating_once(), self._rendering_once(), reads.across_builds():
-            result = driver.build(self.rulebook, self.next, site=False)
+        stages = _Remembering(self)
+        with reads.across_builds():
+            result = driver.build(self.rulebook, self.next, site=False, stages=stages)
+        self.parsed = stages.parsed
         timings = {"no-site build": time.perf_counter() - t0, **result.timings}  # its stages after it
         if not self._report(result):
             return False
@@ -169,92 +170,6 @@ class Preview:
         self.changed = changed
         self._publish()
         return True
-
-    @contextlib.contextmanager
-    def _parsing_once(self):
-        """During one build, a file whose text the previous build parsed is not parsed again:
-        :func:`rulebook.rules_dsl.parser.parse` is a pure function of the text and the file
-        name, and its nodes are immutable. Only the files of this build are kept."""
-        from . import loader
-
-        parse, used = loader.parse, {}
-
-        def remembered(text: str, filename: str):
-            key = (text, filename)
-            module, diags = self.parsed[key] if key in self.parsed else parse(text, filename)
-            used[key] = (module, diags)
-            return module, list(diags)
-
-        loader.parse = remembered
-        try:
-            yield
-        finally:
-            loader.parse = parse
-            self.parsed = used
-
-    @contextlib.contextmanager
-    def _generating_once(self):
-        """During one build, the Python package is not generated again when what
-        :func:`rulebook.compiler.to_python.generate` reads — the ``rulebook`` declaration, the
-        declarations and the worked examples, source positions included — pickles (without the
-        memo, so sharing does not matter) to the same bytes as in the previous build: equal values
-        of the same types, so the same code. The one thing it reads beside them is the sources'
-        content hash (``CONTENT_HASH`` of ``__init__.py``, :func:`rulebook.compiler.to_json.content_hash`):
-        the kept package gets the new one. A prose edit that moves no declaration is such an
-        edit; any other edit, or an IR that does not pickle, generates the package."""
-        import hashlib
-        import io
-        import pickle
-
-        from . import to_python
-        from .to_json import content_hash
-
-        generate = to_python.generate
-
-        def remembered(program) -> dict[str, str]:
-            out = io.BytesIO()
-            pickler = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
-            pickler.fast = True  # no memo: the bytes depend on the values, not on which objects are shared
-            try:
-                pickler.dump((program.rulebook, program.decls, program.examples))
-            except (pickle.PicklingError, TypeError, AttributeError, ValueError, RecursionError):
-                return generate(program)
-            key, digest = out.getvalue(), content_hash(program)
-            if self.pages is not None:
-                self.pages.program = hashlib.sha256(key).digest()  # what the section pages read of the program: _rendering_once
-            files = _with_hash(self.generated, key, digest)
-            if files is None:
-                files = generate(program)
-            self.generated = (key, digest, files)
-            return dict(files)
-
-        to_python.generate = remembered
-        try:
-            yield
-        finally:
-            to_python.generate = generate
-
-    @contextlib.contextmanager
-    def _rendering_once(self):
-        """During one build, a section page is not rendered again when nothing it reads changed
-        (:class:`rulebook.compiler.to_pages.PageMemo`): its key starts from the digest of what
-        the Python generator reads, which :meth:`_generating_once` takes for this build (no
-        digest, no page reused)."""
-        from . import to_pages
-
-        if self.pages is None:
-            self.pages = to_pages.PageMemo()
-        self.pages.program = None
-        write_docs = to_pages.write_docs
-
-        def remembered(program, out_dir, package, odds, shown, memo=None):
-            return write_docs(program, out_dir, package, odds, shown, memo=self.pages)
-
-        to_pages.write_docs = remembered
-        try:
-            yield
-        finally:
-            to_pages.write_docs = write_docs
 
     def _report(self, result) -> bool:
         """Print the diagnostics; on errors keep them for the banner and tell the browsers."""
@@ -376,6 +291,62 @@ class Preview:
                                  html.escape(self.errors))).encode()
         at = data.rfind(b"</body>")
         return data + extra if at < 0 else data[:at] + extra + data[at:]
+
+
+class _Remembering(driver.Stages):
+    """The stages of one build of a :class:`Preview` (:class:`rulebook.compiler.driver.Stages`),
+    answering from what the previous build kept when what a stage reads is as it was."""
+
+    def __init__(self, preview: Preview) -> None:
+        from . import to_pages
+
+        self.preview = preview
+        self.parsed: dict[tuple[str, str], tuple] = {}  # this build's files: what the next build may reuse
+        if preview.pages is None:
+            preview.pages = to_pages.PageMemo()
+        preview.pages.program = None  # no page is reused until generate() has the digest of this build's program
+        self.pages = preview.pages
+
+    def parse(self, text: str, filename: str) -> tuple:
+        """A file whose text the previous build parsed is not parsed again:
+        :func:`rulebook.rules_dsl.parser.parse` is a pure function of the text and the file
+        name, and its nodes are immutable. Only the files of this build are kept."""
+        key = (text, filename)
+        module, diags = self.preview.parsed[key] if key in self.preview.parsed else super().parse(text, filename)
+        self.parsed[key] = (module, diags)
+        return module, list(diags)
+
+    def generate(self, program) -> dict[str, str]:
+        """The Python package is not generated again when what
+        :func:`rulebook.compiler.to_python.generate` reads — the ``rulebook`` declaration, the
+        declarations and the worked examples, source positions included — pickles (without the
+        memo, so sharing does not matter) to the same bytes as in the previous build: equal values
+        of the same types, so the same code. The one thing it reads beside them is the sources'
+        content hash (``CONTENT_HASH`` of ``__init__.py``, :func:`rulebook.compiler.to_json.content_hash`):
+        the kept package gets the new one. A prose edit that moves no declaration is such an
+        edit; any other edit, or an IR that does not pickle, generates the package. The digest
+        of those bytes is also what the section pages read of the program
+        (:class:`rulebook.compiler.to_pages.PageMemo`)."""
+        import hashlib
+        import io
+        import pickle
+
+        from .to_json import content_hash
+
+        out = io.BytesIO()
+        pickler = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
+        pickler.fast = True  # no memo: the bytes depend on the values, not on which objects are shared
+        try:
+            pickler.dump((program.rulebook, program.decls, program.examples))
+        except (pickle.PicklingError, TypeError, AttributeError, ValueError, RecursionError):
+            return super().generate(program)
+        key, digest = out.getvalue(), content_hash(program)
+        self.pages.program = hashlib.sha256(key).digest()
+        files = _with_hash(self.preview.generated, key, digest)
+        if files is None:
+            files = super().generate(program)
+        self.preview.generated = (key, digest, files)
+        return dict(files)
 
 
 def _with_hash(generated: tuple[bytes, str, dict[str, str]] | None, key: bytes, digest: str) -> dict[str, str] | None:
@@ -582,7 +553,6 @@ def _rebuild_and_log(preview: Preview) -> None:
 
 
 def main(args) -> int:
-    from . import driver
 
     rulebook = (args.rulebook or driver.DEFAULT_RULEBOOK)
     if not rulebook.exists():

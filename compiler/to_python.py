@@ -1455,11 +1455,13 @@ def generate(program: ir.Program) -> dict[str, str]:
     }
 
 
-def write_package(program: ir.Program, folder: Path) -> list[Path]:
+def write_package(program: ir.Program, folder: Path, generated: dict[str, str] | None = None) -> list[Path]:
     """Write the package under ``folder`` (created), with what makes it a standalone
-    project (:mod:`rulebook.compiler.to_project`); returns the files written."""
+    project (:mod:`rulebook.compiler.to_project`); returns the files written.
+    ``generated``: :func:`generate`'s answer for ``program``, when the caller has it."""
     written = []
-    files = {rel: text.encode("utf-8") for rel, text in generate(program).items()} | project_files(program, package_name(program))
+    modules = generate(program) if generated is None else generated
+    files = {rel: text.encode("utf-8") for rel, text in modules.items()} | project_files(program, package_name(program))
     for rel, data in files.items():
         path = folder / rel
         path.parent.mkdir(parents=True, exist_ok=True)
