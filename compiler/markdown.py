@@ -191,6 +191,32 @@ def _formatter(lines: bool):
     return HtmlFormatter(nowrap=True, lineseparator="\n") if lines else HtmlFormatter(nowrap=True)
 
 
+VERBATIM_OPEN = "<!--rb-verbatim-->"
+VERBATIM_CLOSE = "<!--/rb-verbatim-->"
+"""The markers around a block of finished HTML that Python-Markdown is not given
+(:mod:`rulebook.compiler.mkdocs_raw` takes it out of the page before the conversion
+and puts it back after). No text from a rules file can write them: its ``<`` is
+always escaped (:func:`esc`, :func:`attr`, Pygments)."""
+
+
+def verbatim(block: str) -> str:
+    """A block of finished HTML (no Markdown inside, no blank line, every line starting
+    with a tag) between the verbatim markers, for a page's top level (after a blank
+    line, before a blank line or the end).
+
+    The site gets it byte for byte as Python-Markdown would have passed it through,
+    without Markdown parsing it tag by tag to find its end (a rules source listing is
+    most of its page's bytes)."""
+    if VERBATIM_OPEN in block or VERBATIM_CLOSE in block:
+        raise ValueError("a verbatim block cannot hold the verbatim markers")
+    if not (block.startswith("<") and block.endswith(">")) or _LINE_NOT_A_TAG.search(block):
+        raise ValueError("every line of a verbatim block starts with a tag, and the block ends with one")
+    return VERBATIM_OPEN + block + VERBATIM_CLOSE
+
+
+_LINE_NOT_A_TAG = re.compile(r"\n(?!<)")
+
+
 def highlight(code: str, lang: str = "rules") -> str:
     """Source code → highlighted HTML block (Pygments; ``rules`` is the project's lexer).
 

@@ -13,7 +13,9 @@ formula, options, choices, limits, a link to its builder page),
 datasheet pages (one card per catalog entry), an index of every datasheet that
 filters in the browser, the special rules A–Z, a quick-reference sheet, and,
 for designers, the front matter, the data for tools and the rules source of
-every file (not in the navigation). What only designers need — declaration
+every file (not in the navigation; finished HTML, marked by
+:func:`rulebook.compiler.markdown.verbatim` so that Python-Markdown never parses
+it: :mod:`rulebook.compiler.mkdocs_raw`). What only designers need — declaration
 names, types, the rules source, test-style expectations — sits in ``.rb-tech``
 blocks that the technical-details switch shows.
 
@@ -64,7 +66,7 @@ from .evaluations import evaluated
 from .i18n import N_, _, ngettext
 from .markdown import (
     abbr_term, abbr_text, anchor, attr, bar_width, esc, exact_probability, highlight, highlight_lines, inlines, link,
-    number, percent, percent_sign, plain,
+    number, percent, percent_sign, plain, verbatim,
 )
 from .readable import Readable, fold, looks_like_code, quoted
 from .types import T
@@ -166,6 +168,7 @@ def environment(lang: i18n.Language | None = None) -> jinja2.Environment:
     env.install_gettext_translations((lang or i18n.current()).translations, newstyle=True)  # type: ignore[attr-defined]
     env.policies["json.dumps_function"] = _yaml_json
     env.filters["attr"] = attr
+    env.filters["verbatim"] = verbatim
     return env
 
 
