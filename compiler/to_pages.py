@@ -2009,7 +2009,7 @@ def run_mkdocs(out_dir: Path) -> str | None:
     env["PYTHONHASHSEED"] = "0"
     site = out_dir / "site"
     proc = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-f", str(out_dir / "mkdocs.yml"), "-d", str(site)],
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(out_dir / "mkdocs.yml"), "-d", str(site)],
         capture_output=True, text=True, env=env, cwd=out_dir, preexec_fn=_dies_with_parent(),
     )
     if proc.returncode != 0:

@@ -91,3 +91,20 @@ def test_site_shows_section_vi(built):
     html = next(built.glob("site/*iniciativa-y-disparos.html")).read_text(encoding="utf-8")
     for needle in ("Perfiles de armas", "pistola", "Resolución del impacto", "rb-steps", "rb-example", 'class="kd"'):
         assert needle in html, needle
+
+
+def test_a_warning_of_mkdocs_fails_the_site(tmp_path):
+    """``--strict`` counts MkDocs' warnings: a page linking to an anchor no page has (a
+    mistake of the page generator; rules text cannot write a raw link) fails the site
+    with MkDocs' message, instead of being dropped by a quiet log."""
+    from rulebook.compiler import driver, to_pages
+
+    rules = tmp_path / "r.rules"
+    rules.write_text('```rules\nrulebook prueba "Prueba" version "1.0" lang "es"\nsection I "Todo"\n```\n\nTexto.\n', encoding="utf-8")
+    out = tmp_path / "out"
+    assert driver.build(rules, out, site=False).ok
+    assert to_pages.run_mkdocs(out) is None
+    page = next((out / "docs").glob("01-*.md"))
+    page.write_text(page.read_text(encoding="utf-8") + "\n[roto](datos.md#no-existe)\n", encoding="utf-8")
+    error = to_pages.run_mkdocs(out)
+    assert error is not None and "no-existe" in error
