@@ -153,8 +153,64 @@ def _module(data: bytes) -> _Module:
 
 
 def _cut(text: str) -> _Module:
-    lines = text.splitlines(keepends=True)
+    """``text`` (a generated module) cut into its pieces: each top-level statement is worked
+    out from its own text (:func:`_statements`), remembered by that text, so an edit that
+    changes one catalog parses only the statements it changed."""
     module, glob, roots = _Module(), hashlib.sha256(), set()
+    for chunk in _chunks(text):
+        for chunk_digest, names, scalar, used, registry in _statements(chunk):
+            if names is None or scalar:  # run on import, or read by name from outside (LANG): in every key
+                glob.update(chunk_digest.encode())
+            if names is None:
+                roots.update(used)  # what runs on import may read any definition
+                continue
+            module.definitions.append((chunk_digest, names, used))
+            if registry is not None:
+                module.elements[names[0]] = registry
+    module.global_digest = glob.hexdigest()
+    module.roots = frozenset(roots)
+    return module
+
+
+_STARTS = re.compile(r"^(?=[^\s#)\]}])", re.MULTILINE)
+"""Where a line may start a top-level statement: at its first column, not a comment, not
+a closing bracket (generated code indents everything else; a string that spans lines
+at the first column makes a piece that does not parse, and the module is cut whole)."""
+
+
+def _chunks(text: str) -> list[str]:
+    """``text`` cut before each line that may start a top-level statement; a decorator
+    keeps what it decorates. Pieces that do not parse alone: the whole text, one piece."""
+    starts = [m.start() for m in _STARTS.finditer(text)]
+    if not starts or starts[0] != 0:
+        starts.insert(0, 0)
+    pieces = [text[a:b] for a, b in zip(starts, starts[1:] + [len(text)])]
+    merged: list[str] = []
+    for piece in pieces:
+        if merged and merged[-1].startswith("@"):
+            merged[-1] += piece
+        else:
+            merged.append(piece)
+    try:
+        for piece in merged:
+            _statements(piece)
+    except SyntaxError:
+        return [text]
+    return merged
+
+
+_STATEMENTS: dict[str, tuple] = {}
+""":func:`_statements` by the text of the piece (bounded: see :func:`_statements`)."""
+
+
+def _statements(chunk: str) -> tuple:
+    """Each top-level statement of ``chunk``: (digest of its text, names it binds or None,
+    whether it assigns a constant, the identifiers its text uses, its registry elements
+    when it binds one of :data:`REGISTRIES`, else None)."""
+    found = _STATEMENTS.get(chunk)
+    if found is not None:
+        return found
+    lines = chunk.splitlines(keepends=True)
 
     def piece(node: ast.AST) -> str:
         first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())])
@@ -163,21 +219,21 @@ def _cut(text: str) -> _Module:
     def digest(text: str) -> str:
         return hashlib.sha256(text.encode()).hexdigest()
 
-    for node in ast.parse(text).body:
+    out = []
+    for node in ast.parse(chunk).body:
         names = _bound(node)
-        chunk = piece(node)
-        if names is None or _scalar(node):  # run on import, or read by name from outside (LANG): in every key
-            glob.update(digest(chunk).encode())
+        text = piece(node)
         if names is None:
-            if not isinstance(node, (ast.Import, ast.ImportFrom)) and not _docstring(node):
-                roots.update(_IDENTIFIER.findall(chunk))  # what runs on import may read any definition
-            continue
-        module.definitions.append((digest(chunk), names, frozenset(_IDENTIFIER.findall(chunk))))
-        if len(names) == 1 and names[0] in REGISTRIES:
-            module.elements[names[0]] = _elements(node.value, piece, digest)  # type: ignore[attr-defined]
-    module.global_digest = glob.hexdigest()
-    module.roots = frozenset(roots)
-    return module
+            used = frozenset() if isinstance(node, (ast.Import, ast.ImportFrom)) or _docstring(node) else frozenset(_IDENTIFIER.findall(text))
+        else:
+            used = frozenset(_IDENTIFIER.findall(text))
+        registry = _elements(node.value, piece, digest) if names is not None and len(names) == 1 and names[0] in REGISTRIES else None  # type: ignore[attr-defined]
+        out.append((digest(text), names, names is not None and _scalar(node), used, registry))
+    found = tuple(out)
+    if len(_STATEMENTS) > 65536:
+        _STATEMENTS.clear()
+    _STATEMENTS[chunk] = found
+    return found
 
 
 def _bound(node: ast.stmt) -> tuple[str, ...] | None:

@@ -5,6 +5,7 @@ the shared results are what a fresh resolution gives."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -190,3 +191,17 @@ def test_a_package_loaded_again_elsewhere_reuses_its_compiled_code_under_its_own
     assert [evaluate(again, x).checks for x in again.examples.EXAMPLES] == [evaluate(first, x).checks for x in first.examples.EXAMPLES]
     edited = _package(text.replace("regular  | 2 | todos", "regular  | 3 | todos"), tmp_path / "c")
     assert edited.data.TABLE_dados_calidad["regular"].dados == 3
+
+
+def test_a_module_cut_statement_by_statement_is_the_module_cut_whole(tmp_path, monkeypatch):
+    """reads parses a generated module one top-level statement at a time (each remembered by
+    its text, so a data edit parses only the catalog it changed): the pieces and keys are
+    those of parsing the module whole, for every module of a package."""
+    package = _package(RULES.read_text(encoding="utf-8"), tmp_path / "a")
+    folder = Path(package.__file__).parent
+    texts = [path.read_text(encoding="utf-8") for path in sorted(folder.glob("*.py"))]
+    assert any(len(reads._chunks(text)) > 10 for text in texts)  # the catalogs' module is cut
+    pieces = [reads._cut(text) for text in texts]
+    monkeypatch.setattr(reads, "_chunks", lambda text: [text])
+    monkeypatch.setattr(reads, "_STATEMENTS", {})
+    assert [reads._cut(text) for text in texts] == pieces
