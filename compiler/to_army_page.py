@@ -5,13 +5,22 @@ Reads the army documents and the roster schema the build already wrote
 :mod:`rulebook.compiler.to_armies`) and the page map of :class:`rulebook.compiler.to_pages.PageBuilder`
 (page names, the href of each entry's card). Writes, for each army,
 ``docs/ejercito.md`` (``ejercito-<army>.md`` when a rulebook declares several) through
-``site/templates/ejercito.md.j2``, and copies ``site/assets/army-*`` next to the
-other assets. The page embeds the army document and the roster schema as
-JSON (``<script type="application/json">``, ``<`` ``>`` ``&`` written as
-``\\u00xx`` so no text can close the script) and loads
-``assets/army-validator.js`` (the port of :mod:`rulebook.compiler.roster`) and
-``assets/army-builder.js`` (the page); nothing is fetched, so it works from
-``file://``.
+``site/templates/ejercito.md.j2``, its data beside the assets as
+``docs/assets/armies/<page>.js`` (``ejercito.js``), and copies ``site/assets/army-*``
+next to the other assets.
+
+The data (the army document with the rulebook's content hash, the roster
+schema, card links, the interface's phrases, the roster limits) is a script,
+``window.rbArmyData = <JSON>;``, not part of the page: the page's Markdown then
+changes only when its own words do (a prose edit changes the content hash, and
+``rulebook serve`` converts again only the pages whose Markdown changed), and a
+browser caches the data like any asset. The JSON is a JSON literal (so a JS
+expression) with ``<`` ``>`` ``&`` U+2028 U+2029 written as ``\\u....``: no
+text can end the expression, nor a ``<script>`` if it were ever inlined. The
+page loads, with ``<script src>`` (which works from ``file://``, where ``fetch``
+does not), the data, ``assets/army-validator.js`` (the port of
+:mod:`rulebook.compiler.roster`) and ``assets/army-builder.js`` (the page), in
+that order; nothing else is requested.
 
 Entry point: :func:`write_pages` → the navigation entries of the pages written.
 The interface's phrases come from the gettext catalogs (:mod:`rulebook.compiler.i18n`);
@@ -33,12 +42,25 @@ from .to_armies import ROSTER_MAX_BYTES, ROSTER_MAX_UNITS
 SITE_ASSETS = Path(__file__).resolve().parent.parent / "site" / "assets"
 ASSETS = ("army-validator.js", "army-builder.js", "army-builder.css")
 NAV_TITLE = N_("Army builder")
+DATA_FOLDER = "assets/armies"  # under docs/: one army's data, <page stem>.js (page names are unique slugs)
+DATA_GLOBAL = "rbArmyData"  # what site/assets/army-builder.js reads
 
 
 def script_json(data: dict) -> str:
-    """JSON that can sit inside ``<script type="application/json">`` whatever its texts hold."""
+    """JSON that no text can break out of, in a script file or inside ``<script>``: a JSON
+    literal with ``<`` ``>`` ``&`` U+2028 U+2029 escaped (the same JSON text, read by ``JSON.parse``
+    or as a JS expression)."""
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
+def data_script(data: dict) -> str:
+    """The text of ``docs/assets/armies/<page>.js``: ``window.rbArmyData = <JSON literal>;``.
+
+    >>> print(data_script({"title": "</script>"}), end="")
+    window.rbArmyData = {"title":"\\u003c/script\\u003e"};
+    """
+    return f"window.{DATA_GLOBAL} = {script_json(data)};\n"
 
 
 def interface_text() -> dict[str, str]:
@@ -69,7 +91,8 @@ def interface_text() -> dict[str, str]:
 
 
 def write_pages(pb, out_dir: Path, docs: Path, env: jinja2.Environment, weight: float) -> list[dict]:
-    """Write the builder page of every army document of ``out_dir/json/armies``.
+    """Write the builder page of every army document of ``out_dir/json/armies``, and its data
+    script (``docs/assets/armies/<page stem>.js``, :func:`data_script`).
 
     ``pb`` is the site's :class:`rulebook.compiler.to_pages.PageBuilder` (page names,
     card links and the search index, where the page gets ``weight``). Returns
@@ -98,7 +121,10 @@ def write_pages(pb, out_dir: Path, docs: Path, env: jinja2.Environment, weight: 
         title = _(NAV_TITLE) if len(docs_list) == 1 else f"{_(NAV_TITLE)}: {army['title']}"
         data = {"army": army, "schema": schema, "links": links, "text": interface_text(),
                 "limits": {"bytes": ROSTER_MAX_BYTES, "units": ROSTER_MAX_UNITS}}  # the same as `rulebook roster validate`
-        text = env.get_template("ejercito.md.j2").render(title=esc(title), army_title=esc(army["title"]), data=script_json(data))
+        script = f"{DATA_FOLDER}/{Path(page).stem}.js"
+        (docs / DATA_FOLDER).mkdir(parents=True, exist_ok=True)
+        (docs / script).write_text(data_script(data), encoding="utf-8")
+        text = env.get_template("ejercito.md.j2").render(title=esc(title), army_title=esc(army["title"]), data_src=script)
         (docs / page).write_text(text, encoding="utf-8")
         pb.index(title, pb.site_href(page), _(NAV_TITLE), weight, army["title"])
         nav.append({"title": title, "path": page})

@@ -323,7 +323,7 @@ def schema_keywords(schema: dict) -> set[str]:
 # ---------------------------------------------------------------------- the test
 
 JS_CHECK = """
-const data = JSON.parse(document.getElementById('rb-army-data').textContent);
+const data = window.rbArmyData;
 return arguments[0].map(r => {
   const problems = rbArmyCore.schemaProblems(data.schema, r);
   return problems.length ? {schema: problems.map(p => p.path).sort()} : rbArmyCore.validate(data.army, r);
@@ -351,8 +351,8 @@ def test_builder_and_validator_agree_on_random_rosters(bundled_builds, tmp_path,
         expected.append({"schema": problems} if problems else rosters.validate(army, case))
     with served(build / "site") as url, chromium() as driver:
         open_builder(driver, url + BUILDER_PAGE)
-        embedded = driver.execute_script("return JSON.parse(document.getElementById('rb-army-data').textContent).army")
-        assert embedded == army, "the page must embed the army document the command line reads"
+        embedded = driver.execute_script("return window.rbArmyData.army")
+        assert embedded == army, "the page must load the army document the command line reads"
         supported = set(driver.execute_script("return rbArmyCore.SCHEMA_KEYWORDS"))
         assert schema_keywords(schema) <= supported, "the roster schema uses keywords the page cannot check"
         got = driver.execute_script(JS_CHECK, cases)

@@ -1,11 +1,13 @@
 /*
  * The army builder page: build, check, save, load, share and print a roster.
  *
- * Reads the page's <script type="application/json" id="rb-army-data">, written
- * by compiler/to_army_page.py: {army (the army document, json/armies/<id>.json),
- * schema (schemas/roster.schema.json), links ({entries, troops}: id → href of
- * the card on this site), text (the interface's phrases in the rulebook's
- * language)}. Every cost, total and message comes from
+ * Reads window.rbArmyData, set by the script the page loads before this one
+ * (<script id="rb-army-data" src="assets/armies/<page>.js">, written by
+ * compiler/to_army_page.py; a script file, not fetched, so it works from
+ * file://): {army (the army document, json/armies/<id>.json), schema
+ * (schemas/roster.schema.json), links ({entries, troops}: id → href of the card
+ * on this site), text (the interface's phrases in the rulebook's language),
+ * limits (the command line's roster limits)}. Every cost, total and message comes from
  * window.rbArmyCore.validate (site/assets/army-validator.js), the port of
  * compiler/roster.py: this file knows no game.
  *
@@ -21,10 +23,9 @@
   "use strict";
 
   const core = window.rbArmyCore;
-  const dataNode = document.getElementById("rb-army-data");
+  const DATA = window.rbArmyData;
   const root = document.getElementById("rb-army");
-  if (!core || !dataNode || !root) return;
-  const DATA = JSON.parse(dataNode.textContent);
+  if (!core || !DATA || !root) return;
   const army = DATA.army, schema = DATA.schema, T = DATA.text, L = army.labels;
   const links = DATA.links || { entries: {}, troops: {} };
   const LIMITS = DATA.limits || { bytes: 1000000, units: 1000 };  // the command line's limits (compiler/roster.py)

@@ -1,10 +1,12 @@
-"""The army builder page as built (no browser): what it embeds, where it is linked, what it escapes.
+"""The army builder page as built (no browser): what it loads, where it is linked, what it escapes.
 
 Every bundled rulebook with an army declaration gets ``ejercito.html`` in its
-site and navigation, embedding exactly the army document and roster schema of
-its build; a rulebook without one gets no page. The embedded JSON cannot close
-its ``<script>`` whatever a rules text holds. (The page in use is tested in
-tests/browser/test_army_builder.py and tests/test_army_agreement.py.)
+site and navigation, loading (``assets/armies/ejercito.js``) exactly the army
+document and roster schema of its build; a rulebook without one gets no page.
+The data's JSON cannot end its script whatever a rules text holds, and is not
+in the page's Markdown (which must then not change with every edit of the
+rules). (The page in use is tested in tests/browser/test_army_builder.py and
+tests/test_army_agreement.py.)
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from __future__ import annotations
 import html
 import json
 import re
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -21,20 +25,31 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from bundled import BUNDLED, bundled_builds  # noqa: E402,F401 - the fixture
 
-from rulebook.compiler.to_army_page import script_json  # noqa: E402
+from army_data import army_data  # noqa: E402
 
-DATA_SCRIPT = re.compile(r'<script type="application/json" id="rb-army-data">(.*?)</script>', re.S)
+from rulebook.compiler.to_army_page import data_script, script_json  # noqa: E402
+
+HOSTILE = {"name": "</script><script>alert(1)</script> <!-- & \u2028 \u2029 é \"}; alert(2); //"}
 
 
 def test_embedded_json_cannot_close_its_script():
-    hostile = {"name": "</script><script>alert(1)</script> <!-- & \u2028 é"}
-    text = script_json(hostile)
-    assert "<" not in text and ">" not in text and "&" not in text and "\u2028" not in text
-    assert json.loads(text) == hostile
+    text = script_json(HOSTILE)
+    assert "<" not in text and ">" not in text and "&" not in text and "\u2028" not in text and "\u2029" not in text
+    assert json.loads(text) == HOSTILE
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js to run the data script")
+def test_data_script_sets_exactly_the_data_whatever_its_texts_hold():
+    script = data_script(HOSTILE)
+    run = "const vm = require('vm'); const window = {}; vm.runInNewContext(process.argv[1], {window}); " \
+          "process.stdout.write(JSON.stringify([Object.keys(window), window.rbArmyData]))"
+    proc = subprocess.run(["node", "-e", run, script], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == [["rbArmyData"], HOSTILE]
 
 
 @pytest.mark.parametrize("rulebook", BUNDLED)
-def test_builder_page_embeds_the_build_army_document(bundled_builds, rulebook):
+def test_builder_page_loads_the_build_army_document(bundled_builds, rulebook):
     build = bundled_builds[rulebook]
     armies = sorted((build / "json" / "armies").glob("*.json")) if (build / "json" / "armies").is_dir() else []
     page = build / "site" / "ejercito.html"
@@ -44,14 +59,17 @@ def test_builder_page_embeds_the_build_army_document(bundled_builds, rulebook):
         return
     assert len(armies) == 1, "one army per bundled rulebook: the page is ejercito.html"
     text = page.read_text(encoding="utf-8")
-    (found,) = DATA_SCRIPT.findall(text)
-    data = json.loads(found)
+    data = army_data(page)
     assert data["army"] == json.loads(armies[0].read_text(encoding="utf-8"))
+    assert army_data(build / "docs" / "ejercito.md") == data
+    # the page's Markdown holds none of the data: an edit of the rules (a new content hash) leaves it as it is
+    assert data["army"]["content_hash"] not in (build / "docs" / "ejercito.md").read_text(encoding="utf-8")
     assert data["schema"] == json.loads((build / "schemas" / "roster.schema.json").read_text(encoding="utf-8"))
     assert '"ejercito.md"' in mkdocs
     for asset in ("army-validator.js", "army-builder.js", "army-builder.css"):
         assert (build / "site" / "assets" / asset).is_file()
         assert f'assets/{asset}"' in text
+    assert text.index('id="rb-army-data"') < text.index('src="assets/army-validator.js"') < text.index('src="assets/army-builder.js"')
     # every entry's card link points at a page of the site, at an anchor that page has
     pages: dict[str, str] = {}
     for entry_id, href in data["links"]["entries"].items():
@@ -73,3 +91,25 @@ def test_home_page_links_to_the_builder_when_there_is_one(bundled_builds, rulebo
         assert builders == [("ejercito.html", "Creador de ejércitos")], tiles
     else:
         assert builders == [], tiles
+
+
+def test_a_prose_edit_in_serve_renews_the_data_script_not_the_page(tmp_path):
+    """``rulebook serve``: a prose edit changes the content hash, which the army document
+    carries; the builder page's Markdown stays as it was (MkDocs does not convert it again)
+    and the served page loads the new data."""
+    from rulebook.compiler.serve import Preview
+
+    rulebook = tmp_path / "mini"
+    shutil.copytree(Path(__file__).parents[1] / "data" / "armies" / "mini", rulebook)
+    rules = rulebook / "00-mini.rules"
+    rules.write_text(rules.read_text(encoding="utf-8") + "\nUna frase de prosa.\n", encoding="utf-8")
+    preview = Preview(rulebook, tmp_path / "work", log=lambda text: None)
+    assert preview.build_all()
+    page = preview.site / "ejercito.html"
+    before = army_data(page)["army"]["content_hash"]
+    rules.write_text(rules.read_text(encoding="utf-8").replace("Una frase", "Otra frase"), encoding="utf-8")
+    assert preview.rebuild()
+    assert "ejercito.md" not in preview.changed and "assets/armies/ejercito.js" in preview.changed, preview.changed
+    after = army_data(page)["army"]
+    assert after["content_hash"] != before
+    assert after == json.loads((preview.live / "json" / "armies" / f"{after['id']}.json").read_text(encoding="utf-8"))

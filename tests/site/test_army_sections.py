@@ -22,6 +22,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from army_data import army_data  # noqa: E402
 from bundled import bundled_builds  # noqa: E402,F401 - the fixture
 from page_tree import Node, parse  # noqa: E402
 
@@ -120,9 +121,7 @@ def test_army_is_drawn_in_place_with_its_numbers(bundled_builds, rulebook):
             assert not limits
         # the link to this army's builder, which embeds this army
         (link,) = [a for a in block.find_all("a") if "rb-cards-link" in (a.parent.classes if a.parent else set())]
-        target = site / link.attrs["href"]
-        data = re.search(r'id="rb-army-data">(.*?)</script>', target.read_text(encoding="utf-8"), re.S).group(1)
-        assert json.loads(data)["army"]["id"] == army.name
+        assert army_data(site / link.attrs["href"])["army"]["id"] == army.name
 
 
 def test_1936_numbers_as_the_manual_prints_them(bundled_builds):
@@ -280,8 +279,7 @@ def test_each_army_links_to_its_own_builder(hostile):
         _page, _article, block = _army_node(site, army)
         (link,) = [a for a in block.find_all("a") if "rb-cards-link" in (a.parent.classes if a.parent else set())]
         assert link.attrs["href"] == f"ejercito-{army}.html"
-        data = re.search(r'id="rb-army-data">(.*?)</script>', (site / link.attrs["href"]).read_text(encoding="utf-8"), re.S).group(1)
-        assert json.loads(data)["army"]["id"] == army
+        assert army_data(site / link.attrs["href"])["army"]["id"] == army
 
 
 def test_card_without_cost_modifier_shows_cost_per_quality(hostile):
