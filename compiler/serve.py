@@ -28,8 +28,10 @@ How an edit becomes a reloaded page (and why):
    again, a data edit only those reading the edited declaration, an edit in a
    procedure those of the procedure and its callers; the positions they show are
    the new ones. A section or datasheet page is rendered again only when what it
-   reads changed (:class:`rulebook.compiler.to_pages.PageMemo`: a prose edit
-   renders its own section's page). Source highlighting and compiled templates
+   read changed (:class:`rulebook.compiler.to_pages.PageMemo`: what each page reads
+   is noted while it is rendered; a prose edit renders its own section's page, a
+   data edit the pages showing the edited declaration or a result that changed).
+   Source highlighting and compiled templates
    (the pages' and the theme's) are remembered too. The garbage collector is off
    during a rebuild.
 3. The Markdown tree of ``next/`` is compared with the served one file by file;
@@ -305,6 +307,7 @@ class _Remembering(driver.Stages):
         if preview.pages is None:
             preview.pages = to_pages.PageMemo()
         preview.pages.program = None  # no page is reused until generate() has the digest of this build's program
+        preview.pages.decls, preview.pages.examples = {}, []  # nor are the declarations' and examples' digests known
         self.pages = preview.pages
 
     def parse(self, text: str, filename: str) -> tuple:
@@ -324,24 +327,31 @@ class _Remembering(driver.Stages):
         of the same types, so the same code. The one thing it reads beside them is the sources'
         content hash (``CONTENT_HASH`` of ``__init__.py``, :func:`rulebook.compiler.to_json.content_hash`):
         the kept package gets the new one. A prose edit that moves no declaration is such an
-        edit; any other edit, or an IR that does not pickle, generates the package. The digest
-        of those bytes is also what the section pages read of the program
-        (:class:`rulebook.compiler.to_pages.PageMemo`)."""
+        edit; any other edit, or an IR that does not pickle, generates the package. Each
+        declaration and worked example is pickled on its own: the digest of its bytes is what the
+        pages that read it compare (:class:`rulebook.compiler.to_pages.PageMemo`), and the pages are reused
+        only once the program is known to pickle."""
         import hashlib
         import io
         import pickle
 
         from .to_json import content_hash
 
-        out = io.BytesIO()
-        pickler = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
-        pickler.fast = True  # no memo: the bytes depend on the values, not on which objects are shared
+        parts = []
         try:
-            pickler.dump((program.rulebook, program.decls, program.examples))
+            for value in (program.rulebook, *program.decls.items(), *program.examples):
+                out = io.BytesIO()
+                pickler = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
+                pickler.fast = True  # no memo: the bytes depend on the values, not on which objects are shared
+                pickler.dump(value)
+                parts.append(out.getvalue())
         except (pickle.PicklingError, TypeError, AttributeError, ValueError, RecursionError):
             return super().generate(program)
-        key, digest = out.getvalue(), content_hash(program)
+        key, digest = b"".join(parts), content_hash(program)  # pickles end with STOP: the parts can be told apart
         self.pages.program = hashlib.sha256(key).digest()
+        digests = [hashlib.sha256(part).digest() for part in parts[1:]]
+        self.pages.decls = dict(zip(program.decls, digests))
+        self.pages.examples = digests[len(program.decls):]
         files = _with_hash(self.preview.generated, key, digest)
         if files is None:
             files = super().generate(program)

@@ -52,6 +52,8 @@ import shutil
 import subprocess
 import sys
 import unicodedata
+import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -201,18 +203,146 @@ def _header_source(source: str) -> str:
     return lines[0] if lines else ""
 
 
+ALL = object()
+"""The key of a dependency on a whole mapping (a page iterated it)."""
+UNKNOWN = object()
+"""A query's answer when it cannot be known (the dependency never matches: the page is rendered again)."""
+
+
+class _Log:
+    """What the page being rendered reads (``rulebook serve``'s :class:`PageMemo`): ``deps`` maps
+    each dependency to its digest when known at once, None until asked (see
+    :meth:`PageBuilder.dependency`); ``deps`` is None while no page is noted. A dependency is a
+    key looked up in one of the page builder's mappings (``("catalogs", name)``), a whole mapping
+    (``("catalogs", ALL)``: the page iterated it), or a query's answer (``("example", index)``,
+    ``("spelling", words)``: see :data:`QUERIES`) — what a page shows that the builder works
+    out from more of the program than the page should depend on."""
+
+    __slots__ = ("deps",)
+
+    def __init__(self) -> None:
+        self.deps: dict[tuple, bytes | None] | None = None
+
+    def query(self, source: str, key: Any, compute):
+        """``compute()``, noted as dependency ``(source, key)`` with the digest of its answer
+        (what it reads meanwhile is not noted: the answer is)."""
+        deps = self.deps
+        if deps is None:
+            return compute()
+        self.deps = None
+        try:
+            answer = compute()
+        finally:
+            self.deps = deps
+        deps[(source, key)] = _digest(answer)
+        return answer
+
+
+class _Noted(Mapping):
+    """A read-only mapping of the page builder whose reads are noted in a :class:`_Log`."""
+
+    __slots__ = ("source", "data", "log")
+
+    def __init__(self, source: str, data: dict, log: _Log) -> None:
+        self.source, self.data, self.log = source, data, log
+
+    def _note(self, key: Any) -> None:
+        if self.log.deps is not None:
+            self.log.deps.setdefault((self.source, key), None)
+
+    def __getitem__(self, key):
+        self._note(key)
+        return self.data[key]
+
+    def get(self, key, default=None):
+        self._note(key)
+        return self.data.get(key, default)
+
+    def __contains__(self, key) -> bool:
+        self._note(key)
+        return key in self.data
+
+    def __iter__(self):
+        self._note(ALL)
+        return iter(self.data)
+
+    def __len__(self) -> int:
+        self._note(ALL)
+        return len(self.data)
+
+
+class _Reading(Readable):
+    """:class:`Readable` whose answers that read the whole rulebook (a name's spelling in
+    all of its prose, a value among all enumerations' members) are noted as queries."""
+
+    def __init__(self, program: ir.Program, log: _Log) -> None:
+        super().__init__(program)
+        self.log = log
+        self.known: dict[tuple, Any] = {}  # ("spelling", words) / ("word", word) → the answer (kept across builds of the same text)
+
+    def corpus(self) -> bytes | None:
+        """The digest of the text that spellings are taken from (the same text, the same spellings)."""
+        return _digest(self._text())
+
+    def spelling(self, words: tuple[str, ...]) -> str | None:
+        return self.log.query("spelling", words, lambda: self._known("spelling", words, super(_Reading, self).spelling))
+
+    def word(self, word: str) -> str:
+        return self.log.query("word", word, lambda: self._known("word", word, super(_Reading, self).word))
+
+    def _known(self, query: str, arg: Any, answer) -> Any:
+        if (query, arg) not in self.known:
+            self.known[(query, arg)] = answer(arg)
+        return self.known[(query, arg)]
+
+    def entry_title(self, catalog: str, ident: str) -> str:
+        return self.log.query("entry_title", (catalog, ident), lambda: super(_Reading, self).entry_title(catalog, ident))
+
+    def _title(self, name: str) -> str:
+        return self.log.query("title", name, lambda: super(_Reading, self)._title(name))
+
+    def value(self, v: Any) -> str:
+        if isinstance(v, str):
+            return self.log.query("value", v, lambda: super(_Reading, self).value(v))
+        return super().value(v)
+
+
+def _digest(value: Any) -> bytes | None:
+    """The SHA-256 of ``value`` pickled without the memo (:func:`_pickled`), a text as itself
+    (marked apart); None when it does not pickle."""
+    import hashlib
+
+    if type(value) is str:
+        return b"s" + value.encode("utf-8", "surrogatepass")
+    if value is None:
+        return b"n"
+    data = _pickled(value)
+    return None if data is None else hashlib.sha256(data).digest()
+
+
 class PageBuilder:
     """Turns the program into page view-models (escaped strings and lists), the page map and the search index."""
 
     def __init__(self, program: ir.Program, package: ModuleType | None, odds: dict):
-        self.p = program
+        # what a page reads of the program goes through mappings that note each read in ``self.log``
+        # while a page is rendered (``rulebook serve``'s page memo: see :class:`PageMemo`)
+        self.log = _Log()
+        self.sources: dict[str, dict] = {}  # a noted mapping's name → the mapping itself
+        self.digests: dict[tuple, bytes | None] = {}  # this build's digest of each dependency (see dependency())
+        self.decl_digests: dict[str, bytes] = {}  # this build's digest of each declaration, when the caller has them (PageMemo.decls)
+        self.example_digests: list[bytes] = []  # and of each worked example (PageMemo.examples)
+        self.same_corpus = False  # whether the spellings' text is the previous build's (their answers are then the same)
+        self.p = dataclasses.replace(program, decls=self._noted("decls", program.decls))
+        self.sources["armies"] = program.armies  # a section page's own army lists (see _own)
         self.package = package
-        self.odds = odds  # json/odds.json "tables", computed by the resolvers
-        self.read = Readable(program)
-        self.records = program.records
-        self.catalogs = program.catalogs
-        self.enums = program.enums
-        self.member_titles = {e.name: {m.name: m.title for m in e.members} for e in self.enums.values()}
+        self.odds = self._noted("odds", odds)  # json/odds.json "tables", computed by the resolvers
+        self.read = _Reading(program, self.log)
+        self.read.p = self.p
+        self.records = self._noted("records", program.records)
+        self.catalogs = self._noted("catalogs", program.catalogs)
+        self.enums = self._noted("enums", program.enums)
+        self.member_titles = self._noted("member_titles", {e.name: {m.name: m.title for m in e.members} for e in program.enums.values()})
+        self.read.member_titles = self.member_titles
         self.pages = {key: slug(_(name)) + ".md" for key, name in PAGE_FILES.items()}
         self.taken = {INDEX_PAGE} | {page for key, page in self.pages.items() if key != "glossary"}
         # terms outside every section get a glossary page of their own (players find them there)
@@ -225,10 +355,11 @@ class PageBuilder:
         # each section's items, with the army lists declared in it put back in place (they are not section items in the IR)
         self.section_items = _with_armies(program)
         # catalog entry → (the first army with a quality that fields it, its army entry): its card's cost at each quality
-        self.army_quality_costs: dict[tuple[str, str], tuple[ir.Army, ir.ArmyEntry]] = {}
+        army_quality_costs: dict[tuple[str, str], tuple[ir.Army, ir.ArmyEntry]] = {}
         for army in program.armies.values():
             for e in army.entries if army.quality else ():
-                self.army_quality_costs.setdefault((e.catalog, e.id), (army, e))
+                army_quality_costs.setdefault((e.catalog, e.id), (army, e))
+        self.army_quality_costs = self._noted("army_quality_costs", army_quality_costs)
         for items, page in zip(self.section_items, self.section_pages):
             for item in items:
                 if isinstance(item, ir.Decl):
@@ -236,15 +367,35 @@ class PageBuilder:
         for item in program.front:
             if isinstance(item, ir.Decl):
                 self.page_of[item.name] = self.pages["glossary"] if isinstance(item, ir.Term) else self.pages["design"]
-        self.examples_of: dict[str, list[tuple[int, ir.Example]]] = {}
+        examples_of: dict[str, list[tuple[int, ir.Example]]] = {}
         for index, ex in enumerate(program.examples):
-            self.examples_of.setdefault(ex.procedure, []).append((index, ex))
+            examples_of.setdefault(ex.procedure, []).append((index, ex))
+        self.examples_of = self._noted("examples_of", examples_of)
         self.current_page = ""
         self.page_ids: set[str] = set()
         self.page_prose: list[str] = []
         self._said: tuple[list[str], int, set[str]] = ([], 0, set())
-        self._grouped_odds: dict[str, list[ir.Odds]] | None = None  # catalog → the odds tables with ``each x in`` it  # page_prose, how much of it is in the set, its sentences' keys
         self.ordered = [item for items in [program.front] + [sec.items for sec in program.sections] for item in items if isinstance(item, ir.Decl)]
+        # indexes over the whole program that pages look up by key (so that a page reads only the keys it asks for)
+        grouped_odds: dict[str, list[ir.Odds]] = {}  # catalog → the odds tables with ``each x in`` it
+        param_procedures: dict[str, list[str]] = {}  # a name → the procedures with a parameter of that name
+        titled: dict[str, list[str]] = {}  # a title (spacing and case aside) → the declarations but terms with that title
+        for d in self.ordered:
+            if isinstance(d, ir.Odds) and d.each is not None:
+                grouped_odds.setdefault(d.each.of, []).append(d)
+            if isinstance(d, ir.Procedure):
+                for param in dict.fromkeys(p.name for p in d.params):
+                    param_procedures.setdefault(param, []).append(d.name)
+            if not isinstance(d, ir.Term) and d.has_title:
+                titled.setdefault(" ".join(d.title.split()).casefold(), []).append(d.name)
+        entry_catalog: dict[str, str] = {}  # an entry id → the first catalog with an entry of that id
+        for cat in program.catalogs.values():
+            for ident in cat.entries:
+                entry_catalog.setdefault(ident, cat.name)
+        self.grouped_odds = self._noted("grouped_odds", grouped_odds)
+        self.param_procedures = self._noted("param_procedures", param_procedures)
+        self.titled = self._noted("titled", titled)
+        self.entry_catalog = self._noted("entry_catalog", entry_catalog)
         self.terms: list[ir.Term] = [d for d in self.ordered if isinstance(d, ir.Term)]
         self.search: list[list] = []
         # the words of a formula that say nothing beside a step's label ("result", "if", "otherwise")
@@ -255,6 +406,38 @@ class PageBuilder:
         self._plan_cards()
         self._index_references()
         self._collect_abbreviations()
+        self.rule_users = self._noted("rule_users", self.rule_users)
+        self.entry_users = self._noted("entry_users", self.entry_users)
+        self.same_id = self._noted("same_id", self.same_id)
+
+    # ------------------------------------------------------------------ what a page reads
+    def _noted(self, name: str, data: dict) -> Mapping:
+        self.sources[name] = data
+        return _Noted(name, data, self.log)
+
+    def dependency(self, dep: tuple) -> bytes | None:
+        """The digest, in this build, of one thing a page read (``(mapping, key)``, ``(mapping, ALL)``
+        or ``(query, argument)``: see :class:`_Log`); None when it does not pickle."""
+        if dep in self.digests:
+            return self.digests[dep]
+        source, key = dep
+        if source in QUERIES:
+            value = QUERIES[source](self, key)
+            if value is UNKNOWN:
+                self.digests[dep] = None
+                return None
+        elif source in DECLARATIONS and key in self.sources[source] and key in self.decl_digests:
+            self.digests[dep] = digest = b"+" + self.decl_digests[key]
+            return digest
+        elif source == "examples_of" and key is not ALL and len(self.example_digests) == len(self.p.examples):
+            value = [(index, self.example_digests[index]) for index, _ex in self.sources[source].get(key, ())]
+        elif key is ALL:
+            value = list(self.sources[source].items())
+        else:
+            data = self.sources[source]
+            value = (True, data[key]) if key in data else (False, None)
+        self.digests[dep] = digest = _digest(value)
+        return digest
 
     # ------------------------------------------------------------------ plan
     def page_name(self, base: str) -> str:
@@ -409,7 +592,10 @@ class PageBuilder:
 
     def ref_catalog(self, t: T, ident: str) -> str | None:
         """The catalog (of those ``t`` names) that has entry ``ident``."""
-        for c in (t.name or "").split("|"):
+        return self.log.query("ref_catalog", (t.name, ident), lambda: self._ref_catalog(t.name, ident))
+
+    def _ref_catalog(self, names: str | None, ident: str) -> str | None:
+        for c in (names or "").split("|"):
             if c in self.catalogs and ident in self.catalogs[c].entries:
                 return c
         return None
@@ -446,8 +632,15 @@ class PageBuilder:
         return self.read.entry_title(catalog, ident)
 
     def title_of(self, name: str) -> str:
+        return self.log.query("title", name, lambda: self._title_of(name))
+
+    def _title_of(self, name: str) -> str:
         d = self.p.decls.get(name)
         return d.title if d is not None else name
+
+    def kind_of(self, name: str) -> str | None:
+        """The kind of declaration ``name`` (its class's name), None when there is none."""
+        return self.log.query("kind", name, lambda: type(self.p.decls[name]).__name__ if name in self.p.decls else None)
 
     def target(self, name: str) -> tuple[str | None, str]:
         """A ``[[name]]`` or ``[[catalog#id]]`` of the prose: (href, title)."""
@@ -598,10 +791,9 @@ class PageBuilder:
 
     def value_label(self, v) -> str:
         """A scalar value: an enum member's title, a catalog entry (linked), a number, yes/no."""
-        if isinstance(v, str):
-            for cat in self.catalogs.values():
-                if v in cat.entries:
-                    return self.a(self.entry_title(cat.name, v), self.entry_href(cat.name, v))
+        cat = self.entry_catalog.get(v) if isinstance(v, str) else None
+        if cat is not None:
+            return self.a(self.entry_title(cat, v), self.entry_href(cat, v))
         return esc(self.read.value(v)) if v is not None else "—"
 
     # ------------------------------------------------------------------ blocks
@@ -999,15 +1191,14 @@ class PageBuilder:
         listed = {c for c, _i, _u in self.rule_users.get(name, [])}
         procs, also = [], []
         for u in sorted(self.p.uses.get(name, ())):
-            du = self.p.decls.get(u)
-            if isinstance(du, ir.Procedure):
+            kind = self.kind_of(u)
+            if kind == ir.Procedure.__name__:
                 procs.append(self.a(self.title_of(u), self.href(u)))
-            elif isinstance(du, (ir.Table, ir.Catalog)) and u not in listed:
+            elif kind in (ir.Table.__name__, ir.Catalog.__name__) and u not in listed:
                 also.append(self.a(self.title_of(u), self.href(u)))
-        for pd in self.ordered:
-            if isinstance(pd, ir.Procedure) and pd.name not in self.p.uses.get(name, ()):
-                if any(p.name == name for p in pd.params):
-                    procs.append(self.a(self.title_of(pd.name), self.href(pd.name)))
+        for proc in self.param_procedures.get(name, ()):
+            if proc not in self.p.uses.get(name, ()):
+                procs.append(self.a(self.title_of(proc), self.href(proc)))
         b["procedures"] = procs
         b["also"] = also
         b["related"] = [
@@ -1061,12 +1252,7 @@ class PageBuilder:
     def card_odds(self, catalog: str, ident: str) -> list[dict]:
         """Slices of grouped odds tables (``each x in catalog``) for one entry's card."""
         out = []
-        if self._grouped_odds is None:
-            self._grouped_odds = {}
-            for d in self.ordered:
-                if isinstance(d, ir.Odds) and d.each is not None:
-                    self._grouped_odds.setdefault(d.each.of, []).append(d)
-        for d in self._grouped_odds.get(catalog, ()):
+        for d in self.grouped_odds.get(catalog, ()):
             t = self.odds.get(d.name) or {}
             values = (t.get("groups") or {}).get("values") or []
             if ident not in values:
@@ -1093,8 +1279,8 @@ class PageBuilder:
         key = " ".join(d.title.split()).casefold()
         b["see"] = [
             self.a(f"{_(BLOCK_KINDS[type(o)][1])} {quoted(o.title)}", self.href(o.name))
-            for o in self.ordered
-            if not isinstance(o, ir.Term) and o.has_title and " ".join(o.title.split()).casefold() == key and self.href(o.name)
+            for o in (self.p.decls[name] for name in self.titled.get(key, ()))
+            if self.href(o.name)
         ]
 
     def procedure_block(self, d: ir.Procedure, b: dict) -> None:
@@ -1113,7 +1299,7 @@ class PageBuilder:
             steps.append({"label": esc(_("Result")), "formulas": [attr(f) for f in loose]})
         b["steps"] = steps
         b["tech"]["result"] = attr(str(d.result))
-        b["examples"] = [self.example(index, ex) for index, ex in self.examples_of.get(d.name, [])]
+        b["examples"] = [self.log.query("example", index, lambda: self.example(index, ex)) for index, ex in self.examples_of.get(d.name, [])]
 
     def example(self, index: int, ex: ir.Example) -> dict:
         """A worked example (``index`` in ``program.examples``) as a sentence: its inputs → what results,
@@ -1403,22 +1589,31 @@ PROSE = (ir.Heading, ir.Paragraph, ir.ListBlock, ir.Note, ir.Separator)
 
 
 class PageMemo:
-    """The section and datasheet pages of the previous build (``rulebook serve``), each under a
-    key of all it reads, so that an edit renders again only the pages it can change.
+    """The section and datasheet pages of the previous build (``rulebook serve``), each with
+    what it read, so that an edit renders again only the pages whose output it can change.
 
-    A datasheet page reads the declarations and the page map only. A section page reads its own items (prose and declarations, with their source positions)
-    and, through the page builder, the rest of the program but for the other sections' prose
-    (links, titles, catalogs, the worked examples and odds tables the generated package
-    computes from the declarations and examples); the other sections' prose reaches it only
-    through what the builder derives from it (the abbreviations, where the army lists sit,
-    the page map), which the key holds. ``program`` is the SHA-256 of what the Python
-    generator reads (the ``rulebook`` declaration, the declarations and the worked examples,
-    pickled: see ``rulebook.compiler.serve``), set by the caller for each build (None: no
-    page is reused)."""
+    What a page reads is found while it is rendered (dynamic dependencies, as build systems
+    such as Shake find them): its key holds what every page reads (:func:`_pages_key`: the page
+    map, where each declaration and army list sits, the abbreviations, the uses between
+    declarations, the army lists, the templates, the language) and its own items (prose and
+    declarations, with their source positions); everything else it reads of the program goes
+    through the page builder's noted mappings and queries (:class:`_Log`): each declaration,
+    catalog, record or enumeration it looks up, each entry of the builder's indexes (who applies
+    a rule, who references an entry, the worked examples of a procedure, the odds tables), each
+    worked example it shows (as shown), each spelling of a name taken from the whole rulebook's
+    prose. A page is reused when its key is the same and each of those reads has the same digest
+    in this build (:meth:`PageBuilder.dependency`); a page that iterates a whole mapping depends
+    on all of it. ``program`` is set by the caller for each build once the program is known to
+    pickle (see ``rulebook.compiler.serve``); None: no page is reused."""
 
     def __init__(self) -> None:
         self.program: bytes | None = None
-        self.pages: dict[bytes, tuple[list[list], str]] = {}  # key → (its search entries, its Markdown)
+        self.decls: dict[str, bytes] = {}  # this build's digest of each declaration, when the caller has them
+        self.examples: list[bytes] = []  # and of each worked example (in the order of program.examples)
+        self.corpus: bytes | None = None  # the digest of the previous build's text of spellings (_Reading.corpus)
+        self.spellings: dict[tuple, Any] = {}  # the spellings found in that text (_Reading.known)
+        # page → (its key, what it read with each read's digest, its search entries, its Markdown)
+        self.pages: dict[str, tuple[bytes, dict[tuple, bytes | None], list[list], str]] = {}
 
 
 def _pages_key(program: ir.Program, pb: PageBuilder, memo: PageMemo | None, lang: i18n.Language) -> bytes | None:
@@ -1431,12 +1626,13 @@ def _pages_key(program: ir.Program, pb: PageBuilder, memo: PageMemo | None, lang
                  [(type(it).__name__, getattr(it, "name", None)) for it in items if not isinstance(it, PROSE)])
                 for s, items in zip(program.sections, pb.section_items)]
     templates = sorted((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in (SITE_DIR / "templates").glob("*"))
+    card_pages = [(pg["title"], pg["page"], pg["catalogs"], pg["options"]) for pg in pb.datasheet_pages + pb.reference_pages]
     data = _pickled((
-        sorted((k, sorted(v)) for k, v in program.uses.items()), program.armies, [i for i in program.front if not isinstance(i, PROSE)],
+        sorted((k, sorted(v)) for k, v in program.uses.items()), list(program.armies), [i for i in program.front if not isinstance(i, PROSE)],
         sections, program.files, pb.page_of, pb.section_pages, pb.card_page, pb.abbreviations, pb.source_pages, sorted(pb.taken),
-        lang.code, templates,
+        card_pages, sorted(pb.datasheet_catalogs), pb.package is None, lang.code, templates,
     ))
-    return None if data is None else hashlib.sha256(memo.program + data).digest()
+    return None if data is None else hashlib.sha256(data).digest()
 
 
 def _pickled(value: Any) -> bytes | None:
@@ -1458,11 +1654,37 @@ def _pickled(value: Any) -> bytes | None:
 
 def _by_name(program: ir.Program, item: ir.Item) -> Any:
     """An item of a page for its key: a declaration or army list of the program by its kind and
-    name (the program's digest holds it whole), anything else (prose, ``show``) as it is."""
+    name (the page depends on its value: :func:`_own`), anything else (prose, ``show``) as it is."""
     name = getattr(item, "name", None)
     if not isinstance(item, (ir.Show, *PROSE)) and (program.decls.get(name) is item or program.armies.get(name) is item):
         return (type(item).__name__, name)
     return item
+
+
+def _own(program: ir.Program, items: list) -> dict[tuple, bytes | None]:
+    """The dependencies of a page on its own declarations and army lists (its key holds them by name: :func:`_by_name`)."""
+    own = {}
+    for it in items:
+        name = getattr(it, "name", None)
+        if program.decls.get(name) is it:
+            own[("decls", name)] = None
+        elif program.armies.get(name) is it:
+            own[("armies", name)] = None
+    return own
+
+
+def _kept(memo: PageMemo | None, pb: PageBuilder, page: str, key: bytes | None) -> tuple | None:
+    """The previous build's ``page`` if its key is ``key`` and all it read is as it was."""
+    old = memo.pages.get(page) if memo is not None and key is not None else None
+    if old is None or old[0] != key:
+        return None
+    same = pb.same_corpus
+    return old if all(d is not None and ((same and dep[0] in SPELLINGS) or pb.dependency(dep) == d) for dep, d in old[1].items()) else None
+
+
+def _digests(pb: PageBuilder, deps: dict[tuple, bytes | None]) -> dict[tuple, bytes | None]:
+    """``deps`` with this build's digest of each (those noted without one: :meth:`PageBuilder.dependency`)."""
+    return {dep: pb.dependency(dep) if d is None else d for dep, d in deps.items()}
 
 
 def _page_key(common: bytes | None, page: str, heading: str, items: list, notes: dict) -> bytes | None:
@@ -1509,20 +1731,30 @@ def _write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, 
     sections, manual_nav, appendix_nav = [], [], []
     section_pages = []  # written once the army builder pages, which their army lists link to, are named
     common = _pages_key(program, pb, memo, lang)
-    kept: dict[bytes, tuple[list[list], str]] = {}  # this build's pages for the memo
+    corpus = None
+    if common is not None and memo is not None:
+        pb.decl_digests, pb.example_digests = memo.decls, memo.examples
+        corpus = pb.read.corpus()
+        pb.same_corpus = corpus is not None and corpus == memo.corpus
+        if pb.same_corpus:
+            pb.read.known = memo.spellings  # the same text: the same spellings
+    kept: dict[str, tuple[bytes, dict[tuple, bytes | None], list[list], str]] = {}  # this build's pages for the memo
     for sec, items, page in zip(program.sections, pb.section_items, pb.section_pages):
         heading = _section_heading(sec)
         pb.index(sec.title, pb.site_href(page), _("Section"), WEIGHT_PAGE)
         notes = {"badge": _badge(sec.status), "doc": esc(sec.doc) if sec.doc else None}
         key = _page_key(common, page, heading, [_by_name(program, it) for it in items], notes)
-        if key is not None and memo is not None and key in memo.pages:  # nothing it reads changed: its Markdown as it was
-            entries, text = memo.pages[key]
+        old = _kept(memo, pb, page, key)
+        if old is not None:  # nothing it reads changed: its Markdown as it was
+            _key, deps, entries, text = old
             pb.search.extend(list(entry) for entry in entries)
-            section_pages.append((page, heading, None, notes, key, entries, text))
+            section_pages.append((page, heading, None, notes, key, deps, entries, text))
         else:
             before = len(pb.search)
+            pb.log.deps = _own(program, items) if key is not None else None
             blocks = pb.section_blocks(items, page, heading)
-            section_pages.append((page, heading, blocks, notes, key, [list(entry) for entry in pb.search[before:]], None))
+            deps, pb.log.deps = pb.log.deps, None
+            section_pages.append((page, heading, blocks, notes, key, deps, [list(entry) for entry in pb.search[before:]], None))
         (appendix_nav if sec.name == sec.title else manual_nav).append({"title": heading, "path": page})
         sections.append({"heading": esc(heading), "heading_html": attr(heading), "appendix": sec.name == sec.title, "page": page})
 
@@ -1534,12 +1766,14 @@ def _write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, 
         pb.index(pg["title"], pb.site_href(pg["page"]), _(NAV["cards"]), WEIGHT_PAGE)
         card_nav.append({"title": pg["title"], "path": pg["page"], "count": sum(len(pb.catalogs[c].entries) for c in pg["catalogs"])})
         key = _page_key(common, pg["page"], "", [], pg)  # a card page reads no prose: the declarations and the page map
-        if key is not None and memo is not None and key in memo.pages:
-            entries, text = kept[key] = memo.pages[key]
+        old = _kept(memo, pb, pg["page"], key)
+        if old is not None:
+            _key, _deps, entries, text = kept[pg["page"]] = old
             pb.search.extend(list(entry) for entry in entries)
             (docs / pg["page"]).write_text(text, encoding="utf-8")
             continue
         before = len(pb.search)
+        pb.log.deps = {} if key is not None else None
         catalogs = [pb.card_catalog(c, 2 if single else 3, pg["options"]) for c in pg["catalogs"]]  # one card per entry
         notes, seen = [], []
         for c in pg["catalogs"]:
@@ -1547,11 +1781,13 @@ def _write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, 
             if cost is not None and cost not in seen:
                 seen.append(cost)
                 notes.append(pb.cost_note(cost, [x for x in pg["catalogs"] if pb.catalogs[x].cost == cost]))
+        options = pb.options_block(pg["options"])
+        deps, pb.log.deps = pb.log.deps, None
         text = env.get_template("datasheets.md.j2").render(title=esc(pg["title"]), single=single, catalogs=catalogs, cost_notes=notes,
-                                                          options=pb.options_block(pg["options"]))
+                                                          options=options)
         (docs / pg["page"]).write_text(text, encoding="utf-8")
         if key is not None:
-            kept[key] = ([list(entry) for entry in pb.search[before:]], text)
+            kept[pg["page"]] = (key, _digests(pb, deps), [list(entry) for entry in pb.search[before:]], text)
 
     # glossary: abbreviations appended to every page (tooltips), and as data
     terms = []
@@ -1593,16 +1829,18 @@ def _write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, 
     write(pb.pages["data"], "datos.md.j2", title=esc(title), **data)
     army_pages = to_army_page.write_pages(pb, out_dir, docs, env, WEIGHT_PAGE)  # the army builder, one page per army
     builders = _builder_pages(program, army_pages)
-    for page, heading, blocks, notes, key, entries, text in section_pages:
+    for page, heading, blocks, notes, key, deps, entries, text in section_pages:
         if text is None:
             pb.start_page(page)
             blocks = [_army_markdown(env, b, pb.url(builders.get(b["name"]))) if b["kind"] == "army" else b for b in blocks]
             text = env.get_template("page.md.j2").render(section={"heading": esc(heading), **notes}, blocks=blocks)
         (docs / page).write_text(text, encoding="utf-8")
         if key is not None:
-            kept[key] = (entries, text)
+            kept[page] = (key, _digests(pb, deps), entries, text)
     if memo is not None:
         memo.pages = kept
+        memo.corpus = corpus if common is not None else None  # the text of the kept pages' spellings
+        memo.spellings = pb.read.known
     army_nav = army_pages + to_changelog_page.write_page(pb, program, docs, env, WEIGHT_PAGE)  # the version history (@changelog)
     sources = []
     for file, page in pb.source_pages.items():
@@ -1659,6 +1897,21 @@ def _write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, 
         messages=site_messages(),
     )
     (out_dir / "mkdocs.yml").write_text(mk, encoding="utf-8")
+
+
+QUERIES = {
+    "spelling": lambda pb, words: pb.read.spelling(words),
+    "word": lambda pb, word: pb.read.word(word),
+    "value": lambda pb, v: pb.read.value(v),
+    "entry_title": lambda pb, key: pb.read.entry_title(*key),
+    "title": lambda pb, name: pb._title_of(name),
+    "kind": lambda pb, name: pb.kind_of(name),
+    "ref_catalog": lambda pb, key: pb._ref_catalog(*key),
+    "example": lambda pb, index: pb.example(index, pb.p.examples[index]) if index < len(pb.p.examples) else UNKNOWN,
+}
+"""The queries a page's answer is noted under (:meth:`_Log.query`), as this build answers them."""
+SPELLINGS = ("spelling", "word")  # the queries answered from the rulebook's text alone (:meth:`_Reading.corpus`)
+DECLARATIONS = ("decls", "catalogs", "records", "enums")  # the noted mappings whose values are the program's declarations
 
 
 def site_messages() -> dict:
