@@ -63,6 +63,7 @@ import gc
 import logging
 import os
 import posixpath
+import shutil
 import signal
 import sys
 import tempfile
@@ -601,4 +602,8 @@ def main(args) -> int:
                 preview.ready.notify_all()
             server.server_close()
             watcher.join(timeout=5)
+            if watcher.is_alive():  # Ctrl-C during a rebuild: the rebuild is abandoned, not awaited
+                preview.log("stopped during a rebuild")
+                shutil.rmtree(tmp, ignore_errors=True)
+                os._exit(0)
     return 0
