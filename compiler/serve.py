@@ -333,20 +333,12 @@ class _Remembering(driver.Stages):
         pages that read it compare (:class:`rulebook.compiler.to_pages.PageMemo`), and the pages are reused
         only once the program is known to pickle."""
         import hashlib
-        import io
-        import pickle
 
         from .to_json import content_hash
+        from .to_pages import pickled
 
-        parts = []
-        try:
-            for value in (program.rulebook, *program.decls.items(), *program.examples):
-                out = io.BytesIO()
-                pickler = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
-                pickler.fast = True  # no memo: the bytes depend on the values, not on which objects are shared
-                pickler.dump(value)
-                parts.append(out.getvalue())
-        except (pickle.PicklingError, TypeError, AttributeError, ValueError, RecursionError):
+        parts = [pickled(value) for value in (program.rulebook, *program.decls.items(), *program.examples)]
+        if None in parts:  # a value that does not pickle (no memo: the bytes depend on the values alone)
             return super().generate(program)
         key, digest = b"".join(parts), content_hash(program)  # pickles end with STOP: the parts can be told apart
         self.pages.program = hashlib.sha256(key).digest()

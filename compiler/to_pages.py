@@ -308,7 +308,7 @@ class _Reading(Readable):
 
 
 def _digest(value: Any) -> bytes | None:
-    """The SHA-256 of ``value`` pickled without the memo (:func:`_pickled`), a text as itself
+    """The SHA-256 of ``value`` pickled without the memo (:func:`pickled`), a text as itself
     (marked apart); None when it does not pickle."""
     import hashlib
 
@@ -316,7 +316,7 @@ def _digest(value: Any) -> bytes | None:
         return b"s" + value.encode("utf-8", "surrogatepass")
     if value is None:
         return b"n"
-    data = _pickled(value)
+    data = pickled(value)
     return None if data is None else hashlib.sha256(data).digest()
 
 
@@ -1627,7 +1627,7 @@ def _pages_key(program: ir.Program, pb: PageBuilder, memo: PageMemo | None, lang
                 for s, items in zip(program.sections, pb.section_items)]
     templates = sorted((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in (SITE_DIR / "templates").glob("*"))
     card_pages = [(pg["title"], pg["page"], pg["catalogs"], pg["options"]) for pg in pb.datasheet_pages + pb.reference_pages]
-    data = _pickled((
+    data = pickled((
         sorted((k, sorted(v)) for k, v in program.uses.items()), list(program.armies), [i for i in program.front if not isinstance(i, PROSE)],
         sections, program.files, pb.page_of, pb.section_pages, pb.card_page, pb.abbreviations, pb.source_pages, sorted(pb.taken),
         card_pages, sorted(pb.datasheet_catalogs), pb.package is None, lang.code, templates,
@@ -1635,7 +1635,7 @@ def _pages_key(program: ir.Program, pb: PageBuilder, memo: PageMemo | None, lang
     return None if data is None else hashlib.sha256(data).digest()
 
 
-def _pickled(value: Any) -> bytes | None:
+def pickled(value: Any) -> bytes | None:
     """``value`` pickled without the memo, so that the bytes depend on the values and not on
     which objects are shared (a rebuild reuses the unchanged files' parse trees); None when
     it does not pickle."""
@@ -1693,7 +1693,7 @@ def _page_key(common: bytes | None, page: str, heading: str, items: list, notes:
 
     if common is None:
         return None
-    data = _pickled((page, heading, items, notes))
+    data = pickled((page, heading, items, notes))
     return None if data is None else hashlib.sha256(common + data).digest()
 
 
