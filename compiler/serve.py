@@ -40,14 +40,20 @@ How an edit becomes a reloaded page (and why):
    theme and Markdown extensions are loaded once) as a ``dirty`` build: it
    renders only the pages whose Markdown is newer than their HTML. That is the
    slow part of a full build (every page through Python-Markdown), cut to the
-   edited pages. When the glossary include or ``mkdocs.yml`` change, every page
-   depends on them and all are rendered. The HTML gets the same finishing as a
-   build (:func:`rulebook.compiler.to_pages.finish_site`).
+   edited pages. The changed pages open in a browser are rendered first, in a
+   build of their own, and published at once; then the other changed pages (as
+   Hugo's "fast render" does, but every changed page is rendered). When the
+   glossary include or ``mkdocs.yml`` change, every page depends on them and all
+   are rendered. The HTML gets the same finishing as a build
+   (:func:`rulebook.compiler.to_pages.finish_site`).
 4. Every HTML page served gets a small script that listens on
-   ``/__rulebook__/events`` (Server-Sent Events) and reloads the page when the
-   site's version changes. A failed rebuild keeps the last good site, prints the
-   diagnostics in the terminal and shows them, escaped, in a banner on every
-   page; fixing the error removes it.
+   ``/__rulebook__/events?v=…&page=…`` (Server-Sent Events), naming the page and
+   the site version it shows: the page counts as open while it listens, and the
+   stream announces a newer version only once that page is stale (it changed,
+   a file it names changed, such as its script or data, or every page did);
+   the script then reloads the page. A failed rebuild keeps the last good site,
+   prints the diagnostics in the terminal and shows them, escaped, in a banner
+   on every page; fixing the error removes it.
 
 The server binds ``127.0.0.1`` unless told otherwise, serves only files under
 the site folder, and stops cleanly on Ctrl-C (the watcher, the server and the
@@ -56,9 +62,10 @@ temporary folder).
 
 from __future__ import annotations
 
+import collections
+import contextlib
 import html
 import http.server
-import contextlib
 import gc
 import logging
 import os
@@ -84,8 +91,13 @@ KEEPALIVE_SECONDS = 15.0
 PARSES_REMEMBERED = 4096
 """Declarations whose parse trees a preview keeps (:func:`rulebook.rules_dsl.parser.remember_parses`)."""
 
-_CLIENT = """<script>(function(){var v=%d;var s=new EventSource("%s");
+_CLIENT = """<script>(function(){var v=%d;var s=new EventSource("%s?v="+v+"&page="+encodeURIComponent(location.pathname));
 s.addEventListener("version",function(e){if(+e.data!==v){s.close();location.reload();}});})();</script>"""
+"""The reload script: the stream is told which page this is and which version it shows,
+and announces a newer version only once that page (or what it loads) changed."""
+
+HISTORY_KEPT = 1000
+"""Versions whose changed files a preview remembers (a page older than those reloads on its next event)."""
 
 _BANNER = """<div id="rulebook-serve-errors" role="alert" style="position:fixed;z-index:1000;left:0;right:0;bottom:0;
 max-height:50vh;overflow:auto;margin:0;padding:.8em 1em;background:#3b0d0c;color:#ffdede;border-top:4px solid #ff5252;
@@ -116,6 +128,9 @@ class Preview:
         self.generated: tuple[bytes, str, dict[str, str]] | None = None  # last build's package: see _Remembering.generate
         self.pages = None  # the last build's section pages (to_pages.PageMemo): see _Remembering
         self.theme_files: list[tuple[str, str]] | None = None  # the theme's static files (path, folder): _theme_files_once
+        self.viewing: collections.Counter[str] = collections.Counter()  # pages (site paths) open in a browser: rendered first
+        self.history: collections.deque[tuple[int, frozenset[str] | None]] = collections.deque(maxlen=HISTORY_KEPT)
+        # (version, the site files it changed; None: every page, e.g. the diagnostics banner came or went)
         from rulebook.rules_dsl import parser
 
         parser.remember_parses(PARSES_REMEMBERED)  # an edited file: only the declarations that changed are parsed again
@@ -166,13 +181,32 @@ class Preview:
         changed, everything = self._sync()
         timings["sync"] = time.perf_counter() - t
         t = time.perf_counter()
+        viewed = self._viewed(changed, everything)
+        if viewed:  # the pages open in a browser first, published at once; then the others
+            self._render(viewed, everything=False, only=set(viewed))
+            timings["viewed pages"] = time.perf_counter() - t
+            self._publish(_site_files(viewed))
+            t = time.perf_counter()
+            changed = [rel for rel in changed if rel not in viewed]
         if changed:
             self._render(changed, everything)
         timings["pages"] = time.perf_counter() - t
         self.timings = timings
-        self.changed = changed
-        self._publish()
+        self.changed = viewed + changed
+        self._publish(None if everything else _site_files(changed))
         return True
+
+    def _viewed(self, changed: list[str], everything: bool) -> list[str]:
+        """The changed pages (relative to docs/) a browser shows now, when rendering them
+        first spares it waiting for the others: not when every page is rendered anyway,
+        nor when they are all the pages that changed."""
+        if everything:
+            return []
+        with self.ready:
+            open_pages = {rel for rel, n in self.viewing.items() if n > 0}
+        pages = [rel for rel in changed if rel.endswith(".md")]
+        viewed = [rel for rel in pages if str(Path(rel).with_suffix(".html")) in open_pages]
+        return viewed if len(viewed) < len(pages) else []
 
     def _report(self, result) -> bool:
         """Print the diagnostics; on errors keep them for the banner and tell the browsers."""
@@ -186,14 +220,41 @@ class Preview:
         self._bump()
         return False
 
-    def _publish(self) -> None:
+    def _publish(self, files: frozenset[str] | None = None) -> None:
+        """A new version of the site: ``files`` (site paths) changed, or every page (None)."""
+        if self.errors:  # the banner goes: every page shows it
+            files = None
         self.errors = ""
-        self._bump()
+        self._bump(files)
 
-    def _bump(self) -> None:
+    def _bump(self, files: frozenset[str] | None = None) -> None:
         with self.ready:
             self.version += 1
+            self.history.append((self.version, files))
             self.ready.notify_all()
+
+    def stale(self, page: str, shown: int) -> bool:
+        """Whether ``page`` (a site path), as served at version ``shown``, is out of date: it
+        changed since, or a file it names did (an asset: its script, its data), or every page
+        did. Call with :attr:`ready` held."""
+        if shown >= self.version:
+            return False
+        if not self.history or self.history[0][0] > shown + 1:  # older than the kept history
+            return True
+        assets: set[str] = set()
+        for version, files in self.history:
+            if version <= shown:
+                continue
+            if files is None or page in files:
+                return True
+            assets.update(f for f in files if not f.endswith(".html"))
+        if not assets:
+            return False
+        try:
+            text = (self.site / page).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return True
+        return any(posixpath.basename(f) in text for f in assets)
 
     def _sync(self) -> tuple[list[str], bool]:
         """Copy what differs from ``next/`` into ``live/`` (docs/, overrides/, mkdocs.yml,
@@ -226,9 +287,10 @@ class Preview:
                     changed.append(rel)
         return sorted(changed), everything
 
-    def _render(self, changed: list[str], everything: bool) -> None:
-        """MkDocs in this process: a dirty build (only pages newer than their HTML), or
-        a full one when every page depends on what changed; then the build's finishing."""
+    def _render(self, changed: list[str], everything: bool, only: set[str] | None = None) -> None:
+        """MkDocs in this process: a dirty build (only pages newer than their HTML; of those,
+        only the pages ``only`` names when given), or a full one when every page depends on what
+        changed; then the build's finishing."""
         from mkdocs.commands.build import build
         from mkdocs.config import load_config
 
@@ -250,7 +312,7 @@ class Preview:
             self.theme_files = None
             for page in self.live.joinpath("docs").rglob("*.md"):
                 os.utime(page)
-        with self._theme_files_once():
+        with self._theme_files_once(), _only_pages(only):
             build(config, dirty=True)
         pages = None if everything else [self.site / Path(p).with_suffix(".html") for p in changed if p.endswith(".md")]
         to_pages.finish_site(self.site, pages)
@@ -367,6 +429,32 @@ def _with_hash(generated: tuple[bytes, str, dict[str, str]] | None, key: bytes, 
     return {**files, found[0]: files[found[0]].replace(old, digest)}
 
 
+@contextlib.contextmanager
+def _only_pages(only: set[str] | None):
+    """During one MkDocs dirty build, the pages not in ``only`` (paths relative to docs/)
+    count as unmodified: they are rendered by the next build. Static files are unaffected."""
+    if only is None:
+        yield
+        return
+    from mkdocs.structure.files import File
+
+    is_modified = File.is_modified
+
+    def modified(file) -> bool:
+        return is_modified(file) and (not file.is_documentation_page() or file.src_uri in only)
+
+    File.is_modified = modified
+    try:
+        yield
+    finally:
+        File.is_modified = is_modified
+
+
+def _site_files(changed: list[str]) -> frozenset[str]:
+    """The site paths of changed files of docs/ (a page's HTML, a static file as it is)."""
+    return frozenset(str(Path(rel).with_suffix(".html")) if rel.endswith(".md") else rel for rel in changed)
+
+
 def _files(folder: Path, skip: tuple[str, ...]) -> list[str]:
     if not folder.is_dir():
         return []
@@ -403,16 +491,13 @@ def handler_for(preview: Preview, stopping: threading.Event):
             if not _host_allowed(self.headers.get("Host"), self.server.server_address[0]):
                 self.send(403, "text/plain; charset=utf-8", b"forbidden: this preview answers only to localhost\n")
                 return
-            path = urllib.parse.unquote(urllib.parse.urlsplit(self.path).path)
+            url = urllib.parse.urlsplit(self.path)
+            path = urllib.parse.unquote(url.path)
             if path == EVENTS and not getattr(self, "head_only", False):
-                self.events()
+                self.events(urllib.parse.parse_qs(url.query))
                 return
-            rel = posixpath.normpath("/" + path).lstrip("/")
-            if rel in ("", "."):
-                rel = "index.html"
+            rel = _site_path(path, preview.site)
             target = preview.site / rel
-            if target.is_dir():
-                target = target / "index.html"
             try:
                 target.resolve().relative_to(preview.site.resolve())
                 data = target.read_bytes()
@@ -441,30 +526,60 @@ def handler_for(preview: Preview, stopping: threading.Event):
             if not getattr(self, "head_only", False):
                 self.wfile.write(data)
 
-        def events(self) -> None:
+        def events(self, query: dict[str, list[str]]) -> None:
+            """The site's versions as Server-Sent Events. A stream that says which page it is
+            (``page``, its URL path) and the version that page shows (``v``), as the reload
+            script does, is sent that version first and then a newer one only once the page
+            is stale (:meth:`Preview.stale`); that page counts as open meanwhile (rendered first
+            after an edit). Without them, every version is sent."""
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Cache-Control", "no-store")
             self.send_header("Connection", "close")
             self.end_headers()
             self.close_connection = True
-            seen = -1
+            page = _site_path(query["page"][0], preview.site) if query.get("page") else None
+            shown = int(query["v"][0]) if page is not None and query.get("v", [""])[0].isdigit() else None
+            checked, sent = -1, None  # the last version looked at; the last one announced
+            if page is not None:
+                with preview.ready:
+                    preview.viewing[page] += 1
             try:
                 while not stopping.is_set():
+                    announce = None
                     with preview.ready:
-                        if preview.version == seen:
+                        if preview.version == checked:
                             preview.ready.wait(KEEPALIVE_SECONDS)
-                        version = preview.version
-                    if version != seen:
-                        self.wfile.write(f"event: version\ndata: {version}\n\n".encode())
-                        seen = version
+                        if preview.version != checked:
+                            checked = preview.version
+                            if shown is None or preview.stale(page, shown):
+                                announce = checked
+                            elif sent is None:
+                                announce = shown  # this page is as it was
+                    if announce is not None and announce != sent:
+                        self.wfile.write(f"event: version\ndata: {announce}\n\n".encode())
+                        sent = announce
                     else:
                         self.wfile.write(b": keep-alive\n\n")
                     self.wfile.flush()
             except (BrokenPipeError, ConnectionResetError):
                 pass
+            finally:
+                if page is not None:
+                    with preview.ready:
+                        preview.viewing[page] -= 1
+                        if preview.viewing[page] <= 0:
+                            del preview.viewing[page]
 
     return Handler
+
+
+def _site_path(path: str, site: Path) -> str:
+    """A URL path's file in the site (relative): ``/`` and folders are their ``index.html``."""
+    rel = posixpath.normpath("/" + path).lstrip("/")
+    if rel in ("", "."):
+        return "index.html"
+    return posixpath.join(rel, "index.html") if (site / rel).is_dir() else rel
 
 
 def _content_type(name: str) -> str:
