@@ -283,7 +283,13 @@ def _elements(value: ast.expr, piece, digest) -> dict:
 
 
 class _Graph:
-    """The definitions of every module, linked by the names their text uses."""
+    """The definitions of every module, linked by the names their text uses.
+
+    What a definition reaches is worked out once for all of them, as a bit mask (bit ``i``:
+    definition ``i``): the graph's strongly connected components, each with the union of its
+    members and of what its successors reach (Tarjan's algorithm finds a component after all
+    those it reaches); a key then joins a few masks, and the sorted digests of a mask are
+    remembered (the examples of one procedure reach the same definitions)."""
 
     def __init__(self, modules: list[_Module]) -> None:
         self.digests: list[str] = []
@@ -302,33 +308,103 @@ class _Graph:
             for registry, elements in m.elements.items():
                 self.elements.setdefault(registry, {}).update(elements)
         self.global_digest = glob.hexdigest()
-        self.reached: dict[frozenset[str], frozenset[int]] = {}
+        self.masks = _reach_masks([sorted({j for n in used for j in self.defining.get(n, ())}) for used in self.uses])
+        self.reached: dict[frozenset[str], int] = {}
+        self.sorted_digests: dict[int, bytes] = {}
         self.always = self.closure(frozenset(roots))
 
-    def closure(self, names: frozenset[str]) -> frozenset[int]:
-        """The definitions named by ``names``, and everything they name, transitively."""
-        if names not in self.reached:
-            seen: set[int] = set()
-            todo = [i for n in names for i in self.defining.get(n, ())]
-            while todo:
-                i = todo.pop()
-                if i in seen:
-                    continue
-                seen.add(i)
-                todo.extend(j for n in self.uses[i] for j in self.defining.get(n, ()) if j not in seen)
-            self.reached[names] = frozenset(seen)
-        return self.reached[names]
+    def closure(self, names: frozenset[str]) -> int:
+        """The definitions named by ``names``, and everything they name, transitively (a bit mask)."""
+        mask = self.reached.get(names)
+        if mask is None:
+            mask = 0
+            for n in names:
+                for i in self.defining.get(n, ()):
+                    mask |= self.masks[i]
+            self.reached[names] = mask
+        return mask
+
+    def members(self, mask: int) -> list[int]:
+        """The definitions of a bit mask, in index order."""
+        bits = bin(mask)[:1:-1]
+        out, i = [], bits.find("1")
+        while i >= 0:
+            out.append(i)
+            i = bits.find("1", i + 1)
+        return out
 
     def key(self, *roots: tuple[str, object]) -> str | None:
         """The key of what ``roots`` (registry elements) read; None when one is missing."""
         digest = hashlib.sha256(self.global_digest.encode())
-        reached: set[int] = set(self.always)
+        reached = self.always
         for registry, which in roots:
             element = self.elements.get(registry, {}).get(which)
             if element is None:
                 return None
             digest.update(f"{registry}\0{which!r}\0{element[0]}\0".encode())
             reached |= self.closure(element[1])
-        for d in sorted(self.digests[i] for i in reached):
-            digest.update(d.encode())
+        text = self.sorted_digests.get(reached)
+        if text is None:
+            text = self.sorted_digests[reached] = "".join(sorted(self.digests[i] for i in self.members(reached))).encode()
+        digest.update(text)
         return digest.hexdigest()
+
+
+def _reach_masks(edges: list[list[int]]) -> list[int]:
+    """For each node of a graph (``edges[i]``: the nodes ``i`` links to), the bit mask of the
+    nodes it reaches, itself included: Tarjan's strongly connected components, iteratively."""
+    count = len(edges)
+    index, low = [-1] * count, [0] * count
+    on_stack = [False] * count
+    stack: list[int] = []
+    component_of = [-1] * count
+    component_masks: list[int] = []
+    counter = 0
+    for start in range(count):
+        if index[start] >= 0:
+            continue
+        work = [(start, 0)]
+        while work:
+            node, at = work.pop()
+            if at == 0:
+                index[node] = low[node] = counter
+                counter += 1
+                stack.append(node)
+                on_stack[node] = True
+            recurse = False
+            succ = edges[node]
+            while at < len(succ):
+                nxt = succ[at]
+                at += 1
+                if index[nxt] < 0:
+                    work.append((node, at))
+                    work.append((nxt, 0))
+                    recurse = True
+                    break
+                if on_stack[nxt]:
+                    low[node] = min(low[node], index[nxt])
+            if recurse:
+                continue
+            if low[node] == index[node]:  # a component: all it reaches is found already
+                members = []
+                while True:
+                    w = stack.pop()
+                    on_stack[w] = False
+                    members.append(w)
+                    if w == node:
+                        break
+                number = len(component_masks)
+                mask = 0
+                for w in members:
+                    component_of[w] = number
+                    mask |= 1 << w
+                for w in members:
+                    for nxt in edges[w]:
+                        c = component_of[nxt]
+                        if c != number:
+                            mask |= component_masks[c]
+                component_masks.append(mask)
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+    return [component_masks[component_of[i]] for i in range(count)]

@@ -45,6 +45,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import operator
 import os
 import re
 import shlex
@@ -53,6 +54,7 @@ import subprocess
 import sys
 import unicodedata
 import dataclasses
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -70,7 +72,7 @@ from .markdown import (
     abbr_term, abbr_text, anchor, attr, bar_width, esc, exact_probability, highlight, highlight_lines, inlines, link,
     number, percent, percent_sign, plain, verbatim,
 )
-from .readable import Readable, fold, looks_like_code, quoted
+from .readable import WORD, Readable, fold, looks_like_code, quoted
 from .types import T
 
 SITE_DIR = package_data.folder("site")
@@ -279,6 +281,18 @@ class _Reading(Readable):
         super().__init__(program)
         self.log = log
         self.known: dict[tuple, Any] = {}  # ("spelling", words) / ("word", word) → the answer (kept across builds of the same text)
+        self.previous: tuple[str, dict[tuple, Any]] | None = None  # another text and its answers: see _unchanged
+        self._near_edit: set[str] | None = None
+        self._scans = 0  # look-ups answered by scanning the text (see _words)
+
+    def _words(self):
+        """The text's words, indexed (:class:`rulebook.compiler.readable._WordIndex`), or, for the first
+        :data:`SCANS` look-ups after an edit (when most answers are the previous text's), a scan of
+        the text for each: indexing it costs several scans."""
+        if self._index is None and self.previous is not None and self._scans < SCANS:
+            self._scans += 1
+            return _Scan(*self._text())
+        return super()._words()
 
     def corpus(self) -> bytes | None:
         """The digest of the text that spellings are taken from (the same text, the same spellings)."""
@@ -291,9 +305,46 @@ class _Reading(Readable):
         return self.log.query("word", word, lambda: self._known("word", word, super(_Reading, self).word))
 
     def _known(self, query: str, arg: Any, answer) -> Any:
-        if (query, arg) not in self.known:
-            self.known[(query, arg)] = answer(arg)
-        return self.known[(query, arg)]
+        key = (query, arg)
+        if key not in self.known:
+            old = self.previous[1].get(key, UNKNOWN) if self.previous is not None else UNKNOWN
+            self.known[key] = old if old is not UNKNOWN and self._unchanged(query, arg) else answer(arg)
+        return self.known[key]
+
+    def _unchanged(self, query: str, arg: Any) -> bool:
+        """Whether the answer to a spelling query is the same in the ``previous`` text as in this
+        one, because the words it looks for are not written where the texts differ.
+
+        A spelling counts the runs of words (``\\w+`` in the folded text) that match a phrase,
+        left to right without overlap (:class:`rulebook.compiler.readable._WordIndex`); a word
+        with no spelling of its own takes that of the words beginning with its stem. Outside the
+        span where the two texts differ (their longest common beginning and end) the words and
+        what lies between them are the same. So when no word of the phrase is among the words of
+        that span in either text, nor the word just before it or just after it (a run across the
+        span joins those two), every run that matches is outside it, the same in both texts, and
+        so are the counts; for a stem, when no word of the span, or next to it, begins with it.
+        Phrases of words that are not plain words are looked up by a scan: never reused."""
+        near = self._words_near_edit()
+        if query == "spelling":
+            words = [fold(w) for w in arg]
+            return bool(words) and all(WORD.fullmatch(w) and w not in near for w in words)
+        if query == "word":
+            folded = fold(arg)
+            if not WORD.fullmatch(folded) or folded in near:
+                return False
+            stem = folded[: max(4, len(arg) - 2)]
+            return len(stem) < 4 or ("_" not in stem and not any(w.startswith(stem) for w in near))
+        return False
+
+    def _words_near_edit(self) -> set[str]:
+        """The folded words of the span where the previous text and this one differ, and the word on each side, in both texts."""
+        if self._near_edit is None:
+            assert self.previous is not None
+            old, new = self.previous[0], self._text()[0]
+            start = _common_length(old, new, len(old), len(new), 0)
+            same_end = _common_length(old, new, len(old), len(new), min(len(old), len(new)) - start)
+            self._near_edit = _words_around(fold(old), start, len(old) - same_end) | _words_around(self._text()[1], start, len(new) - same_end)
+        return self._near_edit
 
     def entry_title(self, catalog: str, ident: str) -> str:
         return self.log.query("entry_title", (catalog, ident), lambda: super(_Reading, self).entry_title(catalog, ident))
@@ -305,6 +356,80 @@ class _Reading(Readable):
         if isinstance(v, str):
             return self.log.query("value", v, lambda: super(_Reading, self).value(v))
         return super().value(v)
+
+
+SCANS = 64
+
+
+class _Scan:
+    """What :class:`rulebook.compiler.readable._WordIndex` finds, by scanning the folded text for the
+    expressions it stands for (``(?<!\\w)w1\\s+w2…(?!\\w)`` for a phrase, ``(?<!\\w)stem[^\\W_]*`` for a
+    stem), counting the original text's spellings: as ``re.finditer`` finds them (left to right,
+    without overlap), trying only where the first word is written (``str.find``)."""
+
+    def __init__(self, corpus: str, folded: str) -> None:
+        self.corpus, self.folded = corpus, folded
+
+    def phrase(self, words: list[str]) -> Counter:
+        return self._found(words[0] if words else "", r"\s+".join(re.escape(w) for w in words) + r"(?!\w)")
+
+    def kin(self, stem: str) -> Counter:
+        return self._found(stem, re.escape(stem) + r"[^\W_]*")
+
+    def _found(self, first: str, rest: str) -> Counter:
+        """The original spellings of what ``(?<!\\w)`` + ``rest`` matches, each match starting with ``first``."""
+        found: Counter = Counter()
+        if not first:  # nothing to look for first: every position
+            return Counter(self.corpus[m.start():m.end()] for m in re.finditer(r"(?<!\w)" + rest, self.folded))
+        pattern, folded = re.compile(rest), self.folded
+        at = folded.find(first)
+        while at >= 0:
+            m = None if at > 0 and _WORD_CHAR.match(folded, at - 1) else pattern.match(folded, at)
+            if m is not None:
+                found[self.corpus[at:m.end()]] += 1
+                at = folded.find(first, max(m.end(), at + 1))
+            else:
+                at = folded.find(first, at + 1)
+        return found
+
+
+def _common_length(a: str, b: str, len_a: int, len_b: int, limit: int) -> int:
+    """With ``limit`` 0: the length of the longest common beginning of ``a`` and ``b``; else the
+    length, up to ``limit``, of their longest common end. (A binary search over slices: the
+    comparisons run in C.)"""
+    if limit == 0:
+        low, high = 0, min(len_a, len_b)
+        while low < high:
+            mid = (low + high + 1) // 2
+            if a[:mid] == b[:mid]:
+                low = mid
+            else:
+                high = mid - 1
+        return low
+    low, high = 0, max(limit, 0)
+    while low < high:
+        mid = (low + high + 1) // 2
+        if a[len_a - mid:] == b[len_b - mid:]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+_WORD_CHAR = re.compile(r"\w")
+
+
+def _words_around(folded: str, start: int, end: int) -> set[str]:
+    """The words (``\\w+``) of ``folded`` that overlap or touch ``[start, end)``, and the word before and after those."""
+    a = start
+    for word in (True, False, True):  # the word touching the span, the gap before it, the word before
+        while a > 0 and bool(_WORD_CHAR.match(folded, a - 1)) == word:
+            a -= 1
+    b = end
+    for word in (True, False, True):
+        while b < len(folded) and bool(_WORD_CHAR.match(folded, b)) == word:
+            b += 1
+    return set(WORD.findall(folded, a, b))
 
 
 def _digest(value: Any) -> bytes | None:
@@ -332,6 +457,7 @@ class PageBuilder:
         self.decl_digests: dict[str, bytes] = {}  # this build's digest of each declaration, when the caller has them (PageMemo.decls)
         self.example_digests: list[bytes] = []  # and of each worked example (PageMemo.examples)
         self.same_corpus = False  # whether the spellings' text is the previous build's (their answers are then the same)
+        self.cards: tuple[dict, dict, bytes] | None = None  # while a card page is rendered with a memo: see remembered_card
         self.p = dataclasses.replace(program, decls=self._noted("decls", program.decls))
         self.sources["armies"] = program.armies  # a section page's own army lists (see _own)
         self.package = package
@@ -994,8 +1120,38 @@ class PageBuilder:
             "ref": attr(d.ref),
             "table_href": self.href(catalog),
             "procedures": [self.a(self.title_of(pr), self.href(pr)) for pr in procs],
-            "cards": [self.card(d, ident, rec, level, options) for ident, rec in d.entries.items()],
+            "cards": [self.remembered_card(d, ident, rec, level, options) for ident, rec in d.entries.items()],
         }
+
+    def remembered_card(self, d: ir.Catalog, ident: str, rec: dict, level: int, options: str | None) -> dict:
+        """:meth:`card`, or the card of the previous build of this page (``self.cards``: the previous
+        build's cards of the page, this build's, and the page's key, :func:`_page_key`) when the entry,
+        what the card reads of its catalog beside it and all the card read through the noted mappings
+        and queries are as they were. A data edit renders one card of its page again."""
+        import hashlib
+
+        if self.cards is None or self.log.deps is None:
+            return self.card(d, ident, rec, level, options)
+        old, new, page_key = self.cards
+        own = pickled((d.name, d.title, d.status, d.record, d.cost, d.entry_spans.get(ident, d.span), ident, rec, level, options))
+        if own is None:
+            return self.card(d, ident, rec, level, options)
+        key = hashlib.sha256(page_key + own).digest()
+        found = old.get((d.name, ident))
+        if found is not None and found[0] == key and all(digest is not None and self.dependency(dep) == digest for dep, digest in found[1].items()):
+            self.log.deps.update(found[1])
+            self.search.extend(list(entry) for entry in found[2])
+            new[(d.name, ident)] = found
+            return found[3]
+        page_deps, self.log.deps = self.log.deps, {}
+        before = len(self.search)
+        try:
+            card = self.card(d, ident, rec, level, options)
+        finally:
+            deps, self.log.deps = self.log.deps, page_deps
+        page_deps.update(deps)
+        new[(d.name, ident)] = (key, _digests(self, deps), [list(entry) for entry in self.search[before:]], card)
+        return card
 
     def options_block(self, catalog: str | None) -> dict | None:
         """The options a page's entries may take, with their cost (the page's box and each card's list)."""
@@ -1604,16 +1760,27 @@ class PageMemo:
     prose. A page is reused when its key is the same and each of those reads has the same digest
     in this build (:meth:`PageBuilder.dependency`); a page that iterates a whole mapping depends
     on all of it. ``program`` is set by the caller for each build once the program is known to
-    pickle (see ``rulebook.compiler.serve``); None: no page is reused."""
+    pickle (see ``rulebook.compiler.serve``); None: no page is reused.
+
+    When the rulebook's text changed, a spelling is taken again from the previous text when the
+    words it looks for are not written where the two texts differ (:meth:`_Reading._unchanged`).
+    A page of a file's rules source is reused while the file's name and text and what every
+    page reads are the same. A card page rendered again reuses each card whose entry, catalog
+    and reads are as they were (:meth:`PageBuilder.remembered_card`)."""
 
     def __init__(self) -> None:
         self.program: bytes | None = None
         self.decls: dict[str, bytes] = {}  # this build's digest of each declaration, when the caller has them
         self.examples: list[bytes] = []  # and of each worked example (in the order of program.examples)
         self.corpus: bytes | None = None  # the digest of the previous build's text of spellings (_Reading.corpus)
+        self.text: str | None = None  # that text
         self.spellings: dict[tuple, Any] = {}  # the spellings found in that text (_Reading.known)
         # page → (its key, what it read with each read's digest, its search entries, its Markdown)
         self.pages: dict[str, tuple[bytes, dict[tuple, bytes | None], list[list], str]] = {}
+        # card page → (catalog, entry) → (its key, what it read with each read's digest, its search entries, its view)
+        self.cards: dict[str, dict[tuple[str, str], tuple[bytes, dict[tuple, bytes | None], list[list], dict]]] = {}
+        # the rules source pages: page → ((what every page reads, file name, file text), its Markdown)
+        self.listings: dict[str, tuple[tuple, str]] = {}
 
 
 def _pages_key(program: ir.Program, pb: PageBuilder, memo: PageMemo | None, lang: i18n.Language) -> bytes | None:
@@ -1638,18 +1805,58 @@ def _pages_key(program: ir.Program, pb: PageBuilder, memo: PageMemo | None, lang
 def pickled(value: Any) -> bytes | None:
     """``value`` pickled without the memo, so that the bytes depend on the values and not on
     which objects are shared (a rebuild reuses the unchanged files' parse trees); None when
-    it does not pickle."""
+    it does not pickle. A dataclass with slots (the IR's nodes) is written as its class and
+    its fields' values in order (:class:`_FieldReducers`): what pickle writes for it by
+    default, without the Python-level ``__getstate__`` that dataclasses give such classes
+    (the bytes differ from ``pickle.dumps``'s; they are only compared with each other)."""
     import io
     import pickle
 
     out = io.BytesIO()
     pickler = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
     pickler.fast = True
+    pickler.dispatch_table = _REDUCERS
     try:
         pickler.dump(value)
     except (pickle.PicklingError, TypeError, AttributeError, ValueError, RecursionError):
         return None
     return out.getvalue()
+
+
+class _FieldReducers(dict):
+    """A pickler's ``dispatch_table`` (:func:`pickled`): for each dataclass with slots whose state is
+    the default one (``dataclasses``' ``__getstate__``: every field's value, in field order), a
+    reducer giving its class and those values (made on first use); ``copyreg``'s reducers (which a
+    pickler with a table of its own no longer sees) for the types they are for; other types are not
+    in it (a ``KeyError``), so pickle writes them its own way."""
+
+    def __missing__(self, cls: type):
+        import copyreg
+
+        if cls in copyreg.dispatch_table:
+            return copyreg.dispatch_table[cls]
+        if (not dataclasses.is_dataclass(cls) or getattr(cls, "__getstate__", None) is not getattr(dataclasses, "_dataclass_getstate", None)
+                or cls.__reduce_ex__ is not object.__reduce_ex__ or cls.__reduce__ is not object.__reduce__):
+            raise KeyError(cls)
+        names = tuple(f.name for f in dataclasses.fields(cls))
+        if not names:
+            def reduce(obj: Any) -> tuple:
+                return cls, ()
+        elif len(names) == 1:
+            one = operator.attrgetter(names[0])
+
+            def reduce(obj: Any) -> tuple:
+                return cls, (one(obj),)
+        else:
+            every = operator.attrgetter(*names)
+
+            def reduce(obj: Any) -> tuple:
+                return cls, every(obj)
+        self[cls] = reduce
+        return reduce
+
+
+_REDUCERS = _FieldReducers()
 
 
 def _by_name(program: ir.Program, item: ir.Item) -> Any:
@@ -1738,7 +1945,10 @@ def _write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, 
         pb.same_corpus = corpus is not None and corpus == memo.corpus
         if pb.same_corpus:
             pb.read.known = memo.spellings  # the same text: the same spellings
+        elif memo.corpus is not None and memo.text is not None:  # those of the previous text that an edit cannot change
+            pb.read.previous = (memo.text, memo.spellings)
     kept: dict[str, tuple[bytes, dict[tuple, bytes | None], list[list], str]] = {}  # this build's pages for the memo
+    cards: dict[str, dict] = {}  # and each card page's cards (PageBuilder.remembered_card)
     for sec, items, page in zip(program.sections, pb.section_items, pb.section_pages):
         heading = _section_heading(sec)
         pb.index(sec.title, pb.site_href(page), _("Section"), WEIGHT_PAGE)
@@ -1769,12 +1979,16 @@ def _write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, 
         old = _kept(memo, pb, pg["page"], key)
         if old is not None:
             _key, _deps, entries, text = kept[pg["page"]] = old
+            cards[pg["page"]] = memo.cards.get(pg["page"], {}) if memo is not None else {}
             pb.search.extend(list(entry) for entry in entries)
             (docs / pg["page"]).write_text(text, encoding="utf-8")
             continue
         before = len(pb.search)
         pb.log.deps = {} if key is not None else None
+        if key is not None and memo is not None:
+            pb.cards = (memo.cards.get(pg["page"], {}), cards.setdefault(pg["page"], {}), key)
         catalogs = [pb.card_catalog(c, 2 if single else 3, pg["options"]) for c in pg["catalogs"]]  # one card per entry
+        pb.cards = None
         notes, seen = [], []
         for c in pg["catalogs"]:
             cost = pb.catalogs[c].cost
@@ -1838,14 +2052,22 @@ def _write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, 
         if key is not None:
             kept[page] = (key, _digests(pb, deps), entries, text)
     if memo is not None:
-        memo.pages = kept
+        memo.pages, memo.cards = kept, cards
         memo.corpus = corpus if common is not None else None  # the text of the kept pages' spellings
+        memo.text = pb.read._text()[0] if common is not None else None
         memo.spellings = pb.read.known
     army_nav = army_pages + to_changelog_page.write_page(pb, program, docs, env, WEIGHT_PAGE)  # the version history (@changelog)
-    sources = []
+    sources, listings = [], {}
     for file, page in pb.source_pages.items():
-        write(page, "codigo.md.j2", file=attr(file), lines=_source_lines(program.sources[file]))
+        key = (common, file, program.sources[file])  # a listing reads its file's name and text (and the templates: common)
+        old = memo.listings.get(page) if memo is not None and common is not None else None
+        text = old[1] if old is not None and old[0] == key else env.get_template("codigo.md.j2").render(
+            file=attr(file), lines=_source_lines(program.sources[file]))
+        (docs / page).write_text(text, encoding="utf-8")
+        listings[page] = (key, text)
         sources.append({"file": attr(file), "href": None, "page": page})
+    if memo is not None:
+        memo.listings = listings if common is not None else {}
     front = pb.section_blocks([i for i in program.front if not isinstance(i, ir.Term)], pb.pages["design"], _(NAV["design"]))
     for s in sources:
         s["href"] = pb.url(s["page"])

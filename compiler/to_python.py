@@ -1,7 +1,9 @@
 """Checked program (:class:`rulebook.compiler.ir.Program`) → a generated, importable Python package of resolvers.
 
 Reads only the typed IR. Entry point: :func:`generate(program) -> dict[str, str]`
-(file name → source); :func:`write_package(program, folder)` writes it.
+(file name → source); :func:`write_package(program, folder)` writes it. A long-running
+caller (``rulebook serve``) keeps a :class:`ModuleMemo`, whose ``generate`` gives the same
+modules but writes again only what reads a declaration or worked example that changed.
 
 The package (named after the rulebook id) holds:
 
@@ -42,6 +44,7 @@ from __future__ import annotations
 
 import dataclasses
 import textwrap
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from fractions import Fraction
@@ -424,12 +427,15 @@ class SourceTable:
 
     def __init__(self) -> None:
         self.positions: dict[str, int] = {}
+        self.journal: list | None = None  # while a piece is written: each position cited (PythonEmitter.piece)
 
     def cite(self, span: Span) -> str:
         """``_SRC[i]`` for the position of ``span``."""
         src = span.src
         if src not in self.positions:
             self.positions[src] = len(self.positions)
+        if self.journal is not None:
+            self.journal.append(("src", src, self.positions[src]))
         return f"_SRC[{self.positions[src]}]"
 
     def write(self, w: Writer) -> None:
@@ -461,24 +467,91 @@ RUNTIME_IMPORT = f"from . import {VENDORED} as _rt"
 _ALIASES = {"data": "_d", "types": "_t", "traced": "_traced"}
 
 
+class _Liveness:
+    """:func:`rulebook.compiler.liveness.analyse`'s answers, worked out as the emitter asks for them:
+    the procedures that roll dice once per generation (noted as that set itself, the read
+    ``("random",)``: :class:`_ReadDigests`), the choices of a procedure when it is written (what
+    that reads is noted in the procedure's piece: :meth:`PythonEmitter.piece_value`). Each
+    procedure's analysis reads only the procedure, the records it builds and that set."""
+
+    def __init__(self, emitter: PythonEmitter) -> None:
+        self.emitter = emitter
+
+    @property
+    def random(self) -> set[str]:
+        return self.emitter._once("random", lambda p: liveness._random_procedures(p.of(ir.Procedure)), derived=True)
+
+    def choice(self, node: ir.Expr | ir.Repeat) -> liveness.Choice:
+        name = self.emitter.procedure_name
+        if name is None:  # not in a procedure: the whole analysis
+            return self.emitter._once("liveness", liveness.analyse).choice(node)
+        random = self.random
+        return self.emitter._once(("choices", name), lambda p: _choices(p, name, random)).choice(node)
+
+
+def _choices(program: ir.Program, name: str, random: set[str]) -> liveness.Liveness:
+    """The analysis of the procedure ``name`` alone (what :func:`rulebook.compiler.liveness.analyse` finds for it)."""
+    result = liveness.Liveness(random=random)
+    if name in random:
+        liveness._Procedure(program, program.decls[name], result).analyse()
+    return result
+
+
 class PythonEmitter:
     """Generates the package's modules from a checked program."""
 
-    def __init__(self, program: ir.Program):
+    def __init__(self, program: ir.Program, sources: list[str] | None = None):
         self.p = program
-        self.sources = sorted({d.file for d in program.decls.values()})
+        self.sources = sorted({d.file for d in program.decls.values()}) if sources is None else sources
+        self.shared: dict = {}  # what the modules read, worked out once: see _once
         self.src = SourceTable()
         self.random_variables: list[Doc] = []
         self.constant_records: list[Doc] = []  # records whose fields are all constants: built once, _RECORD_i
-        self.liveness = liveness.analyse(program)
         self.traced = False  # writing traced.py (the twins) rather than procedures.py
         self.in_procedure = False  # writing a procedure body, where ``ctx`` counts loops
-        self.grants = _granted(program)
-        self.granted_rules = {a.rule for apps in self.grants.values() for a in apps}
+        self.procedure_name: str | None = None  # the procedure being written (its choices: _Liveness)
+        self.pieces: tuple[dict, dict, _ReadDigests] | None = None  # see piece()
+        self.journal: list | None = None  # while a piece is written: what it did to the emitter (see piece())
         self.repeats: list[ir.Repeat] = []  # repeats met in the procedure being written: their bodies follow it
         self.step_number: int | None = None  # the step being written
         self.range_tables: dict[str, ir.Table] = {}  # ranged tables the fast resolvers look up: _range_<table>
         self.record_builders: set[str] = set()  # records the resolvers being written build: _new_<record>
+
+    @property
+    def liveness(self) -> _Liveness:
+        """Which procedures roll dice, and what each choice's future reads (:mod:`rulebook.compiler.liveness`)."""
+        return _Liveness(self)
+
+    @property
+    def grants(self) -> dict[str, tuple[ir.RuleApp, ...]]:
+        """The special rules each rule grants directly (:func:`_granted`)."""
+        return self._once("grants", _granted)
+
+    @property
+    def granted_rules(self) -> set[str]:
+        """The special rules some rule grants."""
+        return self._once("granted_rules", lambda p: {a.rule for apps in _granted(p).values() for a in apps})
+
+    def _once(self, name: Any, compute, derived: bool = False):
+        """``compute(program)``, worked out once for all the modules of one generation (``self.shared``).
+        When the program notes reads (:class:`_NotedProgram`, for :class:`ModuleMemo`), what the
+        computation read is noted apart, and added to the reads of every module that uses it;
+        ``derived``: the value itself is noted instead, as the read ``(name,)`` (see :class:`_ReadDigests`)."""
+        p = self.p
+        if name not in self.shared:
+            if isinstance(p, _NotedProgram):
+                reads, p.reads = p.reads, set()
+                try:
+                    value = compute(p)
+                finally:
+                    reads, p.reads = p.reads, reads
+                self.shared[name] = (value, frozenset({(name,)} if derived else reads))
+            else:
+                self.shared[name] = (compute(p), frozenset())
+        value, reads = self.shared[name]
+        if isinstance(p, _NotedProgram):
+            p.reads |= reads
+        return value
 
     # ------------------------------------------------------------------ modules
     def header(self, w: Writer, doc: str) -> None:
@@ -601,15 +674,9 @@ class PythonEmitter:
             w.comment(f"const {k.name} ({k.span.src}): {k.title}")
             w.code(Seq((f"CONST_{py_name(k.name)} = ", _literal_doc(k.value))))
         for c in sorted(self.p.catalogs.values(), key=lambda d: d.name):
-            record = T("record", c.record)
-            w.line()
-            w.comment(f"catalog {c.name} ({c.span.src})")
-            w.line(f"CATALOG_{py_name(c.name)} = {{")
-            for ident, entry in c.entries.items():
-                w.line(f"{INDENT}{ident!r}: {self.value(entry, record)},")
-            w.line("}")
+            self.piece(w, c.name, self.catalog_data)
         for t in sorted(self.p.tables.values(), key=lambda d: d.name):
-            self.table_data(w, t)
+            self.piece(w, t.name, self.table_data)
         if self.grants:
             w.line()
             w.comment("special rules each rule grants directly (runtime.granted follows the chain): has_rule and rule_param see them")
@@ -627,6 +694,102 @@ class PythonEmitter:
             w.comment(f"bag {b.name} ({b.span.src})")
             w.code(Seq((f"BAG_{py_name(b.name)} = ", call("_rt.Bag", Text(b.title), tokens))))
         return self.module("Constants, catalogs, tables, dice and bags of the rulebook, as Python data.", w, imports=("types",))
+
+    def catalog_data(self, w: Writer, c: ir.Catalog) -> None:
+        record = T("record", c.record)
+        w.line()
+        w.comment(f"catalog {c.name} ({c.span.src})")
+        w.line(f"CATALOG_{py_name(c.name)} = {{")
+        for ident, entry in c.entries.items():
+            w.line(f"{INDENT}{ident!r}: {self.value(entry, record)},")
+        w.line("}")
+
+    def piece(self, w: Writer, name: str, write) -> None:
+        """``write(w, declaration)`` for the declaration ``name`` (at the module's top level), through
+        :meth:`piece_value`: the lines written for it in the previous generation are taken again
+        when all they read is as it was."""
+        decl = self.p.decls[name]
+        if self.pieces is None:
+            write(w, decl)
+            return
+        assert w.level == 0
+
+        def lines() -> list[str]:
+            own = Writer()
+            write(own, decl)
+            assert own.level == 0
+            return own.lines
+
+        w.lines.extend(self.piece_value(name, {("decl", name)}, lines))
+
+    def piece_value(self, key: Any, reads: set[tuple], compute) -> Any:
+        """``compute()``, remembered under ``key`` across generations of one module (:class:`ModuleMemo`
+        gives ``self.pieces``: the previous generation's pieces, this one's and the digests of this
+        build's reads). ``reads``: what ``compute`` reads beside what it reads of the program (noted).
+
+        A piece is what one declaration or worked example makes of a module, and what it does to
+        the emitter: the positions, random variables and constant records it cites (each numbered
+        in the order a module first cites it), the ranged tables it looks up and the record builders
+        it calls. All of these are noted in a journal while it is computed. It is taken again when
+        its reads have the same digests and each citation of its journal would get the same number
+        now (so its text is the same); its journal is then replayed."""
+        if self.pieces is None:
+            return compute()
+        old, new, digests = self.pieces
+        noted = self.p
+        assert isinstance(noted, _NotedProgram) and self.journal is None
+        before = noted.reads
+        found = old.get(key)
+        if found is not None and all(digests.of(read) == d for read, d in found[0].items()) and self._replayable(found[1]):
+            self._replay(found[1])
+            before |= found[0].keys()
+            new[key] = found
+            return found[2]
+        journal: list = []
+        noted.reads = set(reads)
+        self.journal = self.src.journal = journal
+        try:
+            value = compute()
+        finally:
+            self.journal = self.src.journal = None
+            reads, noted.reads = noted.reads, before | noted.reads
+        new[key] = ({read: digests.of(read) for read in reads}, journal, value)
+        return value
+
+    def _numbered(self, kind: str) -> dict | list:
+        return {"src": self.src.positions, "rv": self.random_variables, "record": self.constant_records}[kind]
+
+    def _replayable(self, journal: list) -> bool:
+        """Whether each citation of ``journal`` would get the number it got then."""
+        added: dict[str, list] = {"src": [], "rv": [], "record": []}
+        for kind, value, number in journal:
+            if number is None:  # a ranged table or a record builder: no number
+                continue
+            numbered, mine = self._numbered(kind), added[kind]
+            if value in numbered:
+                now = numbered[value] if kind == "src" else numbered.index(value)  # type: ignore[call-overload, union-attr]
+            elif value in mine:
+                now = len(numbered) + mine.index(value)
+            else:
+                now = len(numbered) + len(mine)
+                mine.append(value)
+            if now != number:
+                return False
+        return True
+
+    def _replay(self, journal: list) -> None:
+        """Do to the emitter what the piece that made ``journal`` did."""
+        for kind, value, _number in journal:
+            if kind == "src":
+                self.src.positions.setdefault(value, len(self.src.positions))
+            elif kind in ("rv", "record"):
+                numbered = self._numbered(kind)
+                if value not in numbered:
+                    numbered.append(value)  # type: ignore[union-attr]
+            elif kind == "range":
+                self.range_tables.setdefault(value, self.p.program.decls[value])  # type: ignore[attr-defined]
+            else:
+                self.record_builders.add(value)
 
     def rule_app(self, app: ir.RuleApp) -> str:
         """``_rt.RuleApp('rule', (('X', 2),))``: a special rule applied with its arguments."""
@@ -684,7 +847,7 @@ class PythonEmitter:
         w = Writer()
         procedures = self.p.of(ir.Procedure)
         for d in procedures:
-            self.procedure(w, d)
+            self.piece(w, d.name, self.procedure)
         for t in self.range_tables.values():
             self.range_function(w, t)
         self.range_tables = {}
@@ -730,12 +893,14 @@ class PythonEmitter:
             arguments = dict_of([(Text(prm.name), py_name(prm.name)) for prm in d.params])
             w.code(call("ctx.enter", Text(d.name), Text(d.title), Text(d.ref), self.src.cite(d.span), arguments))
         self.in_procedure = True
+        self.procedure_name = d.name
         self.step_number = None
         self.block(w, d.body, d, top=True)
         w.outdent()
         while self.repeats:
             self.repeat_body(w, d, self.repeats.pop(0))
         self.in_procedure = False
+        self.procedure_name = None
 
     def range_function(self, w: Writer, t: ir.Table) -> None:
         """``_range_<table>(key, src)``: a table keyed by one range, as tests of its rows
@@ -923,10 +1088,15 @@ class PythonEmitter:
             record = call(f"_t.{py_name(e.record)}", *by_name)
             if record not in self.constant_records:
                 self.constant_records.append(record)
-            return f"_RECORD_{self.constant_records.index(record) + 1}"
+            index = self.constant_records.index(record)
+            if self.journal is not None:
+                self.journal.append(("record", record, index))
+            return f"_RECORD_{index + 1}"
         if not self.in_procedure:
             return call(f"_t.{py_name(e.record)}._new", *by_name)
         self.record_builders.add(e.record)
+        if self.journal is not None:
+            self.journal.append(("builder", e.record, None))
         return call(f"_new_{py_name(e.record)}", *[_positional(name, value) for name, value in values])
 
     def list_index(self, e: ir.ListIndex, inline: bool) -> Doc:
@@ -985,6 +1155,8 @@ class PythonEmitter:
         fast = self.in_procedure and not self.traced
         if t.ranged and len(t.keys) == 1 and fast and e.keys[0].type.kind in ("int", "decimal"):
             self.range_tables.setdefault(t.name, t)
+            if self.journal is not None:
+                self.journal.append(("range", t.name, None))
             found = call(f"_range_{py_name(t.name)}", keys[0], self.src.cite(e.span))
         elif t.ranged and len(t.keys) == 1:
             found = call("_rt.lookup_range", table, keys[0], Text(e.table), self.src.cite(e.span))
@@ -1105,7 +1277,10 @@ class PythonEmitter:
         """``_RV_i``: a module-level name for ``rv``, built once when the module is imported."""
         if rv not in self.random_variables:
             self.random_variables.append(rv)
-        return f"_RV_{self.random_variables.index(rv) + 1}"
+        index = self.random_variables.index(rv)
+        if self.journal is not None:
+            self.journal.append(("rv", rv, index))
+        return f"_RV_{index + 1}"
 
     def draw(self, e: ir.Draw) -> Doc:
         src = self.src.cite(e.span)
@@ -1160,7 +1335,11 @@ class PythonEmitter:
     def examples_module(self) -> str:
         w = Writer()
         w.line()
-        w.code(Seq(("EXAMPLES = ", tuple_of([self.example(ex) for ex in self.p.examples], always_break=True))))
+        examples = self.p.examples
+        digests = self.pieces[2].examples if self.pieces is not None else None
+        docs = [self.example(ex) if digests is None else self.piece_value(("example", digests[i]), set(), lambda ex=ex: self.example(ex))
+                for i, ex in enumerate(examples)]
+        w.code(Seq(("EXAMPLES = ", tuple_of(docs, always_break=True))))
         return self.module(
             "The rulebook's worked examples, as checks over exact distributions.\n\n"
             "``EXAMPLES`` lists ``runtime.Example`` objects, in rulebook order: a procedure,\n"
@@ -1440,19 +1619,201 @@ def package_name(program: ir.Program) -> str:
     return module_name(program.rulebook.name if program.rulebook else "rulebook")
 
 
+MODULES: dict[str, tuple[bool, Any]] = {
+    "types": (False, lambda em, pkg: em.types_module()),
+    "data": (False, lambda em, pkg: em.data_module()),
+    "procedures": (False, lambda em, pkg: em.procedures_module(traced=False)),
+    "traced": (True, lambda em, pkg: em.procedures_module(traced=True)),
+    "examples": (True, lambda em, pkg: em.examples_module()),
+    "odds": (True, lambda em, pkg: em.odds_module()),
+    "__init__": (True, lambda em, pkg: em.init_module(pkg)),
+}
+"""The package's modules, in the order they are generated, each by its own method of one
+emitter, with the emitter's ``traced`` as that order leaves it (the worked examples, the
+odds tables and ``__init__`` follow ``traced.py``). What else the emitter holds between
+modules is reset by each (:meth:`PythonEmitter.module`), so one module can be generated
+without those before it (:class:`ModuleMemo`)."""
+
+
+def _module(em: PythonEmitter, pkg: str, name: str) -> str:
+    traced, make = MODULES[name]
+    em.traced = traced
+    return make(em, pkg)
+
+
 def generate(program: ir.Program) -> dict[str, str]:
     """All modules of the generated package, by relative path."""
     em = PythonEmitter(program)
     pkg = package_name(program)
-    return {
-        f"{pkg}/types.py": em.types_module(),
-        f"{pkg}/data.py": em.data_module(),
-        f"{pkg}/procedures.py": em.procedures_module(traced=False),
-        f"{pkg}/traced.py": em.procedures_module(traced=True),
-        f"{pkg}/examples.py": em.examples_module(),
-        f"{pkg}/odds.py": em.odds_module(),
-        f"{pkg}/__init__.py": em.init_module(pkg),
-    }
+    return {f"{pkg}/{name}.py": _module(em, pkg, name) for name in MODULES}
+
+
+# ---------------------------------------------------------------------------- a memo per module
+
+
+class _NotedMapping(Mapping):
+    """Declarations by name (``program.decls`` or the declarations of one kind) whose reads are
+    noted in ``reads``: a name looked up, ``("decl", name)``; the whole mapping iterated, ``("of", kind)``."""
+
+    __slots__ = ("data", "kind", "reads")
+
+    def __init__(self, data: dict, kind: type, reads_of) -> None:
+        self.data, self.kind, self.reads = data, kind, reads_of
+
+    def __getitem__(self, name):
+        self.reads().add(("decl", name))
+        return self.data[name]
+
+    def get(self, name, default=None):
+        self.reads().add(("decl", name))
+        return self.data.get(name, default)
+
+    def __contains__(self, name) -> bool:
+        self.reads().add(("decl", name))
+        return name in self.data
+
+    def __iter__(self):
+        self.reads().add(("of", self.kind))
+        return iter(self.data)
+
+    def __len__(self) -> int:
+        self.reads().add(("of", self.kind))
+        return len(self.data)
+
+
+class _NotedProgram:
+    """A checked program whose reads are noted in ``reads`` while one module is generated
+    (:class:`ModuleMemo`): each declaration looked up by name, ``("decl", name)``; the
+    declarations of a kind, in order, ``("of", kind)`` (``program.decls`` iterated:
+    ``("of", object)``); the worked examples, ``("examples",)``; the ``rulebook``
+    declaration, ``("rulebook",)``; any other attribute, ``("attr", name)``."""
+
+    def __init__(self, program: ir.Program) -> None:
+        self.program = program
+        self.reads: set[tuple] = set()
+
+    def _reads(self) -> set[tuple]:
+        return self.reads
+
+    @property
+    def decls(self) -> Mapping:
+        return _NotedMapping(self.program.decls, object, self._reads)
+
+    def _kind(self, cls: type) -> Mapping:
+        return _NotedMapping({d.name: d for d in self.program.of(cls)}, cls, self._reads)
+
+    enums = property(lambda self: self._kind(ir.Enum))
+    records = property(lambda self: self._kind(ir.Record))
+    catalogs = property(lambda self: self._kind(ir.Catalog))
+    tables = property(lambda self: self._kind(ir.Table))
+    procedures = property(lambda self: self._kind(ir.Procedure))
+
+    def of(self, cls: type) -> list:
+        self.reads.add(("of", cls))
+        return self.program.of(cls)
+
+    def get(self, name: str, cls: type = object):
+        self.reads.add(("decl", name))
+        return self.program.get(name, cls)
+
+    @property
+    def examples(self) -> list:
+        self.reads.add(("examples",))
+        return self.program.examples
+
+    @property
+    def rulebook(self):
+        self.reads.add(("rulebook",))
+        return self.program.rulebook
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        self.reads.add(("attr", name))
+        return getattr(self.program, name)
+
+
+class ModuleMemo:
+    """The modules of the last generated package, each with what it read (``rulebook serve``):
+    :meth:`generate` generates again only the modules whose reads changed.
+
+    While a module is generated, its emitter reads the program through a :class:`_NotedProgram`,
+    so every declaration it looks up, every kind of declaration it iterates, the worked examples,
+    the ``rulebook`` declaration and any other part of the program it touches is noted; what the
+    analyses shared by all modules read (:meth:`PythonEmitter._once`) is added to each module that
+    uses them. A module is kept when the package name, the source files its header names and the
+    digest of each of its reads are as they were: a declaration's digest is the caller's (a hash of
+    its pickled value, source positions included), so equal digests mean equal values and the same
+    code. A module generated again is made of pieces (:meth:`PythonEmitter.piece_value`: a catalog's
+    or table's data, a procedure, a worked example), each kept on the same terms, with what it did
+    to the emitter (the numbers it cites positions by…) checked and done again. Only the last
+    package is kept."""
+
+    def __init__(self) -> None:
+        # module name → (common key, {read: its digest}, source)
+        self.modules: dict[str, tuple[tuple, dict[tuple, bytes], str]] = {}
+        # module name → piece → ({read: its digest}, its journal, its lines or code): PythonEmitter.piece_value
+        self.pieces: dict[str, dict[Any, tuple[dict[tuple, bytes], list, Any]]] = {}
+        self.generated: list[str] = []  # the modules the last call generated (the others were kept)
+
+    def generate(self, program: ir.Program, decls: dict[str, bytes], examples: list[bytes], rulebook: bytes) -> dict[str, str]:
+        """:func:`generate`'s answer for ``program``; ``decls``: the digest of each declaration's
+        value, ``examples`` of each worked example's (in order), ``rulebook`` of the ``rulebook``
+        declaration's."""
+        digests = _ReadDigests(program, decls, examples, rulebook)
+        pkg = package_name(program)
+        sources = sorted({d.file for d in program.decls.values()})
+        common = (pkg, tuple(sources))
+        noted = _NotedProgram(program)
+        emitter = PythonEmitter(noted, sources=sources)  # type: ignore[arg-type]
+        files, kept, pieces, self.generated = {}, {}, {}, []
+        for name in MODULES:
+            old = self.modules.get(name)
+            if old is not None and old[0] == common and all(digests.of(read) == d for read, d in old[1].items()):
+                files[f"{pkg}/{name}.py"] = old[2]
+                kept[name] = old
+                pieces[name] = self.pieces.get(name, {})
+                continue
+            noted.reads = set()
+            emitter.pieces = (self.pieces.get(name, {}) if old is not None and old[0] == common else {}, pieces.setdefault(name, {}), digests)
+            text = _module(emitter, pkg, name)
+            files[f"{pkg}/{name}.py"] = text
+            kept[name] = (common, {read: digests.of(read) for read in noted.reads}, text)
+            self.generated.append(name)
+        self.modules, self.pieces = kept, pieces
+        return files
+
+
+class _ReadDigests:
+    """The digest, in one build, of each thing a module may read (see :class:`_NotedProgram`)."""
+
+    def __init__(self, program: ir.Program, decls: dict[str, bytes], examples: list[bytes], rulebook: bytes) -> None:
+        self.program, self.decls, self.examples, self.rulebook = program, decls, examples, rulebook
+        self.known: dict[tuple, bytes] = {}
+
+    def of(self, read: tuple) -> bytes:
+        if read not in self.known:
+            self.known[read] = self._digest(read)
+        return self.known[read]
+
+    def _digest(self, read: tuple) -> bytes:
+        import hashlib
+        import pickle
+
+        what = read[0]
+        if what == "random":  # the procedures that roll dice (_Liveness.random)
+            return hashlib.sha256(repr(sorted(liveness._random_procedures(self.program.of(ir.Procedure)))).encode()).digest()
+        if what == "decl":
+            return self.decls.get(read[1], b"-")  # absent: no digest is one byte long
+        if what == "of":
+            return hashlib.sha256(b"".join(
+                name.encode() + b"\0" + self.decls[name] for name, d in self.program.decls.items() if isinstance(d, read[1])
+            )).digest()
+        if what == "examples":
+            return hashlib.sha256(b"".join(self.examples)).digest()
+        if what == "rulebook":
+            return self.rulebook
+        return hashlib.sha256(pickle.dumps(getattr(self.program, read[1]), protocol=pickle.HIGHEST_PROTOCOL)).digest()
 
 
 def write_package(program: ir.Program, folder: Path, generated: dict[str, str] | None = None) -> list[Path]:

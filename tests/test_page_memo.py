@@ -6,7 +6,10 @@ cell of a seeded sample of the catalogs and tables, an entry's name, an enum val
 title, a record field's title, a special rule's text, a procedure's body, a worked
 example's input, a paragraph of prose — and after each rebuild the docs/ written with
 the memo (pages of earlier builds reused) are compared, file by file and byte for byte,
-with docs/ written by the same build without any memo; and most pages were kept.
+with docs/ written by the same build without any memo; and most pages were kept, and
+most cards of the card pages rendered again. The
+package's modules, generated again only where what they read changed
+(:class:`rulebook.compiler.to_python.ModuleMemo`), are compared with a fresh generation.
 """
 
 from __future__ import annotations
@@ -52,7 +55,7 @@ class _Checked:
             self.stale.append((self.label, differ))
 
 
-def _data_edits(program, sources: dict[str, str]) -> list[tuple[str, str, str, str]]:
+def _data_edits(program, sources: dict[str, str], sample: int = SAMPLE) -> list[tuple[str, str, str, str]]:
     """(label, file, old, new): one number of one row, for a seeded sample of the catalogs and tables."""
     from rulebook.compiler import ir
 
@@ -66,10 +69,26 @@ def _data_edits(program, sources: dict[str, str]) -> list[tuple[str, str, str, s
             if m and line.lstrip()[:1] not in ("#", "/"):
                 number = m.group(1)
                 new = line[:m.start(1)] + str(int(number) + 1) + line[m.end(1):]
-                found.append((f"data of {d.name}", d.span.file.rsplit("/", 1)[-1], line, new))
+                found.append((f"data of {type(d).__name__.lower()} {d.name}", d.span.file.rsplit("/", 1)[-1], line, new))
                 break
     random.Random(SEED).shuffle(found)
-    return found[:SAMPLE]
+    return found[:sample]
+
+
+EDITS = [
+    ("an entry's name", "02-costes-listas.rules", '"2 cm Flak 30"', '"2 cm Flak 30 (modelo tardío)"'),
+    ("an enum value's title", "02-costes-listas.rules", '  dotacion "Dotación"', '  dotacion "Dotación de pieza"'),
+    ("a record field's title", "02-costes-listas.rules", '  coste: int "Coste"', '  coste: int "Coste en puntos"'),
+    ("a special rule's text", "03-reglas-especiales.rules", "Esta unidad está sobrecargada", "Esta unidad va sobrecargada"),
+    ("a procedure's body", "06-disparo.rules", "require distancia <= 80,", "require distancia <= 79,"),
+    ("an example's input", "06-disparo.rules", "given (distancia: 50)", "given (distancia: 51)"),
+    # a word written many times over in one section: how names are spelt on other sections' pages
+    ("a spelling in prose", "04-movimiento.rules", "influyen los elementos de movilidad en la táctica.",
+     "influyen los elementos de movilidad en la táctica. " + "DISTANCIA, " * 80 + "fin."),
+    ("prose of a section", "06-disparo.rules", "Esta sección sustituye al antiguo sistema de disparo.",
+     "Esta sección sustituye al viejo sistema de disparo."),
+]
+"""Single edits of other kinds, one after another (label, file, old text, new text)."""
 
 
 def _edit(path, old: str, new: str) -> None:
@@ -79,7 +98,7 @@ def _edit(path, old: str, new: str) -> None:
 
 
 def test_pages_kept_across_edits_are_the_pages_a_build_without_memo_writes(tmp_path, monkeypatch):
-    from rulebook.compiler import driver, reads, to_pages
+    from rulebook.compiler import driver, reads, to_pages, to_python
     from rulebook.compiler.serve import Preview, _Remembering
 
     folder = tmp_path / "1936"
@@ -96,6 +115,19 @@ def test_pages_kept_across_edits_are_the_pages_a_build_without_memo_writes(tmp_p
         return page
 
     monkeypatch.setattr(to_pages, "_kept", counted)
+    cards: dict[str, list[int]] = {}  # edit → cards of the card pages rendered again with the memo, and those not reused
+    remembered, card = to_pages.PageBuilder.remembered_card, to_pages.PageBuilder.card
+
+    def remembered_counted(self, *args):
+        cards.setdefault(checked.label, [0, 0])[0] += self.cards is not None
+        return remembered(self, *args)
+
+    def card_counted(self, *args):
+        cards.setdefault(checked.label, [0, 0])[1] += self.cards is not None
+        return card(self, *args)
+
+    monkeypatch.setattr(to_pages.PageBuilder, "remembered_card", remembered_counted)
+    monkeypatch.setattr(to_pages.PageBuilder, "card", card_counted)
     preview = Preview(folder, tmp_path / "work", log=lambda text: None)
 
     def build() -> bool:
@@ -103,25 +135,19 @@ def test_pages_kept_across_edits_are_the_pages_a_build_without_memo_writes(tmp_p
         with reads.across_builds():
             result = driver.build(folder, tmp_path / "out", site=False, stages=stages)
         preview.parsed = stages.parsed
+        if result.ok:  # the package, generated module by module with the memo: as a fresh generation
+            fresh = to_python.generate(result.program)
+            written = _tree(tmp_path / "out" / "python")
+            differ = [rel for rel, text in fresh.items() if written.get(rel) != text.encode("utf-8")]
+            if differ:
+                checked.stale.append((checked.label, differ))
         return result.ok
 
     assert build()
     program = driver.check(folder).program
     edits = _data_edits(program, program.sources)
     assert len(edits) >= 20
-    edits += [
-        ("an entry's name", "02-costes-listas.rules", '"2 cm Flak 30"', '"2 cm Flak 30 (modelo tardío)"'),
-        ("an enum value's title", "02-costes-listas.rules", '  dotacion "Dotación"', '  dotacion "Dotación de pieza"'),
-        ("a record field's title", "02-costes-listas.rules", '  coste: int "Coste"', '  coste: int "Coste en puntos"'),
-        ("a special rule's text", "03-reglas-especiales.rules", "Esta unidad está sobrecargada", "Esta unidad va sobrecargada"),
-        ("a procedure's body", "06-disparo.rules", "require distancia <= 80,", "require distancia <= 79,"),
-        ("an example's input", "06-disparo.rules", "given (distancia: 50)", "given (distancia: 51)"),
-        # a word written many times over in one section: how names are spelt on other sections' pages
-        ("a spelling in prose", "04-movimiento.rules", "influyen los elementos de movilidad en la táctica.",
-         "influyen los elementos de movilidad en la táctica. " + "DISTANCIA, " * 80 + "fin."),
-        ("prose of a section", "06-disparo.rules", "Esta sección sustituye al antiguo sistema de disparo.",
-         "Esta sección sustituye al viejo sistema de disparo."),
-    ]
+    edits += EDITS
     applied = []
     for label, file, old, new in edits:
         checked.label = label
@@ -134,3 +160,5 @@ def test_pages_kept_across_edits_are_the_pages_a_build_without_memo_writes(tmp_p
     assert len(applied) >= 20
     assert checked.stale == []
     assert sum(page is not None for page in asked) > 0.8 * len(asked)  # most pages were not rendered again
+    entries = [counts for label, counts in cards.items() if label.startswith("data of catalog ") and counts[0]]
+    assert entries and all(rendered <= 2 < asked for asked, rendered in entries)  # a catalog's data edit: its entry's card

@@ -384,8 +384,8 @@ def test_a_prose_edit_does_not_generate_the_package_again(tmp_path, monkeypatch)
     from rulebook.compiler.serve import Preview
 
     calls: list[int] = []
-    generate = to_python.generate
-    monkeypatch.setattr(to_python, "generate", lambda program: calls.append(1) or generate(program))
+    generate = to_python.ModuleMemo.generate  # the modules whose reads changed (what serve generates)
+    monkeypatch.setattr(to_python.ModuleMemo, "generate", lambda self, program, *digests: calls.append(1) or generate(self, program, *digests))
     edits = [
         ("### 11. Dados de disparo", "### 11. Dados de disparo renovados", True),  # 0: prose, same lines
         ("regular  | 2 | todos", "regular  | 3 | todos", True),  # 1: data
