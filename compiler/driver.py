@@ -44,7 +44,7 @@ from .ir import Program
 from .loader import load
 
 if TYPE_CHECKING:  # the emitters are imported when a build runs
-    from . import to_pages
+    from . import to_json, to_pages
 
 CONTENT = package_data.folder("content")
 
@@ -81,6 +81,9 @@ class Stages:
 
     pages: to_pages.PageMemo | None = None
     """The section pages of the previous build (:func:`rulebook.compiler.to_pages.write_docs`)."""
+
+    json: to_json.JsonMemo | None = None
+    """What the previous build serialised, validated and wrote of json/ and schemas/ (:func:`rulebook.compiler.to_json.write_all`)."""
 
     def parse(self, text: str, filename: str) -> tuple:
         """One file's text → its syntax tree and diagnostics (:func:`rulebook.rules_dsl.parser.parse`)."""
@@ -193,7 +196,7 @@ def _emit_all(result: Checked, staging: Path, site: bool, shown: tuple[str, str]
     odds_tables = odds.compute(package)
     result.timings["odds"] = time.perf_counter() - t
     t = time.perf_counter()
-    problems = to_json.write_all(program, staging, odds_tables, package)
+    problems = to_json.write_all(program, staging, odds_tables, package, stages.json)
     result.timings["json"] = time.perf_counter() - t
     for msg in problems:
         result.diagnostics.append(Diagnostic("error", msg, Span("<build>", 0, 0, 0, 0), None, "schema"))

@@ -21,8 +21,11 @@ How an edit becomes a reloaded page (and why):
    writes). Files whose text did not change are not parsed again (the parser is
    a pure function of the text). When what the Python generator reads is as it
    was (a prose edit that moves no declaration), the package is not generated
-   again (:meth:`_Remembering.generate`), and a module whose bytes did not
-   change is not compiled again (:mod:`rulebook.compiler.pyload`). Each worked
+   again (:meth:`_Remembering.generate`); otherwise only the modules whose reads
+   changed are (:class:`rulebook.compiler.to_python.ModuleMemo`), and a module
+   whose bytes did not change is not compiled again (:mod:`rulebook.compiler.pyload`).
+   JSON documents and schemas equal to the last build's are not serialised,
+   validated or written again (:class:`rulebook.compiler.to_json.JsonMemo`). Each worked
    example, test vector and odds table is remembered under the generated code and
    data it can reach (:mod:`rulebook.compiler.reads`): a prose edit resolves none
    again, a data edit only those reading the edited declaration, an edit in a
@@ -127,6 +130,8 @@ class Preview:
         self.parsed: dict[tuple[str, str], tuple] = {}  # (text, file name) → parse's answer, for the last build's files
         self.generated: tuple[bytes, str, dict[str, str]] | None = None  # last build's package: see _Remembering.generate
         self.pages = None  # the last build's section pages (to_pages.PageMemo): see _Remembering
+        self.modules = None  # the last package's modules, each with what it read (to_python.ModuleMemo)
+        self.json = None  # the last build's json/ and schemas/, found again in next/ (to_json.JsonMemo)
         self.theme_files: list[tuple[str, str]] | None = None  # the theme's static files (path, folder): _theme_files_once
         self.viewing: collections.Counter[str] = collections.Counter()  # pages (site paths) open in a browser: rendered first
         self.history: collections.deque[tuple[int, frozenset[str] | None]] = collections.deque(maxlen=HISTORY_KEPT)
@@ -372,6 +377,16 @@ class _Remembering(driver.Stages):
         preview.pages.program = None  # no page is reused until generate() has the digest of this build's program
         preview.pages.decls, preview.pages.examples = {}, []  # nor are the declarations' and examples' digests known
         self.pages = preview.pages
+        if preview.modules is None:
+            from . import to_python
+
+            preview.modules = to_python.ModuleMemo()
+        self.modules = preview.modules
+        if preview.json is None:
+            from . import to_json
+
+            preview.json = to_json.JsonMemo(preview.next)
+        self.json = preview.json
 
     def parse(self, text: str, filename: str) -> tuple:
         """A file whose text the previous build parsed is not parsed again:
@@ -390,10 +405,12 @@ class _Remembering(driver.Stages):
         of the same types, so the same code. The one thing it reads beside them is the sources'
         content hash (``CONTENT_HASH`` of ``__init__.py``, :func:`rulebook.compiler.to_json.content_hash`):
         the kept package gets the new one. A prose edit that moves no declaration is such an
-        edit; any other edit, or an IR that does not pickle, generates the package. Each
+        edit. After any other edit, only the modules whose reads changed are generated again
+        (:class:`rulebook.compiler.to_python.ModuleMemo`: a data edit generates ``data.py`` and
+        ``__init__.py``); an IR that does not pickle generates the package. Each
         declaration and worked example is pickled on its own: the digest of its bytes is what the
-        pages that read it compare (:class:`rulebook.compiler.to_pages.PageMemo`), and the pages are reused
-        only once the program is known to pickle."""
+        pages that read it compare (:class:`rulebook.compiler.to_pages.PageMemo`) and what the
+        modules that read it compare, and the pages are reused only once the program is known to pickle."""
         import hashlib
 
         from .to_json import content_hash
@@ -409,7 +426,7 @@ class _Remembering(driver.Stages):
         self.pages.examples = digests[len(program.decls):]
         files = _with_hash(self.preview.generated, key, digest)
         if files is None:
-            files = super().generate(program)
+            files = self.modules.generate(program, self.pages.decls, self.pages.examples, hashlib.sha256(parts[0]).digest())
         self.preview.generated = (key, digest, files)
         return dict(files)
 
@@ -538,7 +555,7 @@ def handler_for(preview: Preview, stopping: threading.Event):
             self.send_header("Connection", "close")
             self.end_headers()
             self.close_connection = True
-            page = _site_path(query["page"][0], preview.site) if query.get("page") else None
+            page = _site_path(urllib.parse.unquote(query["page"][0]), preview.site) if query.get("page") else None  # location.pathname is %-encoded
             shown = int(query["v"][0]) if page is not None and query.get("v", [""])[0].isdigit() else None
             checked, sent = -1, None  # the last version looked at; the last one announced
             if page is not None:

@@ -4,9 +4,12 @@ Reads a checked :class:`rulebook.compiler.ir.Program` (catalog entries and table
 as plain values, rules, enums, procedure signatures, glossary terms), the odds
 tables the generated resolvers computed (:class:`rulebook.compiler.odds.OddsTable`) and
 the generated package (for the worked examples, :mod:`rulebook.compiler.vectors`).
-Entry point: :func:`write_all(program, out_dir, odds_tables, package) -> list[str]`
+Entry point: :func:`write_all(program, out_dir, odds_tables, package, memo=None) -> list[str]`
 writes ``json/`` and ``schemas/`` and returns the validation problems (empty
-when everything was written; nothing is written otherwise).
+when everything was written; nothing is written otherwise). ``memo``
+(:class:`JsonMemo`, from ``rulebook serve``) holds what the previous build
+serialised, validated and wrote: what is equal is not done again, and the
+files are the same bytes.
 
 Layout under the output folder:
 
@@ -316,9 +319,10 @@ def _manifest_schema(program: ir.Program) -> dict:
     return {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
 
 
-def all_schemas(program: ir.Program) -> dict[str, dict]:
+def all_schemas(program: ir.Program, named: bool = True) -> dict[str, dict]:
     """Every schema by relative path under ``schemas/``: the declarations' (see
-    :mod:`rulebook.compiler.schemas`), then the fixed documents', the bundle's and the manifest's."""
+    :mod:`rulebook.compiler.schemas`), then the fixed documents', the bundle's and the manifest's;
+    ``named=False``: before :func:`rulebook.compiler.schemas.named_types`."""
     out = sch.schemas(program)
     for rel, (title, description, body) in _fixed_schemas(program).items():
         out[rel] = sch.generic_schema(program, rel, title, description, body)
@@ -342,7 +346,7 @@ def all_schemas(program: ir.Program) -> dict[str, dict]:
         _manifest_schema(program),
     )
     out.update(to_armies.schemas(program))
-    return {rel: sch.named_types(doc) for rel, doc in out.items()}
+    return {rel: sch.named_types(doc) for rel, doc in out.items()} if named else out
 
 
 def _odds_cell(probability: Any) -> Any:
@@ -423,7 +427,7 @@ def documents(program: ir.Program, odds_tables: Iterable[OddsTable] = (), packag
     return docs
 
 
-def dumps(doc: Any) -> str:
+def dumps(doc: Any, written: dict[str, tuple[Any, str]] | None = None) -> str:
     """A document as written: UTF-8 text, indented, with a final newline.
 
     The text of ``json.dumps(doc, ensure_ascii=False, indent=2)``, written by
@@ -431,10 +435,14 @@ def dumps(doc: Any) -> str:
     keys, lists, strings, ints, finite floats, booleans, None): the standard
     library's indenting encoder is pure Python and more than twice as slow (a
     build writes some 350 documents). Anything else is left to ``json.dumps``.
+
+    ``written``: documents written already (path under ``json/`` → the document and its
+    text): one that ``doc`` holds under the key ``k`` of a dict, when it is the document of
+    ``k.json`` (the same object), is not written again (the bundle holds the others so).
     """
     parts: list[str] = []
     try:
-        _indented(doc, "\n", parts)
+        _indented(_with_written(doc, written) if written else doc, "\n", parts)
     except (_NotPlain, RecursionError):
         return json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
     parts.append("\n")
@@ -443,6 +451,27 @@ def dumps(doc: Any) -> str:
 
 class _NotPlain(Exception):
     """A value :func:`_indented` leaves to ``json.dumps``."""
+
+
+class _Written:
+    """A value already written: its text (without the final newline) at the top level."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+def _with_written(value: Any, written: dict[str, tuple[Any, str]]) -> Any:
+    """``value`` with each document of ``written`` it holds where :func:`dumps` says replaced
+    by its :class:`_Written` text."""
+    if type(value) is not dict:
+        return value
+    out = {}
+    for key, item in value.items():
+        doc, text = written.get(f"{key}.json", (None, ""))
+        out[key] = _Written(text[:-1]) if item is doc and text else _with_written(item, written)
+    return out
 
 
 _string = json.encoder.encode_basestring  # the standard library's, in C where it has one
@@ -480,6 +509,8 @@ def _indented(value: Any, newline: str, parts: list[str]) -> None:
         parts.append("true" if value else "false")
     elif kind is float and value - value == 0:  # finite: json.dumps writes the others as NaN, Infinity
         parts.append(float.__repr__(value))
+    elif kind is _Written:  # the same text with each line indented as here (a JSON string holds no line break)
+        parts.append(value.text.replace("\n", newline))
     else:
         raise _NotPlain
 
@@ -492,7 +523,7 @@ def registry_for(schema_docs: dict[str, dict]) -> Registry:
     return Registry().with_resources((s["$id"], Resource(contents=s, specification=DRAFT202012)) for s in schema_docs.values())
 
 
-def validate(docs: dict[str, dict], schema_docs: dict[str, dict]) -> list[str]:
+def validate(docs: dict[str, dict], schema_docs: dict[str, dict], memo: JsonMemo | None = None) -> list[str]:
     """Validate each document against the schema its ``$schema`` names (an ``$id``);
     returns the problems (at most 5 per document).
 
@@ -500,30 +531,41 @@ def validate(docs: dict[str, dict], schema_docs: dict[str, dict]) -> list[str]:
     with the meta-schemas each time a validator is built, so building one per document
     would make this quadratic); each document is checked against a ``$ref`` to its
     schema's ``$id``. The documents the bundle (``rulebook.json``) holds are checked
-    once, as parts of it (its schema refers to theirs)."""
-    registry_validator = None  # built for the first document the fast check finds invalid
+    once, as parts of it (its schema refers to theirs). With a ``memo`` (see
+    :class:`JsonMemo`), a document its previous build validated against the same schemas
+    has the problems it had then, without being validated again."""
+    memo = memo if memo is not None else JsonMemo(remember=False)
+    fast = memo.prevalidator(schema_docs)  # jsonschema below only for what it finds invalid
+    slow: list = []  # jsonschema's validator, built for the first document the fast check finds invalid
     ids = {s["$id"] for s in schema_docs.values()}
     bundle = docs.get("rulebook.json", {})
     # the documents the bundle holds are validated once, as parts of it
     bundled = {rel for rel, doc in docs.items() if rel != "rulebook.json" and any(doc is part for part in _parts(bundle))}
     problems = []
-    fast = fast_validation.Prevalidator(schema_docs)  # jsonschema below only for what it finds invalid
     for rel, doc in docs.items():
         if rel in bundled:
             continue
-        if doc.get("$schema") not in ids:
-            problems.append(f"json/{rel}: $schema {doc.get('$schema')!r} is the $id of no schema")
-            continue
-        if fast.is_valid(doc, doc["$schema"]):
-            continue
-        if registry_validator is None:
-            from jsonschema import Draft202012Validator
-
-            registry_validator = Draft202012Validator({}, registry=registry_for(schema_docs))
-        validator = registry_validator.evolve(schema={"$ref": doc["$schema"]})
-        for err in sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path))[:5]:
-            problems.append(f"json/{rel}: {err.json_path}: {err.message[:300]}")
+        kept = memo.entry(f"json/{rel}", doc, keyed=doc is not bundle)  # the bundle: its parts' keys would cost as much as checking it
+        if kept.problems is None:
+            kept.problems = _problems(rel, doc, ids, fast, schema_docs, slow)
+            memo.validated += 1
+        problems += kept.problems
     return problems
+
+
+def _problems(rel: str, doc: dict, ids: set[str], fast: fast_validation.Prevalidator, schema_docs: dict[str, dict], slow: list) -> list[str]:
+    """What :func:`validate` says of one document (``slow``: jsonschema's validator once built)."""
+    if doc.get("$schema") not in ids:
+        return [f"json/{rel}: $schema {doc.get('$schema')!r} is the $id of no schema"]
+    if fast.is_valid(doc, doc["$schema"]):
+        return []
+    if not slow:
+        from jsonschema import Draft202012Validator
+
+        slow.append(Draft202012Validator({}, registry=registry_for(schema_docs)))
+    validator = slow[0].evolve(schema={"$ref": doc["$schema"]})
+    errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path))[:5]
+    return [f"json/{rel}: {err.json_path}: {err.message[:300]}" for err in errors]
 
 
 def _parts(bundle: dict) -> list:
@@ -544,7 +586,8 @@ def content_hash(program: ir.Program) -> str:
     return "sha256:" + digest.hexdigest()
 
 
-def _manifest(program: ir.Program, files: dict[str, str], schema_docs: dict[str, dict]) -> dict:
+def _manifest(program: ir.Program, files: dict[str, str], schema_docs: dict[str, dict], digests: dict[str, str]) -> dict:
+    """The manifest of ``files`` (by path in the build; ``digests``: the sha256 of each)."""
     return {
         "$schema": _uri(program, "manifest.schema.json"),
         "format_version": FORMAT_VERSION,
@@ -553,39 +596,205 @@ def _manifest(program: ir.Program, files: dict[str, str], schema_docs: dict[str,
         "lang": program.rulebook.lang if program.rulebook else "",
         "base_uri": sch.base_uri(program),
         "content_hash": content_hash(program),
-        "bundle_hash": _sha256(files["json/rulebook.json"]),
+        "bundle_hash": digests["json/rulebook.json"],
         "sources": sorted(source_names(program).values()),
         "schemas": {schema["$id"]: f"schemas/{rel}" for rel, schema in sorted(schema_docs.items())},
-        "documents": {rel: _sha256(text) for rel, text in sorted(files.items())},
+        "documents": {rel: digests[rel] for rel in sorted(files)},
     }
 
 
-def write_all(program: ir.Program, out_dir: Path, odds_tables: Iterable[OddsTable] = (), package: ModuleType | None = None) -> list[str]:
+def write_all(program: ir.Program, out_dir: Path, odds_tables: Iterable[OddsTable] = (), package: ModuleType | None = None,
+              memo: JsonMemo | None = None) -> list[str]:
     """Write json/ and schemas/ under ``out_dir`` after validating every document.
 
     ``odds_tables`` are the odds tables computed by the generated resolvers and
-    ``package`` the generated package (for the test vectors).
+    ``package`` the generated package (for the test vectors). ``memo``: what the
+    previous build of a long-running caller serialised, validated and wrote
+    (:class:`JsonMemo`); the files are the same with it as without.
     Returns the validation problems; when there are any, nothing is written.
     """
     problems = sch.name_clashes(program, FIXED_TYPE_NAMES)
     if problems:  # the schemas would be wrong, and so every check below
         return problems
-    schema_docs = all_schemas(program)
-    problems += sch.bad_type_names(schema_docs)
-    fast_validation.check_schemas(schema_docs)
-    docs = documents(program, odds_tables, package)
-    problems += validate(docs, schema_docs)
-    if problems:
-        return problems
-    files = {f"schemas/{rel}": dumps(schema) for rel, schema in schema_docs.items()}
-    files.update({f"json/{rel}": dumps(doc) for rel, doc in docs.items()})
-    manifest = _manifest(program, files, schema_docs)
-    problems = validate({"manifest.json": manifest}, schema_docs)
-    if problems:
-        return problems
-    files["json/manifest.json"] = dumps(manifest)
-    for rel, text in files.items():
-        path = out_dir / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return []
+    memo = memo if memo is not None else JsonMemo(remember=False)
+    memo.begin()
+    try:
+        schema_docs = {rel: memo.schema(rel, raw) for rel, raw in all_schemas(program, named=False).items()}
+        problems += sch.bad_type_names(schema_docs)
+        docs = documents(program, odds_tables, package)
+        problems += validate(docs, schema_docs, memo)
+        if problems:
+            return problems
+        files = {f"schemas/{rel}": memo.text(f"schemas/{rel}", schema) for rel, schema in schema_docs.items()}
+        written: dict[str, tuple[Any, str]] = {}  # the bundle is written from its parts' texts
+        for rel, doc in docs.items():
+            files[f"json/{rel}"] = text = memo.text(f"json/{rel}", doc, written if rel == "rulebook.json" else None)
+            written[rel] = (doc, text)
+        manifest = _manifest(program, files, schema_docs, {file: memo.digest(file, text) for file, text in files.items()})
+        problems = validate({"manifest.json": manifest}, schema_docs, memo)
+        if problems:
+            return problems
+        files["json/manifest.json"] = memo.text("json/manifest.json", manifest)
+        memo.write(out_dir, files)
+        return []
+    finally:
+        memo.end()
+
+
+class JsonMemo:
+    """What :func:`write_all` made of each file in the previous build, for a long-running
+    caller (``rulebook serve``: :class:`rulebook.compiler.driver.Stages`) to pass to the next.
+
+    Each schema and document is keyed by its value pickled without the memo
+    (:func:`rulebook.compiler.to_pages.pickled`: the same bytes for values equal in type
+    and content, whatever objects they share), so an equal key means the same text and,
+    against the same schemas (all their keys equal), the same validation problems. A
+    schema with the key it had is neither named again (:func:`rulebook.compiler.schemas.named_types`)
+    nor checked against the meta-schema; the compiled validators are kept while the
+    schemas are the same. The bundle is not keyed (that would cost as much as validating
+    it): it is validated each time and written from its parts' texts. Only the last
+    build's entries are kept.
+
+    ``folder``: where the previous build's output is found when this one is written
+    (``serve``'s ``next/``, which :func:`rulebook.compiler.driver.build` replaces as a
+    whole). A file whose text is the one written there before, and which is still the
+    file written then (same device, inode, size and modification time), is hard-linked
+    into the new output instead of written: a file is never changed in place, so the
+    previous output stays as it was whatever happens to the new one.
+
+    ``serialised``, ``validated`` and ``linked`` count what the last build did.
+    """
+
+    def __init__(self, folder: Path | None = None, remember: bool = True) -> None:
+        self.folder = folder
+        self.remember = remember  # False: a one-shot build; nothing is keyed or kept
+        self.kept: dict[str, _Kept] = {}  # file (schemas/…, json/…) → the previous build's entry
+        self.now: dict[str, _Kept] = {}  # the same for this build
+        self.kept_schemas: tuple | None = None  # the key of the schemas the kept problems were found against
+        self.now_schemas: tuple | None = None
+        self.verdicts_hold = False  # whether this build's schemas are those
+        self.fast: tuple[tuple | None, fast_validation.Prevalidator] | None = None  # compiled validators and their schemas' key
+        self.on_disk: dict[str, tuple[str, tuple[int, int, int, int]]] = {}  # file → text and stamp, as written last
+        self.serialised = self.validated = self.linked = 0
+
+    def begin(self) -> None:
+        self.now, self.now_schemas, self.verdicts_hold = {}, None, False
+        self.serialised = self.validated = self.linked = 0
+
+    def end(self) -> None:
+        """Keep this build's entries (a build that stopped before any keeps the previous ones),
+        without the documents themselves: their keys, texts and problems are what is compared
+        and reused."""
+        if self.remember and self.now:
+            for kept in self.now.values():
+                kept.value = None
+            self.kept, self.kept_schemas = self.now, self.now_schemas
+        self.now = {}
+
+    def entry(self, file: str, value: Any, keyed: bool = True) -> _Kept:
+        """This build's entry for ``file`` holding ``value``: with what the previous build made
+        of it when it had the same key."""
+        new = self.now.get(file)
+        if new is not None and (new.value is value or new.named is value):  # a schema's entry holds the raw one
+            return new
+        key = None
+        if self.remember and keyed:
+            from .to_pages import pickled
+
+            key = pickled(value)
+        new = self.now[file] = _Kept(key, value)
+        old = self.kept.get(file)
+        if new.key is not None and old is not None and old.key == new.key:
+            new.named, new.text, new.digest = old.named, old.text, old.digest
+            new.problems = old.problems if self.verdicts_hold else None
+        return new
+
+    def schema(self, rel: str, raw: dict) -> dict:
+        """A schema as written (:func:`rulebook.compiler.schemas.named_types`), checked against the meta-schema."""
+        kept = self.entry(f"schemas/{rel}", raw)
+        if kept.named is None:
+            named = sch.named_types(raw)
+            fast_validation.check_schemas({rel: named})  # raises for an invalid one, which is then not kept
+            kept.named = named
+        return kept.named
+
+    def prevalidator(self, schema_docs: dict[str, dict]) -> fast_validation.Prevalidator:
+        """The compiled validators for ``schema_docs``: the previous build's when these are the
+        schemas it had (each with the same key); then the problems kept hold too."""
+        entries = [(rel, self.now.get(f"schemas/{rel}")) for rel in schema_docs]
+        if all(e is not None and e.key is not None and e.named is schema_docs[rel] for rel, e in entries):
+            self.now_schemas = tuple((rel, e.key) for rel, e in entries)
+        self.verdicts_hold = self.now_schemas is not None and self.now_schemas == self.kept_schemas
+        if self.fast is None or self.now_schemas is None or self.fast[0] != self.now_schemas:
+            self.fast = (self.now_schemas, fast_validation.Prevalidator(schema_docs))
+        return self.fast[1]
+
+    def text(self, file: str, value: Any, written: dict[str, tuple[Any, str]] | None = None) -> str:
+        """``value`` as written (:func:`dumps`, with the documents ``written`` already)."""
+        kept = self.entry(file, value, keyed=file != "json/rulebook.json")
+        if kept.text is None:
+            kept.text = dumps(value, written)
+            self.serialised += 1
+        return kept.text
+
+    def digest(self, file: str, text: str) -> str:
+        """The sha256 of ``file``'s ``text``, as the manifest lists it."""
+        kept = self.now.get(file)
+        if kept is None or kept.text is not text:
+            return _sha256(text)
+        if kept.digest is None:
+            kept.digest = _sha256(text)
+        return kept.digest
+
+    def write(self, out_dir: Path, files: dict[str, str]) -> None:
+        """Write ``files`` (text by path) under ``out_dir``, each folder made once; link
+        those the previous build wrote in :attr:`folder` with the same text."""
+        folders: set[Path] = set()
+        stamps = {}
+        for file, text in files.items():
+            path = out_dir / file
+            if path.parent not in folders:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                folders.add(path.parent)
+            stamp = self._linked(file, text, path)
+            if stamp is None:
+                with open(path, "w", encoding="utf-8") as out:
+                    out.write(text)
+                    out.flush()
+                    stamp = _stamp(os.fstat(out.fileno()))
+            stamps[file] = (text, stamp)
+        if self.remember:
+            self.on_disk = stamps
+
+    def _linked(self, file: str, text: str, path: Path) -> tuple[int, int, int, int] | None:
+        """The stamp of the previous build's ``file`` once linked at ``path``; None when it
+        cannot be (another text, not found as written, or a file system without links)."""
+        before = self.on_disk.get(file)
+        if self.folder is None or before is None or before[0] != text:
+            return None
+        try:
+            if _stamp(os.stat(self.folder / file)) != before[1]:
+                return None
+            os.link(self.folder / file, path)
+        except OSError:
+            return None
+        self.linked += 1
+        return before[1]
+
+
+class _Kept:
+    """What a build made of one file: its value's key (None: not keyed), the named schema
+    (schemas), its text, sha256 and validation problems (documents); None: not yet made."""
+
+    __slots__ = ("key", "value", "named", "text", "digest", "problems")
+
+    def __init__(self, key: bytes | None, value: Any) -> None:
+        self.key, self.value = key, value
+        self.named: dict | None = None
+        self.text: str | None = None
+        self.digest: str | None = None
+        self.problems: list[str] | None = None
+
+
+def _stamp(st: os.stat_result) -> tuple[int, int, int, int]:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
