@@ -151,10 +151,22 @@ class Preview:
         self.parsed = stages.parsed
         if not self._report(result):
             return False
-        self._render([], everything=False)  # MkDocs warmed up: the theme's templates compiled, its files listed
+        self._warm_up()
         self.timings = {"build": time.perf_counter() - t0}
         self._publish()
         return True
+
+    def _warm_up(self) -> None:
+        """MkDocs warmed up for the first edit: the smallest page rendered again (to the same
+        bytes), so the theme's page templates are compiled and its files listed now, not
+        during the first rebuild (about 0.12 s)."""
+        docs = self.live / "docs"
+        pages = sorted((p for p in docs.rglob("*.md") if p.relative_to(docs).parts[0] != "includes"),
+                       key=lambda p: (p.stat().st_size, str(p)))
+        warm = [str(pages[0].relative_to(docs))] if pages else []
+        if pages:
+            os.utime(pages[0])
+        self._render(warm, everything=False, only=set(warm))
 
     def rebuild(self) -> bool:
         """Rebuild after an edit: everything but the site into ``next/``, then the
