@@ -184,10 +184,23 @@ def build(path: Path, out_dir: Path, site: bool = True, shown: tuple[str, str] |
 
 def _emit_all(result: Checked, staging: Path, site: bool, shown: tuple[str, str], stages: Stages) -> None:
     """Python package → odds (computed by that package) → JSON → pages → site."""
-    from . import odds, pyload, to_json, to_pages, to_python
+    from . import to_pages
 
     program = result.program
     assert program is not None
+    # a one-shot build highlights the source listings on a second core meanwhile (serve remembers them)
+    ahead = to_pages.ListingsAhead.start(program.sources) if stages.pages is None else None
+    try:
+        _emit_stages(result, program, staging, site, shown, stages, ahead)
+    finally:
+        if ahead is not None:
+            ahead.close()
+
+
+def _emit_stages(result: Checked, program: Program, staging: Path, site: bool, shown: tuple[str, str], stages: Stages,
+                 ahead: to_pages.ListingsAhead | None) -> None:
+    from . import odds, pyload, to_json, to_pages, to_python
+
     t = time.perf_counter()
     to_python.write_package(program, staging / "python", stages.generate(program))
     result.timings["python"] = time.perf_counter() - t
@@ -203,7 +216,7 @@ def _emit_all(result: Checked, staging: Path, site: bool, shown: tuple[str, str]
     if problems:
         return
     t = time.perf_counter()
-    to_pages.write_docs(program, staging, package, to_json.odds_doc(odds_tables)["tables"], to_pages.Invocation(*shown), stages.pages)
+    to_pages.write_docs(program, staging, package, to_json.odds_doc(odds_tables)["tables"], to_pages.Invocation(*shown), stages.pages, ahead)
     result.timings["docs"] = time.perf_counter() - t
     if site:
         t = time.perf_counter()

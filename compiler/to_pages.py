@@ -1905,7 +1905,7 @@ def _page_key(common: bytes | None, page: str, heading: str, items: list, notes:
 
 
 def write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, odds: dict, shown: Invocation,
-               memo: PageMemo | None = None) -> None:
+               memo: PageMemo | None = None, ahead: ListingsAhead | None = None) -> None:
     """Render docs/ (Markdown, the search index) and mkdocs.yml into ``out_dir``.
 
     ``package`` is the generated resolver package (it evaluates the worked
@@ -1915,14 +1915,15 @@ def write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, o
     written) to publish them under ``docs/datos/``. Every phrase is in the
     rulebook's ``lang`` (:mod:`rulebook.compiler.i18n`). ``memo``: the section pages of
     the previous build (:class:`PageMemo`), reused where nothing they read changed, and
-    replaced by this build's.
+    replaced by this build's. ``ahead``: the source listings' lines, worked out meanwhile
+    (:class:`ListingsAhead`).
     """
     with i18n.using(i18n.of_rulebook(program)) as lang:
-        _write_docs(program, out_dir, package, odds, lang, shown, memo)
+        _write_docs(program, out_dir, package, odds, lang, shown, memo, ahead)
 
 
 def _write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, odds: dict, lang: i18n.Language,
-                shown: Invocation, memo: PageMemo | None = None) -> None:
+                shown: Invocation, memo: PageMemo | None = None, ahead: ListingsAhead | None = None) -> None:
     env = environment(lang)
     pb = PageBuilder(program, package, odds)
     docs = out_dir / "docs"
@@ -2062,7 +2063,7 @@ def _write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, 
         key = (common, file, program.sources[file])  # a listing reads its file's name and text (and the templates: common)
         old = memo.listings.get(page) if memo is not None and common is not None else None
         text = old[1] if old is not None and old[0] == key else env.get_template("codigo.md.j2").render(
-            file=attr(file), lines=_source_lines(program.sources[file]))
+            file=attr(file), lines=_listing_lines(ahead, file, program.sources[file]))
         (docs / page).write_text(text, encoding="utf-8")
         listings[page] = (key, text)
         sources.append({"file": attr(file), "href": None, "page": page})
@@ -2257,6 +2258,109 @@ def _quick_reference(pb: PageBuilder, sections: list[dict]) -> dict:
     return {"groups": groups, "odds": odds}
 
 
+class ListingsAhead:
+    """The source listings' highlighted lines (:func:`_source_lines` of each file), worked
+    out in a forked worker process while a one-shot build runs its Python, odds and JSON
+    stages: highlighting (Pygments) is about a third of the docs stage and reads only the
+    sources, so on a second core it is off the build's path. :meth:`lines` is the worker's
+    answer for a file, or None (the worker failed, was not started, or is slow): the
+    caller then works it out itself, with the same function, so the bytes are the same.
+
+    The worker is a plain fork that writes its answer to a pipe and exits: it waits on
+    nothing, so it ends by itself even when the build is killed (its write then fails).
+    Only for processes without other threads (a fork copies none of them, and a lock one
+    held would stay held): ``rulebook build``; ``serve`` remembers the listings instead."""
+
+    WAIT_SECONDS = 60.0
+
+    def __init__(self, sources: Mapping[str, str]) -> None:
+        from .markdown import highlight_lines
+
+        highlight_lines("")  # Pygments and the rules lexer imported here, before the fork
+        self._answer: dict[str, tuple[str, list[str]]] | None = None
+        self._pid: int | None = None
+        self._read: int | None = None
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the worker: answer, then leave at once (no cleanup of the build's state)
+            code = 1
+            try:
+                import gc
+                import pickle
+
+                gc.disable()  # short-lived: no collection touching the build's copied objects
+                os.close(read)
+                data = pickle.dumps(_all_source_lines(dict(sources)), protocol=pickle.HIGHEST_PROTOCOL)
+                with os.fdopen(write, "wb") as out:
+                    out.write(data)
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(write)
+        self._pid, self._read = pid, read
+
+    @classmethod
+    def start(cls, sources: Mapping[str, str]) -> ListingsAhead | None:
+        """A worker for ``sources`` when it can help (two cores or more, no other thread)."""
+        import threading
+
+        if (os.cpu_count() or 1) < 2 or threading.active_count() > 1 or not hasattr(os, "fork"):
+            return None
+        try:
+            return cls(sources)
+        except OSError:  # no process or pipe to be had: the build works them out
+            return None
+
+    def lines(self, file: str, text: str) -> list[str] | None:
+        if self._answer is None:
+            self._answer = self._receive()
+        answer = self._answer.get(file)
+        return answer[1] if answer is not None and answer[0] == text else None
+
+    def _receive(self) -> dict[str, tuple[str, list[str]]]:
+        """The worker's answer, or {} when it fails or is not done within :attr:`WAIT_SECONDS`."""
+        import pickle
+        import select
+        import time
+
+        chunks: list[bytes] = []
+        deadline = time.monotonic() + self.WAIT_SECONDS
+        try:
+            while (left := deadline - time.monotonic()) > 0 and select.select([self._read], [], [], left)[0]:
+                chunk = os.read(self._read, 1 << 20)
+                if not chunk:  # the worker closed its end: the whole answer is here
+                    _, status = os.waitpid(self._pid, 0)
+                    self._pid = None
+                    return pickle.loads(b"".join(chunks)) if status == 0 else {}
+                chunks.append(chunk)
+        except (OSError, pickle.UnpicklingError, EOFError):
+            pass
+        finally:
+            self.close()
+        return {}
+
+    def close(self) -> None:
+        """Stop the worker if it is still at its task (the build went on without it, or
+        failed), so that it does not outlive the build."""
+        if self._pid is not None:
+            import signal
+
+            try:
+                os.kill(self._pid, signal.SIGKILL)
+                os.waitpid(self._pid, 0)
+            except OSError:
+                pass
+            self._pid = None
+        if self._read is not None:
+            os.close(self._read)
+            self._read = None
+
+
+def _all_source_lines(sources: dict[str, str]) -> dict[str, tuple[str, list[str]]]:
+    """:func:`_source_lines` of every source, with the text it was given."""
+    return {file: (text, _source_lines(text)) for file, text in sources.items()}
+
+
 def _source_lines(text: str) -> list[str]:
     """A literate rules file as HTML lines: the ```` ```rules ```` fences highlighted, prose as text."""
     out: list[str] = []
@@ -2275,6 +2379,12 @@ def _source_lines(text: str) -> list[str]:
     if fence:
         out += highlight_lines("\n".join(fence))
     return out
+
+
+def _listing_lines(ahead: ListingsAhead | None, file: str, text: str) -> list[str]:
+    """A source file's listing lines: from the worker when it has them."""
+    lines = ahead.lines(file, text) if ahead is not None else None
+    return lines if lines is not None else _source_lines(text)
 
 
 def _link_or_copy(src: str, dst: str) -> None:

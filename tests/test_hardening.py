@@ -393,6 +393,13 @@ def _children(pid: int) -> set[int]:
     return found
 
 
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
 def _alive(pid: int) -> bool:
     try:
         status = Path(f"/proc/{pid}/status").read_text()
@@ -408,10 +415,11 @@ def test_a_killed_build_leaves_no_mkdocs_running_and_its_staging_is_cleaned(sig,
 
     folder, out = rulebook_folder(tmp_path), tmp_path / "out"
     build = subprocess.Popen([sys.executable, "-m", "rulebook.compiler.cli", "build", str(folder), "-o", str(out)], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    with deadline(60, "waiting for mkdocs to start"):
-        while not (children := _children(build.pid)):
+    with deadline(60, "waiting for mkdocs to start"):  # (the build's other child, the listings' worker, comes earlier)
+        while not (children := {c for c in _children(build.pid) if b"-m\x00mkdocs\x00" in _cmdline(c)}):
             assert build.poll() is None, build.stderr.read()
             time.sleep(0.02)
+    children = _children(build.pid)
     build.send_signal(sig)
     build.wait(30)
     assert build.returncode in (-signal.SIGKILL, 128 + signal.SIGTERM), build.returncode
