@@ -97,7 +97,6 @@ def _alive(pid: int) -> bool:
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc to find the worker")
 def test_a_killed_build_leaves_no_worker(tmp_path):
     """The worker waits on nothing: once its build is killed, it ends by itself."""
-    import signal
     import subprocess
     import sys
     import time

@@ -12,10 +12,7 @@ from __future__ import annotations
 import re
 import shutil
 import threading
-import time
 import urllib.request
-
-from conftest import DATA
 
 from test_serve import PAGE, RULES, Served
 
