@@ -138,9 +138,9 @@ def test_only_localhost_names_are_answered(served):
             assert r.status == 200, host
 
 
-def _version(served) -> int:
-    """The site version the event stream announces first."""
-    with urllib.request.urlopen(served.url + "__rulebook__/events", timeout=30) as stream:
+def _version(served, query: str = "") -> int:
+    """The site version the event stream (with ``query``: ``?v=…&page=…``) announces first."""
+    with urllib.request.urlopen(served.url + "__rulebook__/events" + query, timeout=30) as stream:
         for raw in stream:
             line = raw.decode()
             if line.startswith("data: "):

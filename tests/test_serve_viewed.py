@@ -14,7 +14,7 @@ import shutil
 import threading
 import urllib.request
 
-from test_serve import PAGE, RULES, Served
+from test_serve import PAGE, RULES, Served, _version
 
 LISTING = "codigo-reglas.html"
 
@@ -104,15 +104,6 @@ def test_a_page_is_stale_when_it_or_what_it_loads_changed(tmp_path):
         assert preview.stale(unchanged[0], shown)
 
 
-def _first_event(url: str) -> int:
-    with urllib.request.urlopen(url, timeout=30) as stream:
-        for raw in stream:
-            line = raw.decode()
-            if line.startswith("data: "):
-                return int(line[6:])
-    raise AssertionError("no version on the event stream")
-
-
 def test_over_http_a_browser_reloads_only_for_its_own_page(tmp_path):
     folder = tmp_path / "reglas"
     folder.mkdir()
@@ -123,6 +114,7 @@ def test_over_http_a_browser_reloads_only_for_its_own_page(tmp_path):
         assert 'page="+encodeURIComponent(location.pathname)' in page
         shown = int(re.search(r"var v=(\d+);", page).group(1))
         events = f"{served.url}__rulebook__/events?v={shown}&page="
+        query = f"?v={shown}&page="
         announced: list[int] = []
         opened = threading.Event()
 
@@ -144,12 +136,12 @@ def test_over_http_a_browser_reloads_only_for_its_own_page(tmp_path):
         assert announced[0] == shown and announced[1] > shown
         assert re.search(r"updated .*viewed pages [\d.]+s.*reloading", served.text())
         assert "Dados de disparo renovados" in served.get(PAGE)[1]
-        assert _first_event(events + "/" + PAGE) > shown  # the page as it was loaded is stale
-        assert _first_event(events + "/" + LISTING) > shown
+        assert _version(served, query + "/" + PAGE) > shown  # the page as it was loaded is stale
+        assert _version(served, query + "/" + LISTING) > shown
         unchanged = next(name for name in ("tablas.html", "glosario.html", "index.html")
-                         if (served.get(name)[0] == 200 and _first_event(events + "/" + name) == shown))
+                         if (served.get(name)[0] == 200 and _version(served, query + "/" + name) == shown))
         assert unchanged  # a page the edit did not change is not reloaded
-        assert _first_event(f"{served.url}__rulebook__/events") > shown  # no page given: every version
+        assert _version(served) > shown  # no page given: every version
     finally:
         served.proc.kill()
         served.proc.wait()
