@@ -6,13 +6,15 @@ Headless Chromium (Debian's ``chromium`` + ``chromium-driver``, see
 the window; the test edits the file and waits, without navigating, until the
 page shows the new text in a fresh window (the mark gone): the reload came from
 the page's own event stream. The time from the edit to the reloaded page is
-printed (``-s``). ``RULEBOOK_SERVE_PAGE`` set to ``1936`` runs the same on a
+printed (``-s``). With several tabs open, only those whose page the edit changed
+reload; the others keep their state. ``RULEBOOK_SERVE_PAGE`` set to ``1936`` runs the same on a
 copy of content/1936 (a minute or more per edit on a busy machine).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 import time
@@ -80,6 +82,48 @@ def test_an_edit_reloads_the_open_page(served):
         elapsed = time.perf_counter() - t0
         print(f"\nedit → reloaded page in Chromium: {elapsed:.2f} s ({'content/1936' if BIG else 'small rulebook'})")
         assert browser.current_url.endswith(PAGE)
+
+
+def test_only_the_pages_an_edit_changed_reload(served):
+    """Several tabs: the edited page reloads by itself; a tab showing a page the edit did not
+    change keeps its state (no reload), and the server agrees it is unchanged."""
+    from test_serve import _version
+
+    candidates = [name for name in ("index.html", "glosario.html", "tablas.html") if served.get(name)[0] == 200]
+    with chromium() as browser:
+        tabs = {}
+        for name in [PAGE, *candidates]:
+            if tabs:
+                browser.switch_to.new_window("tab")
+            browser.get(served.url + name)
+            _wait(browser, "return document.readyState === 'complete'", 60)
+            browser.execute_script("window.__beforeEdit = true")
+            tabs[name] = (browser.current_window_handle, int(re.search(r"var v=(\d+);", browser.page_source).group(1)))
+        time.sleep(0.5)  # the pages' event streams are connected
+        mark = len(served.output)
+        base = EDITED if EDITED in (served.folder / FILE).read_text(encoding="utf-8") else PROSE  # after the test above, or alone
+        again = base + " otra vez"
+        _edit(served, base, again)
+        try:
+            browser.switch_to.window(tabs[PAGE][0])
+            shown_again = again.lstrip("# 0123456789.")
+            _wait(browser, f"return !window.__beforeEdit && document.body.innerText.includes({shown_again!r})", WAIT)
+            served.wait_for_output("reloading", WAIT, mark)
+            time.sleep(1.0)  # time enough for any other reload
+            unchanged = []
+            for name in candidates:
+                handle, shown = tabs[name]
+                browser.switch_to.window(handle)
+                reloaded = not browser.execute_script("return !!window.__beforeEdit")
+                stale = _version(served, f"?v={shown}&page=/{name}") != shown
+                assert reloaded == stale, (name, reloaded, stale)
+                if not stale:
+                    unchanged.append(name)
+            assert unchanged, candidates  # at least one open page was left alone
+        finally:
+            mark = len(served.output)
+            _edit(served, again, base)
+            served.wait_for_output("reloading", WAIT, mark)
 
 
 def test_a_broken_edit_shows_its_errors_over_the_last_good_page(served):
