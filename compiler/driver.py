@@ -97,6 +97,13 @@ class Stages:
 
         return to_python.generate(program)
 
+    def listings(self, sources: dict[str, str]) -> to_pages.ListingsAhead | None:
+        """The source listings highlighted meanwhile, on a second core
+        (:class:`rulebook.compiler.to_pages.ListingsAhead`); None: the docs stage does it."""
+        from . import to_pages
+
+        return to_pages.ListingsAhead.start(sources)
+
 
 def check(path: Path, stages: Stages | None = None) -> Checked:
     """Parse and check a rulebook (a folder of .rules files, or one file)."""
@@ -184,12 +191,9 @@ def build(path: Path, out_dir: Path, site: bool = True, shown: tuple[str, str] |
 
 def _emit_all(result: Checked, staging: Path, site: bool, shown: tuple[str, str], stages: Stages) -> None:
     """Python package → odds (computed by that package) → JSON → pages → site."""
-    from . import to_pages
-
     program = result.program
     assert program is not None
-    # a one-shot build highlights the source listings on a second core meanwhile (serve remembers them)
-    ahead = to_pages.ListingsAhead.start(program.sources) if stages.pages is None else None
+    ahead = stages.listings(program.sources)
     try:
         _emit_stages(result, program, staging, site, shown, stages, ahead)
     finally:

@@ -409,6 +409,10 @@ class _Remembering(driver.Stages):
         self.parsed[key] = (module, diags)
         return module, list(diags)
 
+    def listings(self, sources: dict[str, str]) -> None:
+        """No worker highlights the listings: the page memo keeps each listing while its file is unchanged."""
+        return None
+
     def generate(self, program) -> dict[str, str]:
         """The Python package is not generated again when what
         :func:`rulebook.compiler.to_python.generate` reads — the ``rulebook`` declaration, the

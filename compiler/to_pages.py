@@ -2269,7 +2269,8 @@ class ListingsAhead:
     The worker is a plain fork that writes its answer to a pipe and exits: it waits on
     nothing, so it ends by itself even when the build is killed (its write then fails).
     Only for processes without other threads (a fork copies none of them, and a lock one
-    held would stay held): ``rulebook build``; ``serve`` remembers the listings instead."""
+    held would stay held): ``rulebook build`` (:meth:`rulebook.compiler.driver.Stages.listings`);
+    ``serve`` remembers the listings instead."""
 
     WAIT_SECONDS = 60.0
 
@@ -2277,7 +2278,8 @@ class ListingsAhead:
         from .markdown import highlight_lines
 
         highlight_lines("")  # Pygments and the rules lexer imported here, before the fork
-        self._answer: dict[str, tuple[str, list[str]]] | None = None
+        self._sources = dict(sources)  # what the worker was given: its answer holds for these texts only
+        self._answer: dict[str, list[str]] | None = None
         self._pid: int | None = None
         self._read: int | None = None
         read, write = os.pipe()
@@ -2290,7 +2292,7 @@ class ListingsAhead:
 
                 gc.disable()  # short-lived: no collection touching the build's copied objects
                 os.close(read)
-                data = pickle.dumps(_all_source_lines(dict(sources)), protocol=pickle.HIGHEST_PROTOCOL)
+                data = pickle.dumps(_all_source_lines(self._sources), protocol=pickle.HIGHEST_PROTOCOL)
                 with os.fdopen(write, "wb") as out:
                     out.write(data)
                 code = 0
@@ -2314,10 +2316,9 @@ class ListingsAhead:
     def lines(self, file: str, text: str) -> list[str] | None:
         if self._answer is None:
             self._answer = self._receive()
-        answer = self._answer.get(file)
-        return answer[1] if answer is not None and answer[0] == text else None
+        return self._answer.get(file) if self._sources.get(file) == text else None
 
-    def _receive(self) -> dict[str, tuple[str, list[str]]]:
+    def _receive(self) -> dict[str, list[str]]:
         """The worker's answer, or {} when it fails or is not done within :attr:`WAIT_SECONDS`."""
         import pickle
         import select
@@ -2356,9 +2357,9 @@ class ListingsAhead:
             self._read = None
 
 
-def _all_source_lines(sources: dict[str, str]) -> dict[str, tuple[str, list[str]]]:
-    """:func:`_source_lines` of every source, with the text it was given."""
-    return {file: (text, _source_lines(text)) for file, text in sources.items()}
+def _all_source_lines(sources: dict[str, str]) -> dict[str, list[str]]:
+    """:func:`_source_lines` of every source (the worker's task)."""
+    return {file: _source_lines(text) for file, text in sources.items()}
 
 
 def _source_lines(text: str) -> list[str]:
