@@ -166,7 +166,7 @@ class Preview:
         warm = [str(pages[0].relative_to(docs))] if pages else []
         if pages:
             os.utime(pages[0])
-        self._render(warm, everything=False, only=set(warm))
+        self._render(warm, everything=False, alone=True)
 
     def rebuild(self) -> bool:
         """Rebuild after an edit: everything but the site into ``next/``, then the
@@ -200,7 +200,7 @@ class Preview:
         t = time.perf_counter()
         viewed = self._viewed(changed, everything)
         if viewed:  # the pages open in a browser first, published at once; then the others
-            self._render(viewed, everything=False, only=set(viewed))
+            self._render(viewed, everything=False, alone=True)
             timings["viewed pages"] = time.perf_counter() - t
             self._publish(_site_files(viewed))
             t = time.perf_counter()
@@ -304,10 +304,10 @@ class Preview:
                     changed.append(rel)
         return sorted(changed), everything
 
-    def _render(self, changed: list[str], everything: bool, only: set[str] | None = None) -> None:
-        """MkDocs in this process: a dirty build (only pages newer than their HTML; of those,
-        only the pages ``only`` names when given), or a full one when every page depends on what
-        changed; then the build's finishing."""
+    def _render(self, changed: list[str], everything: bool, alone: bool = False) -> None:
+        """MkDocs in this process: a dirty build (only pages newer than their HTML; with
+        ``alone``, only the pages of ``changed`` among them), or a full one when every page
+        depends on what changed; then the build's finishing."""
         from mkdocs.commands.build import build
         from mkdocs.config import load_config
 
@@ -329,7 +329,7 @@ class Preview:
             self.theme_files = None
             for page in self.live.joinpath("docs").rglob("*.md"):
                 os.utime(page)
-        with self._theme_files_once(), _only_pages(only):
+        with self._theme_files_once(), _only_pages(set(changed) if alone else None):
             build(config, dirty=True)
         pages = None if everything else [self.site / Path(p).with_suffix(".html") for p in changed if p.endswith(".md")]
         to_pages.finish_site(self.site, pages)
