@@ -430,7 +430,7 @@ class _Remembering(driver.Stages):
         import hashlib
 
         from .to_json import content_hash
-        from .to_pages import pickled
+        from .memo import pickled
 
         parts = [pickled(value) for value in (program.rulebook, *program.decls.items(), *program.examples)]
         if None in parts:  # a value that does not pickle (no memo: the bytes depend on the values alone)

@@ -646,7 +646,7 @@ class JsonMemo:
     caller (``rulebook serve``: :class:`rulebook.compiler.driver.Stages`) to pass to the next.
 
     Each schema and document is keyed by its value pickled without the memo
-    (:func:`rulebook.compiler.to_pages.pickled`: the same bytes for values equal in type
+    (:func:`rulebook.compiler.memo.pickled`: the same bytes for values equal in type
     and content, whatever objects they share), so an equal key means the same text and,
     against the same schemas (all their keys equal), the same validation problems. A
     schema with the key it had is neither named again (:func:`rulebook.compiler.schemas.named_types`)
@@ -699,7 +699,7 @@ class JsonMemo:
             return new
         key = None
         if self.remember and keyed:
-            from .to_pages import pickled
+            from .memo import pickled
 
             key = pickled(value)
         new = self.now[file] = _Kept(key, value)

@@ -45,7 +45,6 @@ from __future__ import annotations
 import functools
 import json
 import math
-import operator
 import os
 import re
 import shlex
@@ -72,6 +71,7 @@ from .markdown import (
     abbr_term, abbr_text, anchor, attr, bar_width, esc, exact_probability, highlight, highlight_lines, inlines, link,
     number, percent, percent_sign, plain, verbatim,
 )
+from .memo import ALL, NotedMapping, pickled
 from .readable import WORD, Readable, fold, looks_like_code, quoted
 from .types import T
 
@@ -205,8 +205,6 @@ def _header_source(source: str) -> str:
     return lines[0] if lines else ""
 
 
-ALL = object()
-"""The key of a dependency on a whole mapping (a page iterated it)."""
 UNKNOWN = object()
 """A query's answer when it cannot be known (the dependency never matches: the page is rendered again)."""
 
@@ -225,6 +223,11 @@ class _Log:
     def __init__(self) -> None:
         self.deps: dict[tuple, bytes | None] | None = None
 
+    def note(self, source: str, key: Any) -> None:
+        """A key ``key`` of the mapping ``source`` read (:data:`rulebook.compiler.memo.ALL`: all of it)."""
+        if self.deps is not None:
+            self.deps.setdefault((source, key), None)
+
     def query(self, source: str, key: Any, compute):
         """``compute()``, noted as dependency ``(source, key)`` with the digest of its answer
         (what it reads meanwhile is not noted: the answer is)."""
@@ -238,39 +241,6 @@ class _Log:
             self.deps = deps
         deps[(source, key)] = _digest(answer)
         return answer
-
-
-class _Noted(Mapping):
-    """A read-only mapping of the page builder whose reads are noted in a :class:`_Log`."""
-
-    __slots__ = ("source", "data", "log")
-
-    def __init__(self, source: str, data: dict, log: _Log) -> None:
-        self.source, self.data, self.log = source, data, log
-
-    def _note(self, key: Any) -> None:
-        if self.log.deps is not None:
-            self.log.deps.setdefault((self.source, key), None)
-
-    def __getitem__(self, key):
-        self._note(key)
-        return self.data[key]
-
-    def get(self, key, default=None):
-        self._note(key)
-        return self.data.get(key, default)
-
-    def __contains__(self, key) -> bool:
-        self._note(key)
-        return key in self.data
-
-    def __iter__(self):
-        self._note(ALL)
-        return iter(self.data)
-
-    def __len__(self) -> int:
-        self._note(ALL)
-        return len(self.data)
 
 
 class _Reading(Readable):
@@ -539,7 +509,7 @@ class PageBuilder:
     # ------------------------------------------------------------------ what a page reads
     def _noted(self, name: str, data: dict) -> Mapping:
         self.sources[name] = data
-        return _Noted(name, data, self.log)
+        return NotedMapping(data, functools.partial(self.log.note, name))
 
     def dependency(self, dep: tuple) -> bytes | None:
         """The digest, in this build, of one thing a page read (``(mapping, key)``, ``(mapping, ALL)``
@@ -1800,63 +1770,6 @@ def _pages_key(program: ir.Program, pb: PageBuilder, memo: PageMemo | None, lang
         card_pages, sorted(pb.datasheet_catalogs), pb.package is None, lang.code, templates,
     ))
     return None if data is None else hashlib.sha256(data).digest()
-
-
-def pickled(value: Any) -> bytes | None:
-    """``value`` pickled without the memo, so that the bytes depend on the values and not on
-    which objects are shared (a rebuild reuses the unchanged files' parse trees); None when
-    it does not pickle. A dataclass with slots (the IR's nodes) is written as its class and
-    its fields' values in order (:class:`_FieldReducers`): what pickle writes for it by
-    default, without the Python-level ``__getstate__`` that dataclasses give such classes
-    (the bytes differ from ``pickle.dumps``'s; they are only compared with each other)."""
-    import io
-    import pickle
-
-    out = io.BytesIO()
-    pickler = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
-    pickler.fast = True
-    pickler.dispatch_table = _REDUCERS
-    try:
-        pickler.dump(value)
-    except (pickle.PicklingError, TypeError, AttributeError, ValueError, RecursionError):
-        return None
-    return out.getvalue()
-
-
-class _FieldReducers(dict):
-    """A pickler's ``dispatch_table`` (:func:`pickled`): for each dataclass with slots whose state is
-    the default one (``dataclasses``' ``__getstate__``: every field's value, in field order), a
-    reducer giving its class and those values (made on first use); ``copyreg``'s reducers (which a
-    pickler with a table of its own no longer sees) for the types they are for; other types are not
-    in it (a ``KeyError``), so pickle writes them its own way."""
-
-    def __missing__(self, cls: type):
-        import copyreg
-
-        if cls in copyreg.dispatch_table:
-            return copyreg.dispatch_table[cls]
-        if (not dataclasses.is_dataclass(cls) or getattr(cls, "__getstate__", None) is not getattr(dataclasses, "_dataclass_getstate", None)
-                or cls.__reduce_ex__ is not object.__reduce_ex__ or cls.__reduce__ is not object.__reduce__):
-            raise KeyError(cls)
-        names = tuple(f.name for f in dataclasses.fields(cls))
-        if not names:
-            def reduce(obj: Any) -> tuple:
-                return cls, ()
-        elif len(names) == 1:
-            one = operator.attrgetter(names[0])
-
-            def reduce(obj: Any) -> tuple:
-                return cls, (one(obj),)
-        else:
-            every = operator.attrgetter(*names)
-
-            def reduce(obj: Any) -> tuple:
-                return cls, every(obj)
-        self[cls] = reduce
-        return reduce
-
-
-_REDUCERS = _FieldReducers()
 
 
 def _by_name(program: ir.Program, item: ir.Item) -> Any:

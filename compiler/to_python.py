@@ -56,6 +56,7 @@ from rulebook.rules_dsl.diagnostics import Span
 from . import ir, liveness
 from .builtins import BUILTINS
 from .i18n import of_rulebook
+from .memo import ALL, NotedMapping
 from .names import module_name, py_name
 from .to_json import content_hash
 from .to_project import VENDORED, distribution_version, project_files
@@ -1651,36 +1652,6 @@ def generate(program: ir.Program) -> dict[str, str]:
 # ---------------------------------------------------------------------------- a memo per module
 
 
-class _NotedMapping(Mapping):
-    """Declarations by name (``program.decls`` or the declarations of one kind) whose reads are
-    noted in ``reads``: a name looked up, ``("decl", name)``; the whole mapping iterated, ``("of", kind)``."""
-
-    __slots__ = ("data", "kind", "reads")
-
-    def __init__(self, data: dict, kind: type, reads_of) -> None:
-        self.data, self.kind, self.reads = data, kind, reads_of
-
-    def __getitem__(self, name):
-        self.reads().add(("decl", name))
-        return self.data[name]
-
-    def get(self, name, default=None):
-        self.reads().add(("decl", name))
-        return self.data.get(name, default)
-
-    def __contains__(self, name) -> bool:
-        self.reads().add(("decl", name))
-        return name in self.data
-
-    def __iter__(self):
-        self.reads().add(("of", self.kind))
-        return iter(self.data)
-
-    def __len__(self) -> int:
-        self.reads().add(("of", self.kind))
-        return len(self.data)
-
-
 class _NotedProgram:
     """A checked program whose reads are noted in ``reads`` while one module is generated
     (:class:`ModuleMemo`): each declaration looked up by name, ``("decl", name)``; the
@@ -1692,15 +1663,22 @@ class _NotedProgram:
         self.program = program
         self.reads: set[tuple] = set()
 
-    def _reads(self) -> set[tuple]:
-        return self.reads
+    def _noting(self, kind: type):
+        """What a mapping of the declarations of ``kind`` notes, in the reads of the module
+        being generated when it is read: a name looked up, ``("decl", name)``; all of it
+        (:data:`rulebook.compiler.memo.ALL`), ``("of", kind)``."""
+
+        def note(key) -> None:
+            self.reads.add(("of", kind) if key is ALL else ("decl", key))
+
+        return note
 
     @property
     def decls(self) -> Mapping:
-        return _NotedMapping(self.program.decls, object, self._reads)
+        return NotedMapping(self.program.decls, self._noting(object))
 
     def _kind(self, cls: type) -> Mapping:
-        return _NotedMapping({d.name: d for d in self.program.of(cls)}, cls, self._reads)
+        return NotedMapping({d.name: d for d in self.program.of(cls)}, self._noting(cls))
 
     enums = property(lambda self: self._kind(ir.Enum))
     records = property(lambda self: self._kind(ir.Record))

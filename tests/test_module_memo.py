@@ -8,7 +8,7 @@
   entry) and the modules the memo gives are compared, byte for byte, with
   :func:`rulebook.compiler.to_python.generate`'s; a catalog's data edit generates only
   ``data.py`` and ``__init__.py``. A memo that misses a read is caught by the same comparison.
-* :func:`rulebook.compiler.to_pages.pickled` (the digests every memo compares) tells apart
+* :func:`rulebook.compiler.memo.pickled` (the digests every memo compares) tells apart
   values that differ in one field, wherever it is, and writes types with their own pickling
   their own way.
 * :mod:`rulebook.compiler.reads`' keys are the keys of the plain search of what each worked
@@ -53,7 +53,7 @@ class _Parses:
 
 
 def _digests(program):
-    from rulebook.compiler.to_pages import pickled
+    from rulebook.compiler.memo import pickled
 
     parts = [pickled(value) for value in (program.rulebook, *program.decls.items(), *program.examples)]
     assert None not in parts
@@ -181,7 +181,7 @@ def _tree(leaf_value: int = 1, hidden: int = 0, name: str = "b", kind: str = "ro
 
 
 def test_pickled_tells_apart_values_that_differ_in_one_field_anywhere():
-    from rulebook.compiler.to_pages import pickled
+    from rulebook.compiler.memo import pickled
 
     base = pickled(_tree())
     assert base is not None and pickled(_tree()) == base  # equal values, equal bytes
@@ -198,7 +198,7 @@ def test_pickled_writes_a_type_with_its_own_pickling_its_own_way():
     import copyreg
     from fractions import Fraction
 
-    from rulebook.compiler.to_pages import pickled
+    from rulebook.compiler.memo import pickled
 
     assert pickled(OwnPickling(1, 2)) == pickled(OwnPickling(1, 3))  # what its __reduce__ keeps
     assert pickled(OwnPickling(1, 2)) != pickled(OwnPickling(2, 2))
