@@ -189,7 +189,7 @@ def _versions(stream):
     for raw in stream:
         line = raw.decode()
         if line.startswith("data: "):
-            yield int(line[6:])
+            yield int(line[6:].split()[0])  # "<version>" or "<version> page" (put in place)
 
 
 def _edit_to_page(serve: _Serve, path: Path, old: str, new: str, page: str, shown: str) -> tuple[float, str]:

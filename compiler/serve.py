@@ -1,5 +1,5 @@
 """``rulebook serve``: the rulebook's site on localhost, rebuilt on every edit, with
-the browser reloaded when the new pages are ready.
+the pages open in a browser updated when the new pages are ready.
 
 Reads: a rulebook folder (or file), watched with ``watchfiles``; the command's
 host and port. Produces: a full build in a private temporary folder (removed on
@@ -7,7 +7,7 @@ exit), served over HTTP; after each edit, the pages that changed. Entry point:
 :func:`main(args) -> int`; :class:`Preview` does the work and can be driven
 without a server (tests).
 
-How an edit becomes a reloaded page (and why):
+How an edit becomes an updated page (and why):
 
 1. ``watchfiles`` (Rust ``notify``, no polling) reports changes to ``*.rules``
    files under the rulebook; changes that arrive together are one rebuild.
@@ -53,8 +53,12 @@ How an edit becomes a reloaded page (and why):
    ``/__rulebook__/events?v=…&page=…`` (Server-Sent Events), naming the page and
    the site version it shows: the page counts as open while it listens, and the
    stream announces a newer version only once that page is stale (it changed,
-   a file it names changed, such as its script or data, or every page did);
-   the script then reloads the page. A failed rebuild keeps the last good site,
+   a file it names changed, such as its script or data, or every page did).
+   When only the page's own HTML changed, the script fetches it and puts its
+   content in place, as Material's instant navigation does (no reload: the
+   browser neither parses the theme's styles and scripts again nor sets up the
+   whole page; the scroll position and open ``<details>`` stay); otherwise it
+   reloads the page. A failed rebuild keeps the last good site,
    prints the diagnostics in the terminal and shows them, escaped, in a banner
    on every page; fixing the error removes it.
 
@@ -94,10 +98,30 @@ KEEPALIVE_SECONDS = 15.0
 PARSES_REMEMBERED = 4096
 """Declarations whose parse trees a preview keeps (:func:`rulebook.rules_dsl.parser.remember_parses`)."""
 
-_CLIENT = """<script>(function(){var v=%d;var s=new EventSource("%s?v="+v+"&page="+encodeURIComponent(location.pathname));
-s.addEventListener("version",function(e){if(+e.data!==v){s.close();location.reload();}});})();</script>"""
+_CLIENT = """<script data-rulebook-serve="%(v)d">(function(){var v=%(v)d;
+function listen(v){var s=new EventSource("%(events)s?v="+v+"&page="+encodeURIComponent(location.pathname));
+s.addEventListener("version",function(e){var p=e.data.split(" ");if(+p[0]===v)return;s.close();
+if(p[1]==="page"&&window.document$&&window.fetch&&window.DOMParser)update();else location.reload();});}
+function update(){fetch(location.href,{cache:"no-store"}).then(function(r){if(!r.ok)throw r;return r.text();}).then(function(text){
+var doc=new DOMParser().parseFromString(text,"text/html"),mark=doc.querySelector("script[data-rulebook-serve]"),
+box=doc.querySelector("[data-md-component=container]"),old=document.querySelector("[data-md-component=container]");
+if(!mark||!box||!old||box.querySelector("script[src]")||doc.getElementById("rulebook-serve-errors"))throw 0;
+var open=[].map.call(old.querySelectorAll("details"),function(d){return d.open;}),x=scrollX,y=scrollY;
+["[data-md-component=header-topic]","[data-md-component=skip]","[data-md-component=announce]"].forEach(function(q){
+var a=document.querySelector(q),b=doc.querySelector(q);if(a&&b)a.replaceWith(b);});
+document.title=doc.title;old.replaceWith(box);box.querySelectorAll("script").forEach(function(a){
+var b=document.createElement("script");b.textContent=a.textContent;a.replaceWith(b);});
+var ds=box.querySelectorAll("details");if(ds.length===open.length)ds.forEach(function(d,i){d.open=open[i];});
+window.document$.next(document);scrollTo(x,y);listen(+mark.getAttribute("data-rulebook-serve"));
+}).catch(function(){location.reload();});}
+listen(v);})();</script>"""
 """The reload script: the stream is told which page this is and which version it shows,
-and announces a newer version only once that page (or what it loads) changed."""
+and announces a newer version only once that page (or what it loads) changed. When only
+the page's own HTML changed (``data: <version> page``), the script fetches it and puts
+its content in place, as Material's instant navigation does (the container, the header's
+title; its inline scripts run; then ``document$`` tells Material and the site's scripts
+to set up the new content), keeping the scroll position and which ``<details>`` are open; otherwise, or if
+that fails (or the content loads scripts of its own), it reloads the page."""
 
 HISTORY_KEPT = 1000
 """Versions whose changed files a preview remembers (a page older than those reloads on its next event)."""
@@ -250,28 +274,37 @@ class Preview:
             self.history.append((self.version, files))
             self.ready.notify_all()
 
-    def stale(self, page: str, shown: int) -> bool:
-        """Whether ``page`` (a site path), as served at version ``shown``, is out of date: it
-        changed since, or a file it names did (an asset: its script, its data), or every page
-        did. Call with :attr:`ready` held."""
+    def update(self, page: str, shown: int) -> str | None:
+        """How ``page`` (a site path), as served at version ``shown``, is out of date: None
+        when it is not; ``"page"`` when only its own HTML changed since, which the reload
+        script puts in place without reloading (:data:`_CLIENT`); ``"reload"`` when a file
+        it names changed (an asset: its script, its data), every page did, or ``shown`` is
+        older than the kept history. Call with :attr:`ready` held."""
         if shown >= self.version:
-            return False
+            return None
         if not self.history or self.history[0][0] > shown + 1:  # older than the kept history
-            return True
+            return "reload"
         assets: set[str] = set()
+        changed = False
         for version, files in self.history:
             if version <= shown:
                 continue
-            if files is None or page in files:
-                return True
+            if files is None:
+                return "reload"
+            changed = changed or page in files
             assets.update(f for f in files if not f.endswith(".html"))
-        if not assets:
-            return False
-        try:
-            text = (self.site / page).read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            return True
-        return any(posixpath.basename(f) in text for f in assets)
+        if assets:
+            try:
+                text = (self.site / page).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                return "reload"
+            if any(posixpath.basename(f) in text for f in assets):
+                return "reload"
+        return "page" if changed else None
+
+    def stale(self, page: str, shown: int) -> bool:
+        """Whether ``page``, as served at version ``shown``, is out of date (:meth:`update`)."""
+        return self.update(page, shown) is not None
 
     def _sync(self) -> tuple[list[str], bool]:
         """Copy what differs from ``next/`` into ``live/`` (docs/, overrides/, mkdocs.yml,
@@ -367,7 +400,7 @@ class Preview:
     def page(self, data: bytes) -> bytes:
         """An HTML page as served: with the reload script and, after a failed rebuild,
         the diagnostics banner."""
-        extra = (_CLIENT % (self.version, EVENTS)).encode()
+        extra = (_CLIENT % {"v": self.version, "events": EVENTS}).encode()
         if self.errors:
             extra += (_BANNER % (html.escape("rulebook serve: the last edit has errors; this is the last good site"),
                                  html.escape(self.errors))).encode()
@@ -563,8 +596,9 @@ def handler_for(preview: Preview, stopping: threading.Event):
             """The site's versions as Server-Sent Events. A stream that says which page it is
             (``page``, its URL path) and the version that page shows (``v``), as the reload
             script does, is sent that version first and then a newer one only once the page
-            is stale (:meth:`Preview.stale`); that page counts as open meanwhile (rendered first
-            after an edit). Without them, every version is sent."""
+            is stale (:meth:`Preview.update`), followed by `` page`` when only the page's own
+            HTML changed (the script then puts it in place); that page counts as open meanwhile
+            (rendered first after an edit). Without them, every version is sent, as a number."""
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Cache-Control", "no-store")
@@ -579,18 +613,20 @@ def handler_for(preview: Preview, stopping: threading.Event):
                     preview.viewing[page] += 1
             try:
                 while not stopping.is_set():
-                    announce = None
+                    announce, how = None, None
                     with preview.ready:
                         if preview.version == checked:
                             preview.ready.wait(KEEPALIVE_SECONDS)
                         if preview.version != checked:
                             checked = preview.version
-                            if shown is None or preview.stale(page, shown):
+                            how = None if shown is None else preview.update(page, shown)
+                            if shown is None or how is not None:
                                 announce = checked
                             elif sent is None:
                                 announce = shown  # this page is as it was
                     if announce is not None and announce != sent:
-                        self.wfile.write(f"event: version\ndata: {announce}\n\n".encode())
+                        data = f"{announce} page" if how == "page" else str(announce)
+                        self.wfile.write(f"event: version\ndata: {data}\n\n".encode())
                         sent = announce
                     else:
                         self.wfile.write(b": keep-alive\n\n")

@@ -1,5 +1,6 @@
 """``rulebook serve`` renders first the changed pages a browser shows, and tells each
-browser to reload only when its own page (or a file it loads) changed.
+browser to update only when its own page (or a file it loads) changed: in place when
+only the page's HTML did, by a reload otherwise.
 
 A page open in a browser is one whose reload script holds an event stream
 (``/__rulebook__/events?page=…&v=…``). After an edit, the changed pages open in a
@@ -80,6 +81,9 @@ def test_no_page_in_view_one_publication(tmp_path):
 
 
 def test_a_page_is_stale_when_it_or_what_it_loads_changed(tmp_path):
+    """Stale pages, and how: a page whose own HTML alone changed is put in place by its
+    browser ("page"); one that loads a changed file, every page after a failed rebuild
+    (the banner), and one older than the history are reloaded ("reload")."""
     preview, rules = _preview(tmp_path)
     shown = preview.version
     pages = sorted(str(p.relative_to(preview.site)) for p in preview.site.rglob("*.html"))
@@ -89,19 +93,22 @@ def test_a_page_is_stale_when_it_or_what_it_loads_changed(tmp_path):
     assets = [f for f in changed if not f.endswith(".html")]
     with preview.ready:
         assert preview.stale(PAGE, shown) and preview.stale(LISTING, shown)
-        assert not preview.stale(PAGE, preview.version)
-        verdicts = {page: preview.stale(page, shown) for page in pages}
-    unchanged = [p for p in pages if p not in changed and not any(a.rsplit("/", 1)[-1] in (preview.site / p).read_text(encoding="utf-8") for a in assets)]
+        assert preview.update(PAGE, shown) == preview.update(LISTING, shown) == "page"
+        assert not preview.stale(PAGE, preview.version) and preview.update(PAGE, preview.version) is None
+        verdicts = {page: preview.update(page, shown) for page in pages}
+    names = {p: (preview.site / p).read_text(encoding="utf-8") for p in pages}
+    loading = [p for p in pages if any(a.rsplit("/", 1)[-1] in names[p] for a in assets)]
+    unchanged = [p for p in pages if p not in changed and p not in loading]
     assert unchanged and not any(verdicts[p] for p in unchanged)
-    loading = [p for p in pages if p not in changed and p not in unchanged]
-    assert all(verdicts[p] for p in loading)  # e.g. the army builder page, whose data file changed
+    assert loading and all(verdicts[p] == "reload" for p in loading)  # e.g. the army builder page, whose data file changed
+    assert all(verdicts[p] == "page" for p in changed if p.endswith(".html") and p not in loading)
     _edit(rules, "enum Conserva {", "enum Conserva { {")  # a failed rebuild: the banner is on every page
     assert not preview.rebuild()
     with preview.ready:
-        assert all(preview.stale(p, preview.version - 1) for p in unchanged)
+        assert all(preview.update(p, preview.version - 1) == "reload" for p in unchanged)
     preview.history.clear()  # older than what is remembered: stale
     with preview.ready:
-        assert preview.stale(unchanged[0], shown)
+        assert preview.update(unchanged[0], shown) == "reload"
 
 
 def test_over_http_a_browser_reloads_only_for_its_own_page(tmp_path):
@@ -115,7 +122,7 @@ def test_over_http_a_browser_reloads_only_for_its_own_page(tmp_path):
         shown = int(re.search(r"var v=(\d+);", page).group(1))
         events = f"{served.url}__rulebook__/events?v={shown}&page="
         query = f"?v={shown}&page="
-        announced: list[int] = []
+        announced: list[str] = []
         opened = threading.Event()
 
         def listen():  # the browser showing PAGE, listening while the edit is rebuilt
@@ -124,7 +131,7 @@ def test_over_http_a_browser_reloads_only_for_its_own_page(tmp_path):
                     opened.set()
                     line = raw.decode()
                     if line.startswith("data: "):
-                        announced.append(int(line[6:]))
+                        announced.append(line[6:].strip())
                         if len(announced) == 2:
                             return
 
@@ -133,7 +140,9 @@ def test_over_http_a_browser_reloads_only_for_its_own_page(tmp_path):
         assert opened.wait(30)
         served.edit("### 11. Dados de disparo", "### 11. Dados de disparo renovados")
         listener.join(timeout=60)
-        assert announced[0] == shown and announced[1] > shown
+        assert announced[0] == str(shown)  # as it is
+        version, how = announced[1].split()  # only its HTML changed: put in place, not reloaded
+        assert int(version) > shown and how == "page", announced
         assert re.search(r"updated .*viewed pages [\d.]+s.*reloading", served.text())
         assert "Dados de disparo renovados" in served.get(PAGE)[1]
         assert _version(served, query + "/" + PAGE) > shown  # the page as it was loaded is stale

@@ -16,6 +16,9 @@
  * - Scrollable tables: a container wider than the screen gets .rb-overflows (a
  *   visible hint, see extra.css) and can take the keyboard focus.
  * - Filters of the datasheet index (form[data-rb-filter]).
+ * - The page's content (filters, scroll hints) is set up again whenever
+ *   Material's document$ announces new content (instant navigation, or
+ *   rulebook serve putting an edited page in place).
  * - Words shown to players come from window.rulebookMessages, written by
  *   overrides/main.html from the rulebook's language (mkdocs.yml extra.rb).
  */
@@ -94,9 +97,6 @@
 
   window.addEventListener("load", markOverflow);
   window.addEventListener("resize", markOverflow);
-  document.addEventListener("DOMContentLoaded", function () {
-    requestAnimationFrame(markOverflow);
-  });
   document.addEventListener("toggle", markOverflow, true);
 
   /* ------------------------------------------------------------ search */
@@ -278,7 +278,7 @@
 
   /* ------------------------------------------------------------ datasheet index filters */
 
-  document.querySelectorAll("form[data-rb-filter]").forEach(function (form) {
+  function setUpFilter(form) {
     var table = document.getElementById(form.getAttribute("data-rb-filter"));
     var count = document.querySelector("[data-rb-count]");
     if (!table) return;
@@ -306,5 +306,18 @@
     form.addEventListener("change", apply);
     form.addEventListener("submit", function (ev) { ev.preventDefault(); });
     apply();
-  });
+  }
+
+  /* ------------------------------------------------------------ the page's content */
+
+  // Content is set up when the page loads and again whenever Material's document$
+  // announces new content (Material's instant navigation, or rulebook serve putting an
+  // edited page in place): the filters, and the scroll hints once it is drawn.
+  function setUpContent() {
+    document.querySelectorAll("form[data-rb-filter]").forEach(setUpFilter);
+    requestAnimationFrame(markOverflow);
+  }
+
+  if (window.document$ && window.document$.subscribe) window.document$.subscribe(setUpContent);
+  else setUpContent();
 })();

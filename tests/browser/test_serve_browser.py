@@ -1,13 +1,14 @@
-"""``rulebook serve`` in a browser: an edit on disk reloads the open page by itself,
+"""``rulebook serve`` in a browser: an edit on disk updates the open page by itself,
 and a broken edit shows its diagnostics over the last good page.
 
 Headless Chromium (Debian's ``chromium`` + ``chromium-driver``, see
 ``chromium.py``) opens a page of a served copy of a small rulebook and marks
 the window; the test edits the file and waits, without navigating, until the
-page shows the new text in a fresh window (the mark gone): the reload came from
-the page's own event stream. The time from the edit to the reloaded page is
+page shows the new text: put in place by the page's own script (the mark kept,
+the content new, the scroll position kept), or, for the banner of a broken edit,
+in a fresh window (the mark gone). The time from the edit to the updated page is
 printed (``-s``). With several tabs open, only those whose page the edit changed
-reload; the others keep their state. ``RULEBOOK_SERVE_PAGE`` set to ``1936`` runs the same on a
+are updated; the others keep their state. ``RULEBOOK_SERVE_PAGE`` set to ``1936`` runs the same on a
 copy of content/1936 (a minute or more per edit on a busy machine).
 """
 
@@ -69,24 +70,45 @@ def _edit(served, old: str, new: str) -> None:
     path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
-def test_an_edit_reloads_the_open_page(served):
+_MATERIAL_SET_UP = """var box = document.querySelector('[data-md-component=container]');
+return [box.querySelectorAll('article table').length, box.querySelectorAll('.md-typeset__scrollwrap table').length,
+        box.querySelectorAll('article pre > code').length, box.querySelectorAll('article pre [data-md-type=copy]').length];"""
+
+
+def test_an_edit_updates_the_open_page_in_place(served):
+    """The page's own HTML changed: its script puts the new content in place (no reload:
+    the window's mark stays), where the reader was, and Material sets it up (its tables
+    wrapped to scroll, its code blocks given copy buttons)."""
     with chromium() as browser:
         browser.get(served.url + PAGE)
         _wait(browser, "return document.readyState === 'complete'", 60)
         assert SHOWN not in browser.find_element("tag name", "body").text
         time.sleep(0.5)  # the page's event stream is connected
-        browser.execute_script("window.__beforeEdit = true")
+        tables, wrapped, code, copy = browser.execute_script(_MATERIAL_SET_UP)
+        assert tables and tables == wrapped and code and code == copy
+        browser.execute_script("window.scrollTo(0, 400); window.__beforeEdit = document.querySelector('[data-md-component=container]')")
+        y = browser.execute_script("return scrollY")
         t0 = time.perf_counter()
         _edit(served, PROSE, EDITED)
-        _wait(browser, f"return !window.__beforeEdit && document.body && document.body.innerText.includes({SHOWN!r})", WAIT)
+        _wait(browser, f"return document.body && document.body.innerText.includes({SHOWN!r})", WAIT)
         elapsed = time.perf_counter() - t0
-        print(f"\nedit → reloaded page in Chromium: {elapsed:.2f} s ({'content/1936' if BIG else 'small rulebook'})")
+        print(f"\nedit → page updated in Chromium: {elapsed:.2f} s ({'content/1936' if BIG else 'small rulebook'})")
         assert browser.current_url.endswith(PAGE)
+        assert browser.execute_script("return !!window.__beforeEdit"), "the page was reloaded, not updated in place"
+        assert browser.execute_script("return window.__beforeEdit !== document.querySelector('[data-md-component=container]')")
+        assert browser.execute_script(_MATERIAL_SET_UP) == [tables, wrapped, code, copy]
+        assert abs(browser.execute_script("return scrollY") - y) <= 1
+        # and it goes on listening: the next edits are put in place too
+        _edit(served, EDITED, PROSE)
+        _wait(browser, f"return !document.body.innerText.includes({SHOWN!r})", WAIT)
+        _edit(served, PROSE, EDITED)
+        _wait(browser, f"return document.body.innerText.includes({SHOWN!r})", WAIT)
+        assert browser.execute_script("return !!window.__beforeEdit")
 
 
-def test_only_the_pages_an_edit_changed_reload(served):
-    """Several tabs: the edited page reloads by itself; a tab showing a page the edit did not
-    change keeps its state (no reload), and the server agrees it is unchanged."""
+def test_only_the_pages_an_edit_changed_are_updated(served):
+    """Several tabs: the edited page is updated by itself; a tab showing a page the edit did not
+    change keeps its state (neither reloaded nor updated), and the server agrees it is unchanged."""
     from test_serve import _version
 
     candidates = [name for name in ("index.html", "glosario.html", "tablas.html") if served.get(name)[0] == 200]
@@ -97,7 +119,7 @@ def test_only_the_pages_an_edit_changed_reload(served):
                 browser.switch_to.new_window("tab")
             browser.get(served.url + name)
             _wait(browser, "return document.readyState === 'complete'", 60)
-            browser.execute_script("window.__beforeEdit = true")
+            browser.execute_script("window.__beforeEdit = document.querySelector('[data-md-component=container]')")
             tabs[name] = (browser.current_window_handle, int(re.search(r"var v=(\d+);", browser.page_source).group(1)))
         time.sleep(0.5)  # the pages' event streams are connected
         mark = len(served.output)
@@ -107,16 +129,17 @@ def test_only_the_pages_an_edit_changed_reload(served):
         try:
             browser.switch_to.window(tabs[PAGE][0])
             shown_again = again.lstrip("# 0123456789.")
-            _wait(browser, f"return !window.__beforeEdit && document.body.innerText.includes({shown_again!r})", WAIT)
+            _wait(browser, f"return document.body.innerText.includes({shown_again!r})", WAIT)
             served.wait_for_output("reloading", WAIT, mark)
             time.sleep(1.0)  # time enough for any other reload
             unchanged = []
             for name in candidates:
                 handle, shown = tabs[name]
                 browser.switch_to.window(handle)
-                reloaded = not browser.execute_script("return !!window.__beforeEdit")
+                updated = browser.execute_script(
+                    "return window.__beforeEdit !== document.querySelector('[data-md-component=container]')")  # reloaded or put in place
                 stale = _version(served, f"?v={shown}&page=/{name}") != shown
-                assert reloaded == stale, (name, reloaded, stale)
+                assert updated == stale, (name, updated, stale)
                 if not stale:
                     unchanged.append(name)
             assert unchanged, candidates  # at least one open page was left alone
