@@ -40,6 +40,8 @@ side, the ratio of the medians and the range of the per-repetition ratios.
     g1–g4  warm ``rulebook resolve`` (cache) ÷ ``--no-cache``, ``resolve --batch``
         throughput, and the ``rulebook serve`` edit loop (prose and data edit →
         page updated) ÷ a full build (see bench/speed.py).
+    g5–g8  the edit loop with lines added, and the three edits with the page
+        open in Chromium (new content drawn) ÷ a full build (bench/speed.py).
 
 A ratio above 1 means the subject is slower than its baseline. Before timing,
 the run checks that each pair computes the same thing (a: identical chunks;
@@ -550,7 +552,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, help="timings per measurement (default 7; quick 3)")
     ap.add_argument("--calls", type=int, help="resolver calls per timing in b (default 20000; quick 2000)")
     ap.add_argument("--build-repeat", type=int, help="runs of each CLI command in d (default 3; quick 1)")
-    ap.add_argument("--no-serve", action="store_true", help="skip g3/g4 (the serve edit loop, about a minute per edit on a busy machine)")
+    ap.add_argument("--no-serve", action="store_true", help="skip g3–g8 (the serve edit loop, with and without Chromium)")
     args = ap.parse_args(argv)
     repeat = args.repeat or (3 if args.quick else 7)
     calls = args.calls or (2_000 if args.quick else 20_000)
@@ -586,6 +588,7 @@ def main(argv: list[str] | None = None) -> int:
         rows += speed.bench_batch(Row, fmt_time, SCENARIOS, max(calls, 20_000), build_repeat, notes)  # start-up ≪ the batch
         if not args.no_serve:
             rows += speed.bench_edit_loop(Row, fmt_time, build_repeat, notes)
+            rows += speed.bench_edit_in_browser(Row, fmt_time, build_repeat, notes)
     except (BenchFailure, scale.BenchFailure, speed.BenchFailure) as exc:
         if rows:
             print_table(rows)

@@ -20,6 +20,12 @@ the target of issue 10.
     g4  the same for a one-number data edit (a catalog value shown on a page).
     g5  the same for a prose edit that adds a paragraph (two lines) above the
         chapter's rules: every source position cited below it moves.
+    g6–g8  the same three edits with the page open in Chromium (Debian's
+        ``chromium`` + ``chromium-driver``, as the suite's browser tests), timed
+        in the page from writing the file to the first frame drawn with the new
+        content (put in place by the page's own script, or reloaded). The notes
+        give when Material had set the new content up too (its tables wrapped).
+        Skipped, with a note, when Chromium is not installed.
 """
 
 from __future__ import annotations
@@ -275,3 +281,111 @@ def bench_edit_loop(Row, fmt_time, repeat: int, notes: list[str]) -> list:
         Row("g5", "serve: prose edit adding lines → page updated ÷ first full build", fmt_time(s), fmt_time(base), s / base,
             (min(shifted) / base, max(shifted) / base), f"≤ 1 s {'✓' if s <= 1 else '✗'}"),
     ]
+
+
+# ---------------------------------------------------------------------------- g6–g8: the edit loop in a browser
+
+_WATCH_PAGE = """var box = document.querySelector("[data-md-component=container]");
+window.__rbBench = {drawn: null, setUp: null};
+(function poll() {
+  var now = document.querySelector("[data-md-component=container]");
+  if (now === box) return requestAnimationFrame(poll);
+  setTimeout(function () { window.__rbBench.drawn = performance.timeOrigin + performance.now(); }, 0);
+  (function setUp() {
+    if (now.querySelector(".md-typeset__scrollwrap")) window.__rbBench.setUp = performance.timeOrigin + performance.now();
+    else requestAnimationFrame(setUp);
+  })();
+})();"""
+"""Run in the open page before an edit: the time (epoch ms) of the first frame drawn
+after its content was replaced (the task after that frame's rendering), and of the
+first frame where Material had wrapped its tables (set up)."""
+
+_SEEN = """var b = window.__rbBench, n = performance.getEntriesByType("navigation")[0];
+if (!b) return n && n.loadEventEnd ? ["reloaded", performance.timeOrigin + n.loadEventEnd, performance.timeOrigin + n.loadEventEnd] : null;
+return b.drawn && b.setUp ? ["in place", b.drawn, b.setUp] : null;"""
+"""After an edit: how the page was updated and when (epoch ms) it was drawn and set up;
+a reloaded page (the mark gone) counts from its ``load`` event."""
+
+
+def _edit_in_browser(browser, path: Path, old: str, new: str, shown: str) -> tuple[str, float, float]:
+    text = path.read_text(encoding="utf-8")
+    if old not in text:
+        raise BenchFailure(f"(g6–g8) {old!r} is not in {path.name}: update bench/speed.py")
+    browser.execute_script(_WATCH_PAGE)
+    t0 = time.time()
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    deadline = time.monotonic() + 300
+    while True:
+        seen = browser.execute_script(_SEEN)
+        if seen and browser.execute_script("return document.readyState") == "complete":
+            break
+        if time.monotonic() > deadline:
+            raise BenchFailure(f"(g6–g8) the page open in Chromium was not updated after editing {path.name}")
+        time.sleep(0.005)
+    if shown not in browser.find_element("tag name", "body").text:
+        raise BenchFailure(f"(g6–g8) after the edit, the page in Chromium does not show {shown!r}")
+    return seen[0], seen[1] / 1000 - t0, seen[2] / 1000 - t0
+
+
+def _open(browser, url: str) -> None:
+    browser.get(url)
+    deadline = time.monotonic() + 120
+    while browser.execute_script("return document.readyState") != "complete":
+        if time.monotonic() > deadline:
+            raise BenchFailure(f"(g6–g8) {url} did not load in Chromium")
+        time.sleep(0.01)
+    time.sleep(0.5)  # its event stream is connected
+
+
+def bench_edit_in_browser(Row, fmt_time, repeat: int, notes: list[str]) -> list:
+    sys.path.insert(0, str(ROOT / "tests" / "browser"))
+    try:
+        import chromium
+    finally:
+        sys.path.pop(0)
+    if not chromium.AVAILABLE:
+        notes.append(f"g6–g8 skipped: {chromium.SKIP_REASON}")
+        return []
+    drawn: dict[str, list[float]] = {"prose": [], "data": [], "lines": []}
+    set_up: dict[str, list[float]] = {kind: [] for kind in drawn}
+    how: set[str] = set()
+    with tempfile.TemporaryDirectory(prefix="rulebook-bench-browser-") as tmp:
+        folder = Path(tmp) / "1936"
+        shutil.copytree(RULEBOOK, folder)
+        serve = _Serve(folder, Path(tmp))
+        try:
+            with chromium.chromium() as browser:
+                url = f"http://127.0.0.1:{serve.port}/"
+                file, sentence, page = PROSE
+
+                def timed(kind: str, path: Path, old: str, new: str, shown: str, back: str) -> None:
+                    way, t_drawn, t_set_up = _edit_in_browser(browser, path, old, new, shown)
+                    how.add(way)
+                    drawn[kind].append(t_drawn)
+                    set_up[kind].append(t_set_up)
+                    _edit_in_browser(browser, path, new, old, back)
+
+                for i in range(repeat):
+                    _open(browser, url + page)
+                    edited = sentence.replace("antiguo", f"antiguo ({i + 1})")
+                    timed("prose", folder / file, sentence, edited, f"antiguo ({i + 1})", "antiguo sistema")
+                    added = f"{sentence}\n\nPárrafo añadido ({i + 1})."
+                    timed("lines", folder / file, sentence, added, f"Párrafo añadido ({i + 1})", "antiguo sistema")
+                    _open(browser, url + DATA_PAGE)
+                    path, old, new, shown = _data_edit(folder, serve.page(DATA_PAGE))
+                    timed("data", path, old, new, shown, "Flak 30")
+        finally:
+            serve.stop()
+    base = serve.first_build
+    med = {kind: statistics.median(times) for kind, times in drawn.items()}
+    notes.append(
+        f"g6–g8: {repeat} edit(s) of each kind in headless Chromium (1280×1400), the page {', '.join(sorted(how))}; "
+        "timed from writing the file to the first frame drawn with the new content; set up by Material "
+        "(tables wrapped) at a median of " + ", ".join(f"{kind} {fmt_time(statistics.median(t))}" for kind, t in set_up.items())
+    )
+    rows = []
+    for row, kind, what in (("g6", "prose", "prose edit"), ("g7", "data", "data edit"), ("g8", "lines", "prose edit adding lines")):
+        m = med[kind]
+        rows.append(Row(row, f"serve in Chromium: {what} → new content drawn ÷ first full build", fmt_time(m), fmt_time(base), m / base,
+                        (min(drawn[kind]) / base, max(drawn[kind]) / base), f"≤ 1 s {'✓' if m <= 1 else '✗'}"))
+    return rows

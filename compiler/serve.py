@@ -112,15 +112,16 @@ var a=document.querySelector(q),b=doc.querySelector(q);if(a&&b)a.replaceWith(b);
 document.title=doc.title;old.replaceWith(box);box.querySelectorAll("script").forEach(function(a){
 var b=document.createElement("script");b.textContent=a.textContent;a.replaceWith(b);});
 var ds=box.querySelectorAll("details");if(ds.length===open.length)ds.forEach(function(d,i){d.open=open[i];});
-window.document$.next(document);scrollTo(x,y);listen(+mark.getAttribute("data-rulebook-serve"));
+scrollTo(x,y);requestAnimationFrame(function(){setTimeout(function(){try{
+window.document$.next(document);scrollTo(x,y);listen(+mark.getAttribute("data-rulebook-serve"));}catch(e){location.reload();}},0);});
 }).catch(function(){location.reload();});}
 listen(v);})();</script>"""
 """The reload script: the stream is told which page this is and which version it shows,
 and announces a newer version only once that page (or what it loads) changed. When only
 the page's own HTML changed (``data: <version> page``), the script fetches it and puts
 its content in place, as Material's instant navigation does (the container, the header's
-title; its inline scripts run; then ``document$`` tells Material and the site's scripts
-to set up the new content), keeping the scroll position and which ``<details>`` are open; otherwise, or if
+title; its inline scripts run; once that is drawn, ``document$`` tells Material and the
+site's scripts to set up the new content, as a page load draws before its scripts run), keeping the scroll position and which ``<details>`` are open; otherwise, or if
 that fails (or the content loads scripts of its own), it reloads the page."""
 
 HISTORY_KEPT = 1000
