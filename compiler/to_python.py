@@ -506,8 +506,8 @@ class PythonEmitter:
         self.sources = sorted({d.file for d in program.decls.values()}) if sources is None else sources
         self.shared: dict = {}  # what the modules read, worked out once: see _once
         self.src = SourceTable()
-        self.random_variables: list[Doc] = []
-        self.constant_records: list[Doc] = []  # records whose fields are all constants: built once, _RECORD_i
+        self.random_variables: dict[Doc, int] = {}  # random variable → its number (from 0): _RV_{i + 1}
+        self.constant_records: dict[Doc, int] = {}  # records whose fields are all constants: built once, _RECORD_{i + 1}
         self.traced = False  # writing traced.py (the twins) rather than procedures.py
         self.in_procedure = False  # writing a procedure body, where ``ctx`` counts loops
         self.procedure_name: str | None = None  # the procedure being written (its choices: _Liveness)
@@ -586,8 +586,8 @@ class PythonEmitter:
                 w.code(Seq((f"_RECORD_{i} = ", record)))
         w.lines.extend(body.lines)
         self.src = SourceTable()
-        self.random_variables = []
-        self.constant_records = []
+        self.random_variables = {}
+        self.constant_records = {}
         return "\n".join(w.lines).rstrip() + "\n"
 
     # ------------------------------------------------------------------ types.py
@@ -757,23 +757,17 @@ class PythonEmitter:
         new[key] = ({read: digests.of(read) for read in reads}, journal, value)
         return value
 
-    def _numbered(self, kind: str) -> dict | list:
+    def _numbered(self, kind: str) -> dict:
         return {"src": self.src.positions, "rv": self.random_variables, "record": self.constant_records}[kind]
 
     def _replayable(self, journal: list) -> bool:
         """Whether each citation of ``journal`` would get the number it got then."""
-        added: dict[str, list] = {"src": [], "rv": [], "record": []}
+        added: dict[str, dict] = {"src": {}, "rv": {}, "record": {}}  # numbered after those of the module so far
         for kind, value, number in journal:
             if number is None:  # a ranged table or a record builder: no number
                 continue
             numbered, mine = self._numbered(kind), added[kind]
-            if value in numbered:
-                now = numbered[value] if kind == "src" else numbered.index(value)  # type: ignore[call-overload, union-attr]
-            elif value in mine:
-                now = len(numbered) + mine.index(value)
-            else:
-                now = len(numbered) + len(mine)
-                mine.append(value)
+            now = numbered[value] if value in numbered else len(numbered) + mine.setdefault(value, len(mine))
             if now != number:
                 return False
         return True
@@ -781,12 +775,9 @@ class PythonEmitter:
     def _replay(self, journal: list) -> None:
         """Do to the emitter what the piece that made ``journal`` did."""
         for kind, value, _number in journal:
-            if kind == "src":
-                self.src.positions.setdefault(value, len(self.src.positions))
-            elif kind in ("rv", "record"):
+            if kind in ("src", "rv", "record"):
                 numbered = self._numbered(kind)
-                if value not in numbered:
-                    numbered.append(value)  # type: ignore[union-attr]
+                numbered.setdefault(value, len(numbered))
             elif kind == "range":
                 self.range_tables.setdefault(value, self.p.program.decls[value])  # type: ignore[attr-defined]
             else:
@@ -1087,9 +1078,7 @@ class PythonEmitter:
         by_name = [Seq((name + "=", value)) for name, value in values]
         if self.in_procedure and all(isinstance(v, (ir.Literal, ir.EnumValue, ir.ConstRef)) for v in given.values()):
             record = call(f"_t.{py_name(e.record)}", *by_name)
-            if record not in self.constant_records:
-                self.constant_records.append(record)
-            index = self.constant_records.index(record)
+            index = self.constant_records.setdefault(record, len(self.constant_records))
             if self.journal is not None:
                 self.journal.append(("record", record, index))
             return f"_RECORD_{index + 1}"
@@ -1276,9 +1265,7 @@ class PythonEmitter:
 
     def built_once(self, rv: Doc) -> str:
         """``_RV_i``: a module-level name for ``rv``, built once when the module is imported."""
-        if rv not in self.random_variables:
-            self.random_variables.append(rv)
-        index = self.random_variables.index(rv)
+        index = self.random_variables.setdefault(rv, len(self.random_variables))
         if self.journal is not None:
             self.journal.append(("rv", rv, index))
         return f"_RV_{index + 1}"
@@ -1644,9 +1631,43 @@ def _module(em: PythonEmitter, pkg: str, name: str) -> str:
 
 def generate(program: ir.Program) -> dict[str, str]:
     """All modules of the generated package, by relative path."""
-    em = PythonEmitter(program)
+    em = PythonEmitter(_ProgramByKind(program))  # type: ignore[arg-type]
     pkg = package_name(program)
     return {f"{pkg}/{name}.py": _module(em, pkg, name) for name in MODULES}
+
+
+class _ProgramByKind:
+    """A checked program as one generation reads it: the declarations of each kind are
+    listed once (the emitter looks them up for each expression it writes; listing them
+    each time made generation quadratic in the number of declarations)."""
+
+    def __init__(self, program: ir.Program) -> None:
+        self.program = program
+        self._lists: dict[type, list] = {}
+        self._dicts: dict[type, dict] = {}
+
+    def of(self, cls: type) -> list:
+        found = self._lists.get(cls)
+        if found is None:
+            found = self._lists[cls] = self.program.of(cls)
+        return found
+
+    def by_name(self, cls: type) -> dict:
+        found = self._dicts.get(cls)
+        if found is None:
+            found = self._dicts[cls] = {d.name: d for d in self.of(cls)}
+        return found
+
+    enums = property(lambda self: self.by_name(ir.Enum))
+    records = property(lambda self: self.by_name(ir.Record))
+    catalogs = property(lambda self: self.by_name(ir.Catalog))
+    tables = property(lambda self: self.by_name(ir.Table))
+    procedures = property(lambda self: self.by_name(ir.Procedure))
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.program, name)
 
 
 # ---------------------------------------------------------------------------- a memo per module
@@ -1661,6 +1682,7 @@ class _NotedProgram:
 
     def __init__(self, program: ir.Program) -> None:
         self.program = program
+        self.kinds = _ProgramByKind(program)
         self.reads: set[tuple] = set()
 
     def _noting(self, kind: type):
@@ -1678,7 +1700,7 @@ class _NotedProgram:
         return NotedMapping(self.program.decls, self._noting(object))
 
     def _kind(self, cls: type) -> Mapping:
-        return NotedMapping({d.name: d for d in self.program.of(cls)}, self._noting(cls))
+        return NotedMapping(self.kinds.by_name(cls), self._noting(cls))
 
     enums = property(lambda self: self._kind(ir.Enum))
     records = property(lambda self: self._kind(ir.Record))
@@ -1688,7 +1710,7 @@ class _NotedProgram:
 
     def of(self, cls: type) -> list:
         self.reads.add(("of", cls))
-        return self.program.of(cls)
+        return self.kinds.of(cls)
 
     def get(self, name: str, cls: type = object):
         self.reads.add(("decl", name))
