@@ -113,12 +113,17 @@ def _keys(package: ModuleType) -> tuple[list[str] | None, list[str] | None]:
 
 
 def _own_keys(package: ModuleType) -> tuple[list[str] | None, list[str] | None]:
-    """Keys that hold for ``package`` alone: its source hash and the index."""
+    """Keys that hold for ``package`` alone: its source hash and the index (listed once per
+    package: each example asks for its key, and listing them each time was quadratic)."""
     source = getattr(package, "__rulebook_source_hash__", None)
     if source is None:
         return None, None
-    return ([f"{source}:example:{i}" for i in range(len(package.examples.EXAMPLES))],
-            [f"{source}:odds:{i}" for i in range(len(package.odds.ODDS))])
+    kept = getattr(package, "__rulebook_own_keys__", None)
+    if kept is None or kept[0] != source:
+        kept = package.__rulebook_own_keys__ = (source, (
+            [f"{source}:example:{i}" for i in range(len(package.examples.EXAMPLES))],
+            [f"{source}:odds:{i}" for i in range(len(package.odds.ODDS))]))
+    return kept[1]
 
 
 def _compute(package: ModuleType) -> tuple[list[str] | None, list[str] | None]:

@@ -540,7 +540,11 @@ def validate(docs: dict[str, dict], schema_docs: dict[str, dict], memo: JsonMemo
     ids = {s["$id"] for s in schema_docs.values()}
     bundle = docs.get("rulebook.json", {})
     # the documents the bundle holds are validated once, as parts of it
-    bundled = {rel for rel, doc in docs.items() if rel != "rulebook.json" and any(doc is part for part in _parts(bundle))}
+    parts: dict[str, list] = {}  # by $schema (each document's own, as a rule), to find the same objects quickly
+    for part in _parts(bundle):
+        parts.setdefault(str(part.get("$schema")), []).append(part)
+    bundled = {rel for rel, doc in docs.items()
+               if rel != "rulebook.json" and any(doc is part for part in parts.get(str(doc.get("$schema")), ()))}
     problems = []
     for rel, doc in docs.items():
         if rel in bundled:
