@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import gc
 import glob
 import os
 import re
@@ -164,7 +165,7 @@ def build(path: Path, out_dir: Path, site: bool = True, shown: tuple[str, str] |
     if not result.ok or result.program is None:
         return result
     staging: Path | None = None
-    with _stop_on_sigterm() as stopped, contextlib.ExitStack() as locks:
+    with _stop_on_sigterm() as stopped, contextlib.ExitStack() as locks, _settled():
         try:
             out_dir.parent.mkdir(parents=True, exist_ok=True)
             _clean_after_killed_builds(out_dir)
@@ -201,6 +202,21 @@ def _emit_all(result: Checked, staging: Path, site: bool, shown: tuple[str, str]
             ahead.close()
 
 
+@contextlib.contextmanager
+def _settled():
+    """While a build emits, what each stage leaves for the next (the IR, the package, the
+    odds, the documents) is taken out of the cyclic garbage collector's generations
+    (``gc.freeze()`` after each stage), and put back when the build ends: it lives until
+    then anyway, and each full collection used to traverse all of it again, a cost that
+    grew with the content (at 50× content the collector made the python and JSON stages
+    superlinear; ``build --no-site`` of the largest bundled rulebook: 2.9–3.0 → 2.8 s)."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
 def _emit_stages(result: Checked, program: Program, staging: Path, site: bool, shown: tuple[str, str], stages: Stages,
                  ahead: to_pages.ListingsAhead | None) -> None:
     from . import odds, pyload, to_json, to_pages, to_python
@@ -210,11 +226,14 @@ def _emit_stages(result: Checked, program: Program, staging: Path, site: bool, s
     result.timings["python"] = time.perf_counter() - t
     t = time.perf_counter()
     package = pyload.load_package(staging / "python")
+    gc.freeze()  # see _settled
     odds_tables = odds.compute(package)
     result.timings["odds"] = time.perf_counter() - t
+    gc.freeze()
     t = time.perf_counter()
     problems = to_json.write_all(program, staging, odds_tables, package, stages.json)
     result.timings["json"] = time.perf_counter() - t
+    gc.freeze()
     for msg in problems:
         result.diagnostics.append(Diagnostic("error", msg, Span("<build>", 0, 0, 0, 0), None, "schema"))
     if problems:
