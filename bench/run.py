@@ -37,6 +37,8 @@ side, the ratio of the medians and the range of the per-repetition ratios.
         to the issue's target (see bench/scale.py).
     d1  ``rulebook build --no-site`` ÷ ``rulebook check`` (whole CLI processes; target ≤ 3 s).
     d2  ``rulebook build`` (with mkdocs) ÷ ``rulebook build --no-site``.
+    d3  ``build --no-site`` per declaration at 50× synthetic content ÷ at 1×
+        (target ≤ 1.3×; see bench/scale.py).
     g1–g4  warm ``rulebook resolve`` (cache) ÷ ``--no-cache``, ``resolve --batch``
         throughput, and the ``rulebook serve`` edit loop (prose and data edit →
         page updated) ÷ a full build (see bench/speed.py).
@@ -584,6 +586,7 @@ def main(argv: list[str] | None = None) -> int:
         rows += scale.bench_exact_at_scale(side_by_side, Row, fmt_time, repeat, args.quick, notes)
         rows += scale.bench_validation_at_scale(checked.program, Row, fmt_time, repeat, args.quick, notes)
         rows += bench_build(build_repeat, notes)
+        rows += scale.bench_build_at_scale(Row, fmt_time, args.quick, notes)
         rows += speed.bench_resolve(Row, fmt_time, SCENARIOS[0], max(3, build_repeat * 3), notes)
         rows += speed.bench_batch(Row, fmt_time, SCENARIOS, max(calls, 20_000), build_repeat, notes)  # start-up ≪ the batch
         if not args.no_serve:

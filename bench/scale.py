@@ -17,6 +17,13 @@ returns its :class:`run.Row` objects; each row names the issue's target for it.
     f1  JSON validation of the documents of content/1936 copied 10 times (10×
         the documents and the schemas; 4 in a quick run) ÷ 10 × the validation
         of one copy: about 1 when validation is linear.
+    d3  ``build --no-site`` of a synthetic rulebook at 50× (10× in a quick run)
+        its 1× size, time per declaration ÷ the same at 1× (target ≤ 1.3×, the
+        issue's scale target); each build in a process of its own, timed around
+        the build (not the interpreter's start). The notes give each stage's
+        ratio. 1× is 25 chapters like the one in :data:`SYNTHETIC_CHAPTER`
+        (16 declarations each: enums, tables, a die, records, a catalog, a rule,
+        a term, procedures, examples, odds; prose), 400 declarations.
 
 Every pair is checked to compute the same thing before it is timed.
 """
@@ -106,6 +113,166 @@ def median_time(fn, repeat: int) -> float:
         finally:
             gc.enable()
     return statistics.median(times)
+
+
+SYNTHETIC_CHAPTER = '''```rules
+section S{i} "Capítulo {i}"
+```
+
+### {i}.1 Dados de disparo
+
+Cada unidad tira los dados que marca su Calidad {i}. El Término {i} se aplica cuando la unidad está
+expuesta; la regla Regla {i} modifica la tirada.
+
+```rules
+enum Calidad{i} "Calidad {i}" ordered {{ green "Verde", regular "Regular", veteran "Veterano", elite "Élite" }}
+enum Conserva{i} {{ mejores "Mejores", peores "Peores", todos "Todos" }}
+
+table dados_calidad_{i} "Dados de disparo y Calidad {i}"
+  by calidad: Calidad{i}
+  -> dados: int "Dados", conserva: Conserva{i}
+{{
+  green    | 3 | peores
+  regular  | 2 | todos
+  veteran  | 3 | mejores
+  elite    | 4 | mejores
+}}
+
+die DadoDisparo{i} "Dado de disparo {i}" = [+1, +1, 0, 0, -1, -1]
+
+table movimiento_{i} "Movimiento {i}" by cm: int range -> m: int {{
+  0..10 | 0
+  >10..20 | -1
+  >20..<30 | -2
+  30.. | -3
+}}
+
+record Danio{i} {{ normal: int, reducido: int? }}
+record Perfil{i} {{ nombre: text, d: list[Danio{i}?], alcance: int }}
+catalog perfiles_{i} "Perfiles {i}" of Perfil{i} {{
+  fusil_{i} | "Fusil {i}" | [(1, -)] | 60
+  canon_{i} | "Cañón {i}" | [(4, 2), -] | 120
+  pistola_{i} | "Pistola {i}" | [(1, -)] | 15
+}}
+
+record Resultado{i} "Resultado del impacto {i}" {{ impacto: bool, automatico: bool }}
+
+rule regla_{i} "Regla {i}" {{
+  "Una unidad con esta regla repite un dado de la tirada de Calidad."
+}}
+
+term t_{i} "Término {i}" "Estado de una unidad expuesta en el capítulo {i}."
+```
+
+### {i}.2 Resolución
+
+El impacto se resuelve comparando la Iniciativa con la Protección.
+
+```rules
+procedure tirada_calidad_{i} "Tirada de Calidad {i}" (calidad: Calidad{i}) -> int {{
+  step "Se lanzan los dados según la Calidad" {{
+    let fila = dados_calidad_{i}[calidad]
+    if fila.conserva == Conserva{i}.peores {{
+      return roll DadoDisparo{i} times fila.dados keep lowest 2
+    }} else if fila.conserva == Conserva{i}.mejores {{
+      return roll DadoDisparo{i} times fila.dados keep highest 2
+    }}
+    return roll DadoDisparo{i} times 2
+  }}
+}}
+
+procedure impacto_{i} "Resolución del impacto {i}" (i: int, p: int, calidad: Calidad{i} = Calidad{i}.regular, cm: int = 0) -> Resultado{i} {{
+  step "I efectivo − 2 ≥ P: éxito automático" {{
+    if i - 2 >= p {{ return Resultado{i}(impacto: true, automatico: true) }}
+  }}
+  step "I efectivo + tirada ≥ P" {{
+    let t = tirada_calidad_{i}(calidad: calidad)
+    return Resultado{i}(impacto: i + movimiento_{i}[cm] + t >= p, automatico: false)
+  }}
+}}
+
+procedure danio_{i} (perfil: ref perfiles_{i}, extra: int) -> int {{
+  let d = perfil.d[0]
+  require d != none, "sin daño"
+  return d.normal + extra + roll d6
+}}
+
+example impacto_{i} "Regular, I 6 contra P 7" {{
+  given (i: 6, p: 7, calidad: Calidad{i}.regular)
+  expect probability(result.impacto) == 1/3
+  expect result.automatico == false
+}}
+
+example danio_{i} "Pistola: 1 + d6" {{
+  given (perfil: perfiles_{i}.pistola_{i}, extra: 0)
+  expect probability(result >= 5) == 1/2
+}}
+
+odds tabla_impacto_{i} "Probabilidad de impacto {i}" {{
+  procedure impacto_{i}(i: 7 + d, p: 7, calidad: q)
+  rows d in -3..2 "I − P"
+  columns q in Calidad{i}
+  cell probability(result.impacto)
+}}
+
+odds danio_por_perfil_{i} "Daño de 7 o más por perfil {i}" {{
+  procedure danio_{i}(perfil: perfil, extra: e)
+  each perfil in perfiles_{i}
+  rows e in [0, 2]
+  cell probability(result >= 7)
+}}
+```
+'''
+"""One chapter of the synthetic rulebook of row d3 (``{i}``: its number)."""
+
+
+def synthetic_rulebook(folder: Path, chapters: int) -> None:
+    """A rulebook of ``chapters`` chapters (:data:`SYNTHETIC_CHAPTER`) in ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "000-manual.rules").write_text(
+        'Reglamento sintético.\n\n```rules\nrulebook sintetico "Sintético" version "1.0" lang "es"\n```\n', encoding="utf-8")
+    for i in range(1, chapters + 1):
+        (folder / f"{i:04d}-capitulo.rules").write_text(SYNTHETIC_CHAPTER.format(i=i), encoding="utf-8")
+
+
+_TIMED_BUILD = """
+import json, sys, time
+from pathlib import Path
+from rulebook.compiler import driver
+t = time.perf_counter()
+result = driver.build(Path(sys.argv[1]), Path(sys.argv[2]), site=False)
+elapsed = time.perf_counter() - t
+print(json.dumps({"ok": result.ok, "decls": len(result.program.decls) if result.program else 0,
+                  "seconds": elapsed, "timings": result.timings}))
+"""
+
+
+def _timed_build(folder: Path, out: Path) -> dict:
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", _TIMED_BUILD, str(folder), str(out)], capture_output=True, text=True, timeout=1800)
+    answer = json.loads(proc.stdout.strip().splitlines()[-1]) if proc.returncode == 0 and proc.stdout.strip() else None
+    if answer is None or not answer["ok"]:
+        raise BenchFailure(f"(d3) the synthetic rulebook in {folder.name} did not build:\n{proc.stdout[-1000:]}{proc.stderr[-2000:]}")
+    return answer
+
+
+def bench_build_at_scale(Row, fmt_time, quick: bool, notes: list[str]) -> list:
+    base, times = 25, 10 if quick else 50
+    with tempfile.TemporaryDirectory(prefix="rulebook-bench-scale-") as tmp:
+        runs = {}
+        for n in (base, base * times):
+            synthetic_rulebook(Path(tmp) / f"s{n}", n)
+            runs[n] = _timed_build(Path(tmp) / f"s{n}", Path(tmp) / f"out{n}")
+    one, many = runs[base], runs[base * times]
+    per_one, per_many = one["seconds"] / one["decls"], many["seconds"] / many["decls"]
+    ratio = per_many / per_one
+    stages = ", ".join(f"{k} {many['timings'][k] / one['timings'][k] / times:.2f}×" for k in one["timings"] if one["timings"].get(k))
+    notes.append(f"d3: {one['decls']:,} declarations in {fmt_time(one['seconds'])}, {many['decls']:,} in {fmt_time(many['seconds'])}; "
+                 f"each stage at {times}× ÷ {times} × (1×): {stages}")
+    return [Row("d3", f"build --no-site per declaration, {times}× synthetic content ÷ 1×", fmt_time(per_many * 1000) + "/1k",
+                fmt_time(per_one * 1000) + "/1k", ratio, None, _target(ratio <= 1.3, "≤ 1.3×"))]
 
 
 def _target(met: bool, text: str) -> str:
