@@ -45,7 +45,10 @@ from .ir import Program
 from .loader import load
 
 if TYPE_CHECKING:  # the emitters are imported when a build runs
+    from types import ModuleType
+
     from . import to_json, to_pages
+    from .ahead import Ahead
 
 CONTENT = package_data.folder("content")
 
@@ -97,6 +100,13 @@ class Stages:
         from . import to_python
 
         return to_python.generate(program)
+
+    def odds_ahead(self, package: ModuleType) -> Ahead | None:
+        """A worker computing the odds tables of ``package`` while the build resolves the worked
+        examples (:func:`rulebook.compiler.odds.ahead`); None: the odds stage computes them."""
+        from . import odds
+
+        return odds.ahead(package)
 
     def listings(self, sources: dict[str, str]) -> to_pages.ListingsAhead | None:
         """The source listings highlighted meanwhile, on a second core
@@ -219,7 +229,7 @@ def _settled():
 
 def _emit_stages(result: Checked, program: Program, staging: Path, site: bool, shown: tuple[str, str], stages: Stages,
                  ahead: to_pages.ListingsAhead | None) -> None:
-    from . import odds, pyload, to_json, to_pages, to_python
+    from . import evaluations, odds, pyload, to_json, to_pages, to_python
 
     t = time.perf_counter()
     to_python.write_package(program, staging / "python", stages.generate(program))
@@ -227,8 +237,18 @@ def _emit_stages(result: Checked, program: Program, staging: Path, site: bool, s
     t = time.perf_counter()
     package = pyload.load_package(staging / "python")
     gc.freeze()  # see _settled
-    odds_tables = odds.compute(package)
-    result.timings["odds"] = time.perf_counter() - t
+    worker, odds_tables = stages.odds_ahead(package), None
+    if worker is not None:  # the worked examples here, which the JSON and docs stages read, while a worker computes the odds
+        try:
+            t_examples = time.perf_counter()
+            evaluations.evaluate_all(package)
+            result.timings["examples"] = time.perf_counter() - t_examples
+            odds_tables = worker.answer()
+        finally:
+            worker.close()
+    if odds_tables is None:
+        odds_tables = odds.compute(package)
+    result.timings["odds"] = time.perf_counter() - t - result.timings.get("examples", 0.0)
     gc.freeze()
     t = time.perf_counter()
     problems = to_json.write_all(program, staging, odds_tables, package, stages.json)

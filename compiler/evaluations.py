@@ -86,6 +86,14 @@ def evaluated(package: ModuleType, index: int) -> tuple[Evaluation, list[Any]]:
     return ev, actuals
 
 
+def evaluate_all(package: ModuleType) -> None:
+    """Every worked example of ``package`` resolved and remembered (:func:`evaluated`), for
+    the stages that read them after: a one-shot build does it while a worker computes the
+    odds (:func:`rulebook.compiler.odds.ahead`)."""
+    for index in range(len(package.examples.EXAMPLES)):
+        evaluated(package, index)
+
+
 def _position_free(ev: Evaluation) -> bool:
     """Whether nothing of ``ev`` but its checks' ``src`` cites a source position: no rule
     error (it carries one), no check whose detail cites one."""

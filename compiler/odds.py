@@ -18,6 +18,7 @@ from typing import Any
 
 from rulebook import runtime
 
+from .ahead import Ahead
 from .evaluations import Kept, cites_position
 from .reads import odds_keys
 
@@ -73,6 +74,12 @@ def _grid(odds: runtime.Odds, function, group: Any, label: str) -> tuple[list, l
 _LATEST = Kept()
 """Odds table key (:func:`rulebook.compiler.reads.odds_keys`) → (source hash of the package it
 was computed with, its :class:`OddsTable`)."""
+
+
+def ahead(package: ModuleType) -> Ahead | None:
+    """:func:`compute` for ``package`` in a forked worker (:class:`rulebook.compiler.ahead.Ahead`),
+    while the build resolves the worked examples: the same tables, off the build's path."""
+    return Ahead.start(compute, package)
 
 
 def compute(package: ModuleType) -> list[OddsTable]:

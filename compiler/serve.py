@@ -447,6 +447,10 @@ class _Remembering(driver.Stages):
         """No worker highlights the listings: the page memo keeps each listing while its file is unchanged."""
         return None
 
+    def odds_ahead(self, package) -> None:
+        """No worker for the odds either: the odds tables are remembered from build to build."""
+        return None
+
     def generate(self, program) -> dict[str, str]:
         """The Python package is not generated again when what
         :func:`rulebook.compiler.to_python.generate` reads — the ``rulebook`` declaration, the

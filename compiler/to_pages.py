@@ -65,6 +65,7 @@ from urllib.parse import quote
 import jinja2
 
 from . import i18n, ir, package_data, to_army_page, to_changelog_page
+from .ahead import Ahead
 from .evaluations import evaluated
 from .i18n import N_, _, ngettext
 from .markdown import (
@@ -2173,101 +2174,39 @@ def _quick_reference(pb: PageBuilder, sections: list[dict]) -> dict:
 
 class ListingsAhead:
     """The source listings' highlighted lines (:func:`_source_lines` of each file), worked
-    out in a forked worker process while a one-shot build runs its Python, odds and JSON
-    stages: highlighting (Pygments) is about a third of the docs stage and reads only the
-    sources, so on a second core it is off the build's path. :meth:`lines` is the worker's
-    answer for a file, or None (the worker failed, was not started, or is slow): the
-    caller then works it out itself, with the same function, so the bytes are the same.
-
-    The worker is a plain fork that writes its answer to a pipe and exits: it waits on
-    nothing, so it ends by itself even when the build is killed (its write then fails).
-    Only for processes without other threads (a fork copies none of them, and a lock one
-    held would stay held): ``rulebook build`` (:meth:`rulebook.compiler.driver.Stages.listings`);
+    out in a forked worker process (:class:`rulebook.compiler.ahead.Ahead`) while a one-shot
+    build runs its Python, odds and JSON stages: highlighting (Pygments) is about a third of
+    the docs stage and reads only the sources, so on a second core it is off the build's
+    path. :meth:`lines` is the worker's answer for a file, or None (the worker failed, was
+    not started, or is slow): the caller then works it out itself, with the same function,
+    so the bytes are the same. Started by :meth:`rulebook.compiler.driver.Stages.listings`;
     ``serve`` remembers the listings instead."""
 
-    WAIT_SECONDS = 60.0
-
-    def __init__(self, sources: Mapping[str, str]) -> None:
+    def __init__(self, sources: Mapping[str, str], worker: Ahead | None = None) -> None:
         from .markdown import highlight_lines
 
         highlight_lines("")  # Pygments and the rules lexer imported here, before the fork
         self._sources = dict(sources)  # what the worker was given: its answer holds for these texts only
+        self._worker = worker if worker is not None else Ahead(_all_source_lines, self._sources)
         self._answer: dict[str, list[str]] | None = None
-        self._pid: int | None = None
-        self._read: int | None = None
-        read, write = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the worker: answer, then leave at once (no cleanup of the build's state)
-            code = 1
-            try:
-                import gc
-                import pickle
-
-                gc.disable()  # short-lived: no collection touching the build's copied objects
-                os.close(read)
-                data = pickle.dumps(_all_source_lines(self._sources), protocol=pickle.HIGHEST_PROTOCOL)
-                with os.fdopen(write, "wb") as out:
-                    out.write(data)
-                code = 0
-            finally:
-                os._exit(code)
-        os.close(write)
-        self._pid, self._read = pid, read
 
     @classmethod
     def start(cls, sources: Mapping[str, str]) -> ListingsAhead | None:
-        """A worker for ``sources`` when it can help (two cores or more, no other thread)."""
-        import threading
+        """A worker for ``sources`` when it can help (:meth:`rulebook.compiler.ahead.Ahead.start`)."""
+        from .markdown import highlight_lines
 
-        if (os.cpu_count() or 1) < 2 or threading.active_count() > 1 or not hasattr(os, "fork"):
-            return None
-        try:
-            return cls(sources)
-        except OSError:  # no process or pipe to be had: the build works them out
-            return None
+        highlight_lines("")
+        worker = Ahead.start(_all_source_lines, dict(sources))
+        return cls(sources, worker) if worker is not None else None
 
     def lines(self, file: str, text: str) -> list[str] | None:
         if self._answer is None:
-            self._answer = self._receive()
+            self._answer = self._worker.answer() or {}
         return self._answer.get(file) if self._sources.get(file) == text else None
 
-    def _receive(self) -> dict[str, list[str]]:
-        """The worker's answer, or {} when it fails or is not done within :attr:`WAIT_SECONDS`."""
-        import pickle
-        import select
-        import time
-
-        chunks: list[bytes] = []
-        deadline = time.monotonic() + self.WAIT_SECONDS
-        try:
-            while (left := deadline - time.monotonic()) > 0 and select.select([self._read], [], [], left)[0]:
-                chunk = os.read(self._read, 1 << 20)
-                if not chunk:  # the worker closed its end: the whole answer is here
-                    _, status = os.waitpid(self._pid, 0)
-                    self._pid = None
-                    return pickle.loads(b"".join(chunks)) if status == 0 else {}
-                chunks.append(chunk)
-        except (OSError, pickle.UnpicklingError, EOFError):
-            pass
-        finally:
-            self.close()
-        return {}
-
     def close(self) -> None:
-        """Stop the worker if it is still at its task (the build went on without it, or
-        failed), so that it does not outlive the build."""
-        if self._pid is not None:
-            import signal
-
-            try:
-                os.kill(self._pid, signal.SIGKILL)
-                os.waitpid(self._pid, 0)
-            except OSError:
-                pass
-            self._pid = None
-        if self._read is not None:
-            os.close(self._read)
-            self._read = None
+        """Stop the worker if it is still at its task (:meth:`rulebook.compiler.ahead.Ahead.close`)."""
+        self._worker.close()
 
 
 def _all_source_lines(sources: dict[str, str]) -> dict[str, list[str]]:

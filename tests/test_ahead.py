@@ -1,9 +1,11 @@
-"""A one-shot build highlights the source listings in a forked worker while it runs
-the Python, odds and JSON stages (:class:`rulebook.compiler.to_pages.ListingsAhead`).
+"""A one-shot build hands work to a second core (:mod:`rulebook.compiler.ahead`): a forked
+worker highlights the source listings while it runs the Python, odds and JSON stages
+(:class:`rulebook.compiler.to_pages.ListingsAhead`), and another computes the odds tables
+while it resolves the worked examples (:func:`rulebook.compiler.odds.ahead`).
 
-The worker's lines are :func:`_source_lines`' for the same text; a text it was not
-given, a worker that dies, or one that is not started leaves the build to work
-them out itself, and the pages are the same bytes either way.
+A worker's answer is what the build computes itself (the same lines for the same text, the
+same odds tables); a text it was not given, a worker that dies, or one that is not
+started leaves the build to work it out, and the output is the same bytes either way.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import pytest
 
 from conftest import DATA
 
-from rulebook.compiler import driver, to_pages
+from rulebook.compiler import ahead, driver, odds, pyload, to_pages
 
 RULES = DATA / "python" / "shooting.rules"
 
@@ -115,3 +117,53 @@ def test_a_killed_build_leaves_no_worker(tmp_path):
     while any(_alive(w) for w in workers):
         assert time.monotonic() < deadline, "the worker outlived its build"
         time.sleep(0.05)
+
+
+def _dies_too(package):  # an odds worker that dies at its task
+    os._exit(3)
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_the_workers_odds_are_the_builds_own(tmp_path):
+    checked = driver.check(RULES)
+    assert checked.program is not None
+    package = pyload.compile_and_load(checked.program)
+    worker = ahead.Ahead(odds.compute, package)  # as odds.ahead starts it (when no other thread runs)
+    try:
+        tables = worker.answer()
+    finally:
+        worker.close()
+    assert tables and tables == odds.compute(package)
+
+
+def test_the_odds_worker_gives_the_same_build_and_one_that_dies_leaves_them_to_it(tmp_path, monkeypatch):
+    shown = ("reglas", "build")
+    asked: list = []
+    monkeypatch.setattr(odds, "ahead", lambda package: asked.append(package) or ahead.Ahead(odds.compute, package))
+    assert driver.build(RULES, tmp_path / "worker", site=False, shown=shown).ok and asked
+    monkeypatch.setattr(odds, "ahead", lambda package: ahead.Ahead(_dies_too, package))
+    assert driver.build(RULES, tmp_path / "died", site=False, shown=shown).ok
+    monkeypatch.setattr(driver.Stages, "odds_ahead", lambda self, package: None)
+    assert driver.build(RULES, tmp_path / "alone", site=False, shown=shown).ok
+    alone = _tree(tmp_path / "alone")
+    assert any(name.startswith("json/") for name in alone) and any(name.startswith("docs/") for name in alone)
+    assert _tree(tmp_path / "worker") == alone
+    assert _tree(tmp_path / "died") == alone
+
+
+def test_a_worker_answers_none_when_it_fails_and_stops_when_closed():
+    died = ahead.Ahead(_dies_too, None)
+    assert died.answer() is None
+    slow = ahead.Ahead(time_sleep, 60)
+    slow.close()  # killed, not waited for
+    assert slow.answer() is None
+
+
+def time_sleep(seconds):  # a worker still at its task
+    import time
+
+    time.sleep(seconds)
+    return seconds
