@@ -21,13 +21,16 @@ import os
 from typing import Any, Callable
 
 WAIT_SECONDS = 60.0
-"""How long :meth:`Ahead.answer` waits for the worker before the caller does the work."""
+"""How long :meth:`Ahead.answer` waits by default for the worker before the caller does the work."""
 
 
 class Ahead:
-    """``task(*args)`` computed in a forked worker; :meth:`answer` is its value or None."""
+    """``task(*args)`` computed in a forked worker; :meth:`answer` is its value or None.
+    ``wait``: how long :meth:`answer` waits for it (None: until the worker ends, for a task
+    as long as the caller's own would be: doing it again after a timeout would only add)."""
 
-    def __init__(self, task: Callable[..., Any], *args: Any) -> None:
+    def __init__(self, task: Callable[..., Any], *args: Any, wait: float | None = WAIT_SECONDS) -> None:
+        self._wait = wait
         self._done = False
         self._value: Any = None
         self._pid: int | None = None
@@ -52,19 +55,19 @@ class Ahead:
         self._pid, self._read = pid, read
 
     @classmethod
-    def start(cls, task: Callable[..., Any], *args: Any) -> Ahead | None:
+    def start(cls, task: Callable[..., Any], *args: Any, wait: float | None = WAIT_SECONDS) -> Ahead | None:
         """A worker computing ``task(*args)`` when it can help (two cores or more, no other thread)."""
         import threading
 
         if (os.cpu_count() or 1) < 2 or threading.active_count() > 1 or not hasattr(os, "fork"):
             return None
         try:
-            return cls(task, *args)
+            return cls(task, *args, wait=wait)
         except OSError:  # no process or pipe to be had: the build works it out
             return None
 
     def answer(self) -> Any:
-        """The worker's value, or None when it fails or is not done within :data:`WAIT_SECONDS`."""
+        """The worker's value, or None when it fails or is not done within its wait."""
         if not self._done:
             self._value, self._done = self._receive(), True
         return self._value
@@ -75,9 +78,12 @@ class Ahead:
         import time
 
         chunks: list[bytes] = []
-        deadline = time.monotonic() + WAIT_SECONDS
+        deadline = None if self._wait is None else time.monotonic() + self._wait
         try:
-            while self._read is not None and (left := deadline - time.monotonic()) > 0 and select.select([self._read], [], [], left)[0]:
+            while self._read is not None:
+                left = None if deadline is None else deadline - time.monotonic()
+                if (left is not None and left <= 0) or not select.select([self._read], [], [], left)[0]:
+                    break
                 chunk = os.read(self._read, 1 << 20)
                 if not chunk:  # the worker closed its end: the whole answer is here
                     _, status = os.waitpid(self._pid, 0)  # type: ignore[arg-type]

@@ -78,8 +78,9 @@ was computed with, its :class:`OddsTable`)."""
 
 def ahead(package: ModuleType) -> Ahead | None:
     """:func:`compute` for ``package`` in a forked worker (:class:`rulebook.compiler.ahead.Ahead`),
-    while the build resolves the worked examples: the same tables, off the build's path."""
-    return Ahead.start(compute, package)
+    while the build resolves the worked examples: the same tables, off the build's path. The
+    build waits for it as long as it works (the tables would take the build as long)."""
+    return Ahead.start(compute, package, wait=None)
 
 
 def compute(package: ModuleType) -> list[OddsTable]:

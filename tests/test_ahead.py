@@ -162,6 +162,11 @@ def test_a_worker_answers_none_when_it_fails_and_stops_when_closed():
     assert slow.answer() is None
 
 
+def test_a_worker_is_waited_for_as_long_as_it_was_told():
+    assert ahead.Ahead(time_sleep, 1.0, wait=0.2).answer() is None  # late: the caller does the work
+    assert ahead.Ahead(time_sleep, 0.5, wait=None).answer() == 0.5  # the odds worker's way: until it ends
+
+
 def time_sleep(seconds):  # a worker still at its task
     import time
 
