@@ -26,7 +26,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from chromium import AVAILABLE, SKIP_REASON, chromium  # noqa: E402
+from chromium import AVAILABLE, SKIP_REASON, chromium, look  # noqa: E402
 from test_serve import RULES, Served  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not AVAILABLE, reason=SKIP_REASON)
@@ -75,17 +75,26 @@ return [box.querySelectorAll('article table').length, box.querySelectorAll('.md-
         box.querySelectorAll('article pre > code').length, box.querySelectorAll('article pre [data-md-type=copy]').length];"""
 
 
-def test_an_edit_updates_the_open_page_in_place(served):
+@pytest.mark.parametrize("size, scheme", [("desktop", "light"), ("phone", "dark")])
+def test_an_edit_updates_the_open_page_in_place(served, size, scheme):
     """The page's own HTML changed: its script puts the new content in place (no reload:
     the window's mark stays), where the reader was, and Material sets it up (its tables
-    wrapped to scroll, its code blocks given copy buttons)."""
+    wrapped to scroll, its code blocks given copy buttons), on a phone in the dark palette
+    as on a desktop in the light one."""
+    if EDITED in (served.folder / FILE).read_text(encoding="utf-8"):  # left so by a test before
+        mark = len(served.output)
+        _edit(served, EDITED, PROSE)
+        served.wait_for_output("reloading", WAIT, mark)
     with chromium() as browser:
+        look(browser, size, scheme)
         browser.get(served.url + PAGE)
         _wait(browser, "return document.readyState === 'complete'", 60)
         assert SHOWN not in browser.find_element("tag name", "body").text
         time.sleep(0.5)  # the page's event stream is connected
         tables, wrapped, code, copy = browser.execute_script(_MATERIAL_SET_UP)
         assert tables and tables == wrapped and code and code == copy
+        palette = browser.execute_script("return document.body.getAttribute('data-md-color-scheme')")
+        assert palette == ("slate" if scheme == "dark" else "default")
         browser.execute_script("window.scrollTo(0, 400); window.__beforeEdit = document.querySelector('[data-md-component=container]')")
         y = browser.execute_script("return scrollY")
         t0 = time.perf_counter()
@@ -98,11 +107,10 @@ def test_an_edit_updates_the_open_page_in_place(served):
         assert browser.execute_script("return window.__beforeEdit !== document.querySelector('[data-md-component=container]')")
         assert browser.execute_script(_MATERIAL_SET_UP) == [tables, wrapped, code, copy]
         assert abs(browser.execute_script("return scrollY") - y) <= 1
-        # and it goes on listening: the next edits are put in place too
+        assert browser.execute_script("return document.body.getAttribute('data-md-color-scheme')") == palette
+        # and it goes on listening: the next edit is put in place too
         _edit(served, EDITED, PROSE)
         _wait(browser, f"return !document.body.innerText.includes({SHOWN!r})", WAIT)
-        _edit(served, PROSE, EDITED)
-        _wait(browser, f"return document.body.innerText.includes({SHOWN!r})", WAIT)
         assert browser.execute_script("return !!window.__beforeEdit")
 
 
