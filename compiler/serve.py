@@ -110,7 +110,8 @@ var open=[].map.call(old.querySelectorAll("details"),function(d){return d.open;}
 ["[data-md-component=header-topic]","[data-md-component=skip]","[data-md-component=announce]"].forEach(function(q){
 var a=document.querySelector(q),b=doc.querySelector(q);if(a&&b)a.replaceWith(b);});
 document.title=doc.title;old.replaceWith(box);box.querySelectorAll("script").forEach(function(a){
-var b=document.createElement("script");b.textContent=a.textContent;a.replaceWith(b);});
+if(a.type&&!/javascript|module/.test(a.type))return;var b=document.createElement("script");
+[].forEach.call(a.attributes,function(n){b.setAttribute(n.name,n.value);});b.textContent=a.textContent;a.replaceWith(b);});
 var ds=box.querySelectorAll("details");if(ds.length===open.length)ds.forEach(function(d,i){d.open=open[i];});
 scrollTo(x,y);requestAnimationFrame(function(){setTimeout(function(){try{
 window.document$.next(document);scrollTo(x,y);listen(+mark.getAttribute("data-rulebook-serve"));}catch(e){location.reload();}},0);});
@@ -120,9 +121,10 @@ listen(v);})();</script>"""
 and announces a newer version only once that page (or what it loads) changed. When only
 the page's own HTML changed (``data: <version> page``), the script fetches it and puts
 its content in place, as Material's instant navigation does (the container, the header's
-title; its inline scripts run; once that is drawn, ``document$`` tells Material and the
-site's scripts to set up the new content, as a page load draws before its scripts run), keeping the scroll position and which ``<details>`` are open; otherwise, or if
-that fails (or the content loads scripts of its own), it reloads the page."""
+title; its inline scripts run, data scripts stay data; once that is drawn, ``document$``
+tells Material and the site's scripts to set up the new content, as a page load draws
+before its scripts run), keeping the scroll position and which ``<details>`` are open;
+otherwise, or if that fails (or the content loads scripts of its own), it reloads the page."""
 
 HISTORY_KEPT = 1000
 """Versions whose changed files a preview remembers (a page older than those reloads on its next event)."""
