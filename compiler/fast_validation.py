@@ -17,6 +17,8 @@ Entry points: :func:`check_schemas(schema_docs)` (raises
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 try:
     import jsonschema_rs
 except ImportError:  # pragma: no cover - a dependency; without it every check is the slow one
@@ -48,8 +50,7 @@ class Prevalidator:
 
     def __init__(self, schema_docs: dict[str, dict]) -> None:
         self._schemas = schema_docs
-        self._local: tuple[dict[str, str], dict[str, dict]] | None | bool = None  # localised(), or False: not possible
-        self._refs: dict = {}  # what each part of a localised schema refers to (reachable)
+        self._local: Localised | None | bool = None  # localised(), or False: not possible
         self._registry = None
         self._validators: dict[str, object] = {}
 
@@ -73,10 +74,10 @@ class Prevalidator:
             except NotLocal:
                 self._local = False
         if self._local:
-            keys, defs = self._local  # type: ignore[misc]
+            local: Localised = self._local  # type: ignore[assignment]
+            key = local.keys[schema_id]
             return jsonschema_rs.Draft202012Validator(
-                {"$schema": DRAFT_2020_12, "$defs": reachable(defs, keys[schema_id], self._refs), "$ref": f"#/$defs/{keys[schema_id]}"},
-                validate_formats=False)
+                {"$schema": DRAFT_2020_12, "$defs": reachable(local, key), "$ref": f"#/$defs/{key}"}, validate_formats=False)
         if self._registry is None:
             self._registry = jsonschema_rs.Registry([(s["$id"], s) for s in self._schemas.values()])
         return jsonschema_rs.Draft202012Validator({"$ref": schema_id}, registry=self._registry, validate_formats=False)
@@ -95,21 +96,34 @@ class NotLocal(Exception):
     """The schemas use what only a registry of resources can resolve."""
 
 
-def localised(schema_docs: dict[str, dict]) -> tuple[dict[str, str], dict[str, dict]]:
-    """The schemas as the ``$defs`` of one schema: ``({$id: key}, {key: schema})``, each
-    schema without its ``$id`` and ``$schema`` and each ``$ref`` (resolved against its
-    schema's ``$id``) rewritten as ``#/$defs/<key><fragment>``. Only schema keywords are
+class Localised(NamedTuple):
+    """The schemas of one build as one resource (:func:`localised`)."""
+
+    keys: dict[str, str]  # $id → key
+    defs: dict[str, dict]  # key → the schema, its references rewritten
+    refs: dict[tuple[str, str | None], list[tuple[str, str | None]]]
+    """What each schema (``(key, None)``) and each entry of its own ``$defs`` (``(key, name)``)
+    refers to: ``(key, name)`` for ``#/$defs/<key>/$defs/<name>``, ``(key, None)`` otherwise."""
+
+
+def localised(schema_docs: dict[str, dict]) -> Localised:
+    """The schemas as the ``$defs`` of one schema, each without its ``$id`` and ``$schema``
+    and each ``$ref`` (resolved against its schema's ``$id``) rewritten as
+    ``#/$defs/<key><fragment>``, with what each part refers to. Only schema keywords are
     walked (``properties``' values, ``items``, ``anyOf``'s members…), never values
     (``const``, ``enum``, ``default``), so a property named ``$ref`` or ``$id`` stays
     what it is. Raises :class:`NotLocal` for what this cannot keep equivalent."""
     keys = {s["$id"]: f"s{i}" for i, s in enumerate(schema_docs.values())}
+    refs: dict[tuple[str, str | None], list[tuple[str, str | None]]] = {}
 
-    def walk(node, base: str, root: bool):
+    def walk(node, base: str, found: list, resource: str | None = None):
+        """``node`` rewritten; its references added to ``found``. ``resource``: the key of
+        the schema ``node`` is the root of (its own ``$defs`` entries get lists of their own)."""
         if not isinstance(node, dict):
             return node  # a boolean schema
         out = {}
         for k, v in node.items():
-            if k in _NEEDS_RESOURCES or (k == "$id" and not root) or (k == "$schema" and v != DRAFT_2020_12):
+            if k in _NEEDS_RESOURCES or (k == "$id" and resource is None) or (k == "$schema" and v != DRAFT_2020_12):
                 raise NotLocal(k)
             if k in ("$id", "$schema"):
                 continue
@@ -118,17 +132,29 @@ def localised(schema_docs: dict[str, dict]) -> tuple[dict[str, str], dict[str, d
                 if uri not in keys or (fragment and not fragment.startswith("/")):
                     raise NotLocal(v)
                 out[k] = f"#/$defs/{keys[uri]}{fragment}"
+                path = fragment.split("/")
+                found.append((keys[uri], path[2] if len(path) == 3 and path[1] == "$defs" else None))
+            elif k == "$defs" and resource is not None and isinstance(v, dict):
+                out[k] = {}
+                for name, sub in v.items():
+                    own = refs[(resource, name)] = []
+                    out[k][name] = walk(sub, base, own)
+                    found += own
             elif k in _SCHEMA_MAPS and isinstance(v, dict):
-                out[k] = {name: walk(sub, base, False) for name, sub in v.items()}
+                out[k] = {name: walk(sub, base, found) for name, sub in v.items()}
             elif k in _SCHEMA_ONE:
-                out[k] = walk(v, base, False)
+                out[k] = walk(v, base, found)
             elif k in _SCHEMA_LISTS and isinstance(v, list):
-                out[k] = [walk(sub, base, False) for sub in v]
+                out[k] = [walk(sub, base, found) for sub in v]
             else:
                 out[k] = v
         return out
 
-    return keys, {keys[s["$id"]]: walk(s, s["$id"], True) for s in schema_docs.values()}
+    defs = {}
+    for s in schema_docs.values():
+        key = keys[s["$id"]]
+        defs[key] = walk(s, s["$id"], refs.setdefault((key, None), []), key)
+    return Localised(keys, defs, refs)
 
 
 def _resolved(base: str, ref: str) -> tuple[str, str]:
@@ -145,47 +171,28 @@ def _resolved(base: str, ref: str) -> tuple[str, str]:
     return urldefrag(urljoin(base, ref))
 
 
-def reachable(defs: dict[str, dict], root: str, known: dict | None = None) -> dict[str, dict]:
-    """The entries of ``defs`` (:func:`localised`) that schema ``root`` reaches through
-    ``$ref``: a schema referred to as a whole is kept whole; one referred to only through
+def reachable(local: Localised, root: str) -> dict[str, dict]:
+    """The entries of ``local.defs`` that schema ``root`` reaches through ``$ref``: a schema
+    referred to as a whole is kept whole; one referred to only through
     ``#/$defs/<key>/$defs/<name>`` keeps only those ``$defs`` entries (the shared types
-    schema holds every record and enum, of which a document reaches a few). ``known``:
-    what each part refers to, kept between calls over the same ``defs``."""
-    known = {} if known is None else known
+    schema holds every record and enum, of which a document reaches a few)."""
+    defs = local.defs
     whole: set[str] = set()
     parts: dict[str, set[str]] = {}
     todo: list[tuple[str, str | None]] = [(root, None)]
     while todo:
         key, name = todo.pop()
-        if key in whole or (name is not None and name in parts.get(key, ())):
-            continue
         if name is not None and name not in defs[key].get("$defs", {}):
             name = None  # an unusual pointer: keep that schema whole
+        if key in whole or (name is not None and name in parts.get(key, ())):
+            continue
         if name is None:
             whole.add(key)
         else:
             parts.setdefault(key, set()).add(name)
-        targets = known.get((key, name))
-        if targets is None:
-            targets = known[(key, name)] = []
-            _refs(defs[key] if name is None else defs[key]["$defs"][name], targets)
-        todo.extend(targets)
+        todo.extend(local.refs[(key, name)])
     out = {key: defs[key] for key in whole}
     for key, names in parts.items():
         if key not in whole:
             out[key] = {"$defs": {name: defs[key]["$defs"][name] for name in sorted(names)}}
     return out
-
-
-def _refs(node, found: list) -> None:
-    """Add to ``found`` what each ``$ref`` under ``node`` (a localised schema) points at."""
-    if isinstance(node, dict):
-        for k, v in node.items():
-            if k == "$ref" and isinstance(v, str) and v.startswith("#/$defs/"):
-                path = v[len("#/$defs/"):].split("/")
-                found.append((path[0], path[2] if len(path) == 3 and path[1] == "$defs" else None))
-            elif isinstance(v, (dict, list)) and k not in ("const", "enum", "default", "examples"):
-                _refs(v, found)
-    elif isinstance(node, list):
-        for item in node:
-            _refs(item, found)

@@ -90,14 +90,15 @@ def test_the_built_documents_are_valid_and_every_mutation_is_judged_as_jsonschem
 
 def test_each_validator_gets_only_what_its_schema_reaches(built):
     schema_docs, _docs = built
-    keys, defs = fast_validation.localised(schema_docs)
+    local = fast_validation.localised(schema_docs)
+    keys, defs = local.keys, local.defs
     types = keys[schema_docs["types.schema.json"]["$id"]]
     bundle = keys[schema_docs["rulebook.schema.json"]["$id"]]
     catalog = next(keys[s["$id"]] for rel, s in sorted(schema_docs.items()) if '"catalog"' in str(s.get("properties", {}).get("kind")).replace("'", '"'))
-    small = fast_validation.reachable(defs, catalog)
+    small = fast_validation.reachable(local, catalog)
     assert catalog in small and types in small and len(small) < 5
     assert set(small[types]["$defs"]) < set(defs[types]["$defs"])  # the shared types: only the ones it needs
-    everything = fast_validation.reachable(defs, bundle)  # the bundle holds every catalog and table
+    everything = fast_validation.reachable(local, bundle)  # the bundle holds every catalog and table
     assert catalog in everything and len(everything) > 20 * len(small)
 
 
@@ -156,8 +157,11 @@ def test_what_only_a_registry_can_resolve_is_not_made_local():
     for schema_docs, _root, _verdicts in CASES[2:]:
         with pytest.raises(fast_validation.NotLocal):
             fast_validation.localised(schema_docs)
-    keys, defs = fast_validation.localised(CASES[0][0])
+    keys, defs, refs = fast_validation.localised(CASES[0][0])
     doc = defs[keys[BASE + "doc.schema.json"]]
     assert doc["properties"]["$ref"] == {"$ref": f"#/$defs/{keys[BASE + 'types.schema.json']}/$defs/Small"}
     assert doc["properties"]["fixed"] == {"const": {"$ref": "#/nowhere"}}  # a value, untouched
     assert "$id" in doc["properties"] and "$id" not in doc and "$schema" not in doc
+    types = keys[BASE + "types.schema.json"]
+    assert refs[(keys[BASE + "doc.schema.json"], None)] == [(types, "Small")]  # not the const's $ref
+    assert refs[(types, "Small")] == refs[(types, "Unused")] == refs[(types, None)] == []
