@@ -305,10 +305,6 @@ class Preview:
                 return "reload"
         return "page" if changed else None
 
-    def stale(self, page: str, shown: int) -> bool:
-        """Whether ``page``, as served at version ``shown``, is out of date (:meth:`update`)."""
-        return self.update(page, shown) is not None
-
     def _sync(self) -> tuple[list[str], bool]:
         """Copy what differs from ``next/`` into ``live/`` (docs/, overrides/, mkdocs.yml,
         json/, schemas/, python/); remove what is gone. Returns the changed Markdown

@@ -92,9 +92,9 @@ def test_a_page_is_stale_when_it_or_what_it_loads_changed(tmp_path):
     changed = preview.history[-1][1]
     assets = [f for f in changed if not f.endswith(".html")]
     with preview.ready:
-        assert preview.stale(PAGE, shown) and preview.stale(LISTING, shown)
+        assert preview.update(PAGE, shown) is not None and preview.update(LISTING, shown) is not None
         assert preview.update(PAGE, shown) == preview.update(LISTING, shown) == "page"
-        assert not preview.stale(PAGE, preview.version) and preview.update(PAGE, preview.version) is None
+        assert preview.update(PAGE, preview.version) is None
         verdicts = {page: preview.update(page, shown) for page in pages}
     names = {p: (preview.site / p).read_text(encoding="utf-8") for p in pages}
     loading = [p for p in pages if any(a.rsplit("/", 1)[-1] in names[p] for a in assets)]
