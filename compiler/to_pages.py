@@ -2183,19 +2183,17 @@ class ListingsAhead:
     ``serve`` remembers the listings instead."""
 
     def __init__(self, sources: Mapping[str, str], worker: Ahead | None = None) -> None:
-        from .markdown import highlight_lines
-
-        highlight_lines("")  # Pygments and the rules lexer imported here, before the fork
         self._sources = dict(sources)  # what the worker was given: its answer holds for these texts only
-        self._worker = worker if worker is not None else Ahead(_all_source_lines, self._sources)
+        if worker is None:
+            highlight_lines("")  # Pygments and the rules lexer imported here, before the fork
+            worker = Ahead(_all_source_lines, self._sources)
+        self._worker = worker
         self._answer: dict[str, list[str]] | None = None
 
     @classmethod
     def start(cls, sources: Mapping[str, str]) -> ListingsAhead | None:
         """A worker for ``sources`` when it can help (:meth:`rulebook.compiler.ahead.Ahead.start`)."""
-        from .markdown import highlight_lines
-
-        highlight_lines("")
+        highlight_lines("")  # as in __init__: before the fork
         worker = Ahead.start(_all_source_lines, dict(sources))
         return cls(sources, worker) if worker is not None else None
 
