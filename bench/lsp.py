@@ -15,7 +15,7 @@ publish the file's new diagnostics: the debounce wait, parsing the edited
 file, checking the whole rulebook, and sending the diagnostics.
 
 Subject ÷ baseline, as in ``bench/run.py``: the baseline is
-``rulebook.compiler.driver.check(content/1936)`` in this process, i.e. what
+``rulebook.compiler.pipeline.driver.check(content/1936)`` in this process, i.e. what
 ``rulebook check`` does after start-up (reading and parsing every file, then
 checking), timed alternately with the subject. A ratio below 1 means the
 server's incremental round trip (which re-parses only the edited file) is
@@ -41,7 +41,7 @@ if str(ROOT) not in sys.path:
 from lsprotocol import types  # noqa: E402
 from pygls.lsp.client import LanguageClient  # noqa: E402
 
-from rulebook.compiler import driver  # noqa: E402
+from rulebook.compiler.pipeline import driver  # noqa: E402
 from rulebook.compiler.lsp.server import DEBOUNCE  # noqa: E402
 
 RULEBOOK = ROOT / "content" / "1936"
@@ -84,7 +84,7 @@ def _edit_position(text: str, fragment: str | None) -> types.Position:
 async def _round_trips(name: str, fragment: str | None, repeat: int) -> tuple[list[float], list[float]]:
     """(server round trips, full checks), timed alternately."""
     client = Client()
-    await client.start_io(sys.executable, "-m", "rulebook.compiler.cli", "lsp", cwd=str(ROOT))
+    await client.start_io(sys.executable, "-m", "rulebook.compiler.commands.cli", "lsp", cwd=str(ROOT))
     await client.initialize_async(types.InitializeParams(capabilities=types.ClientCapabilities(), root_uri=ROOT.as_uri()))
     client.initialized(types.InitializedParams())
     path = RULEBOOK / name

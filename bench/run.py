@@ -16,7 +16,7 @@ in this process (d: in child processes started by it), interleaved repetition
 by repetition, with ``time.perf_counter``; the table shows the median of each
 side, the ratio of the medians and the range of the per-repetition ratios.
 
-    a1  ``rulebook.compiler.driver.check(content/1936)`` ÷ Lark alone parsing the same
+    a1  ``rulebook.compiler.pipeline.driver.check(content/1936)`` ÷ Lark alone parsing the same
         declarations (the same chunks check hands to Lark, same Lark instance,
         no transformer). How much the rest of check (prose, AST, name
         resolution, types) costs on top of raw parsing.
@@ -85,8 +85,8 @@ import baseline  # noqa: E402
 from rulebook import runtime  # noqa: E402
 import scale  # noqa: E402
 import speed  # noqa: E402
-from rulebook.compiler import driver, pyload  # noqa: E402
-from rulebook.compiler.loader import rule_files  # noqa: E402
+from rulebook.compiler.pipeline import driver, pyload  # noqa: E402
+from rulebook.compiler.check.loader import rule_files  # noqa: E402
 from rulebook.rules_dsl import parser as rules_parser  # noqa: E402
 
 RULEBOOK = ROOT / "content" / "1936"
@@ -512,7 +512,7 @@ _BUILT = re.compile(r"built .* in [\d.]+s \((?P<parts>[^)]*)\)")
 def run_cli(args: list[str]) -> tuple[float, str]:
     t0 = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, "-m", "rulebook.compiler.cli", *args],
+        [sys.executable, "-m", "rulebook.compiler.commands.cli", *args],
         cwd=ROOT, capture_output=True, text=True, stdin=subprocess.DEVNULL,
     )
     elapsed = time.perf_counter() - t0

@@ -43,7 +43,8 @@ import icepool
 from jsonschema import Draft202012Validator
 
 from rulebook import runtime
-from rulebook.compiler import driver, pyload, to_json
+from rulebook.compiler.pipeline import driver, pyload
+from rulebook.compiler.emit.data import to_json
 
 HERE = Path(__file__).resolve().parent
 EXACT = HERE.parent / "tests" / "data" / "exact"

@@ -59,7 +59,7 @@ def _cli(args: list[str], env: dict, stdin: str | None = None) -> tuple[float, f
     """(wall seconds, CPU seconds, stdout) of one ``rulebook`` process."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "rulebook.compiler.cli", *args], cwd=ROOT, env=env, input=stdin,
+    proc = subprocess.run([sys.executable, "-m", "rulebook.compiler.commands.cli", *args], cwd=ROOT, env=env, input=stdin,
                           capture_output=True, text=True)
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -93,7 +93,7 @@ def bench_resolve(Row, fmt_time, scenario: dict, repeat: int, notes: list[str]) 
 
 
 def bench_batch(Row, fmt_time, scenarios: list[dict], lines: int, repeat: int, notes: list[str]) -> list:
-    from rulebook.compiler import resolve
+    from rulebook.compiler.commands import resolve
 
     work = [scenarios[i % len(scenarios)] for i in range(lines)]
     text = "".join(json.dumps({"procedure": "disparo_directo", "input": kw, "seed": i}) + "\n" for i, kw in enumerate(work))
@@ -165,7 +165,7 @@ class _Serve:
     def __init__(self, folder: Path, tmp: Path) -> None:
         self.port = _free_port()
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "rulebook.compiler.cli", "serve", str(folder), "--port", str(self.port)],
+            [sys.executable, "-m", "rulebook.compiler.commands.cli", "serve", str(folder), "--port", str(self.port)],
             cwd=ROOT, env={**os.environ, "TMPDIR": str(tmp)}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         )
         self.lines: list[str] = []

@@ -22,7 +22,7 @@ keyword is read as a name (``stacking`` in a catalog row of
 Deliberately *not* keywords (no exception to the grammar check above):
 
 * :data:`PRIMITIVE_TYPE_NAMES` (``int decimal text bool``) are names the
-  checker resolves (``compiler/types.py``, ``PRIMITIVES``), not grammar words;
+  checker resolves (``compiler/ir/types.py``, ``PRIMITIVES``), not grammar words;
   the lexer highlights them as types;
 * ``result`` (the outcome of a procedure in ``example``/``odds``) and the
   built-in functions (``min``, ``probability``, ``outcomes`` …) are names too.

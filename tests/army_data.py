@@ -2,7 +2,7 @@
 
 Reads an army builder page (``docs/ejercito*.md`` or ``site/ejercito*.html``),
 finds its ``<script id="rb-army-data" src=…>`` and reads the script that names,
-relative to the page (compiler/to_army_page.py writes it as
+relative to the page (compiler/emit/site/to_army_page.py writes it as
 ``assets/armies/<page>.js``). Produces the script's text and the data it sets,
 ``window.rbArmyData``, parsed as the JSON literal it must be.
 """

@@ -23,7 +23,7 @@ def update_goldens(request) -> bool:
 
 @pytest.fixture(scope="session")
 def checked():
-    from rulebook.compiler import driver
+    from rulebook.compiler.pipeline import driver
 
     result = driver.check(CONTENT)
     assert result.ok, "the bundled rulebook must check without errors"
@@ -37,7 +37,7 @@ def program(checked):
 
 @pytest.fixture(scope="session")
 def package(program):
-    from rulebook.compiler import pyload
+    from rulebook.compiler.pipeline import pyload
 
     return pyload.compile_and_load(program)
 
@@ -51,7 +51,7 @@ def built(tmp_path_factory) -> Path:
 def build_rulebook(tmp_path_factory, content: Path, name: str, site: bool):
     """Build ``content`` into a fresh temporary folder; (the checked result, the build folder).
     Fails the test with the rendered errors when the build does not succeed."""
-    from rulebook.compiler import driver
+    from rulebook.compiler.pipeline import driver
 
     out = tmp_path_factory.mktemp(name) / "build"
     result = driver.build(content, out, site=site)

@@ -15,7 +15,7 @@ Produces: :func:`make_case(rng) -> (text, how)`, one of
 and :func:`failure(text, folder) -> str | None`, the class of the failure of
 the compiler on a case, None when it behaved:
 
-* :func:`rulebook.compiler.driver.check` must return diagnostics without raising, none
+* :func:`rulebook.compiler.pipeline.driver.check` must return diagnostics without raising, none
   of them an internal error, each inside the file, all rendering as text with
   no control character and as JSON;
 * when the file checks, the generated Python package must compile, import
@@ -292,7 +292,7 @@ def _check_failure(path: Path, text: str):
     """(failure class or None, checked result)."""
     import json
 
-    from rulebook.compiler import driver
+    from rulebook.compiler.pipeline import driver
     from rulebook.rules_dsl.diagnostics import render_all
 
     try:
@@ -347,7 +347,8 @@ def _emit_failure(program) -> str | None:
     import tempfile
 
     from rulebook import runtime
-    from rulebook.compiler import pyload, to_python
+    from rulebook.compiler.pipeline import pyload
+    from rulebook.compiler.emit.python import to_python
 
     with tempfile.TemporaryDirectory(prefix="fuzz-py-") as tmp:
         try:

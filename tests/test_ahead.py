@@ -1,7 +1,7 @@
-"""A one-shot build hands work to a second core (:mod:`rulebook.compiler.ahead`): a forked
+"""A one-shot build hands work to a second core (:mod:`rulebook.compiler.support.ahead`): a forked
 worker highlights the source listings while it runs the Python, odds and JSON stages
-(:class:`rulebook.compiler.to_pages.ListingsAhead`), and another computes the odds tables
-while it resolves the worked examples (:func:`rulebook.compiler.odds.ahead`).
+(:class:`rulebook.compiler.emit.site.to_pages.ListingsAhead`), and another computes the odds tables
+while it resolves the worked examples (:func:`rulebook.compiler.analysis.odds.ahead`).
 
 A worker's answer is what the build computes itself (the same lines for the same text, the
 same odds tables); a text it was not given, a worker that dies, or one that is not
@@ -18,7 +18,10 @@ import pytest
 
 from conftest import DATA
 
-from rulebook.compiler import ahead, driver, odds, pyload, to_pages
+from rulebook.compiler.support import ahead
+from rulebook.compiler.pipeline import driver, pyload
+from rulebook.compiler.analysis import odds
+from rulebook.compiler.emit.site import to_pages
 
 RULES = DATA / "python" / "shooting.rules"
 
@@ -105,7 +108,7 @@ def test_a_killed_build_leaves_no_worker(tmp_path):
 
     from conftest import ROOT
 
-    build = subprocess.Popen([sys.executable, "-m", "rulebook.compiler.cli", "build", "--no-site", str(ROOT / "content" / "1936"),
+    build = subprocess.Popen([sys.executable, "-m", "rulebook.compiler.commands.cli", "build", "--no-site", str(ROOT / "content" / "1936"),
                               "-o", str(tmp_path / "out")], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
     while not (workers := _children(build.pid)):

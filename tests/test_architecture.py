@@ -11,7 +11,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPILER = ROOT / "compiler"
-EMITTERS = ("to_python", "to_json", "schemas", "to_pages", "markdown", "odds", "examples")
 
 
 def _modules() -> dict[str, ast.Module]:
@@ -50,12 +49,86 @@ def graph() -> dict[str, set[str]]:
     return {name: {i for i in _imports(name, tree, name in packages) if i in mods and i != name} for name, tree in mods.items()}
 
 
-@pytest.mark.parametrize("emitter", EMITTERS)
-def test_emitters_do_not_import_the_ast(emitter):
-    tree = ast.parse((COMPILER / f"{emitter}.py").read_text(encoding="utf-8"))
-    imported = _imports(f"rulebook.compiler.{emitter}", tree, False)
-    assert not {i for i in imported if i.startswith("rulebook.rules_dsl.nodes") or i == "rulebook.rules_dsl.parser"}, imported
-    assert "rulebook.compiler.check" not in imported
+# The stages of compiler/, lowest first. A module may import its own stage and the
+# stages its entry names; ``support`` (no rulebook knowledge) is open to all.
+# commands → pipeline → emit → analysis → ir ← check; lsp reads check and ir.
+ALLOWED = {
+    "support": set(),
+    "ir": {"support"},
+    "check": {"ir", "support"},
+    "analysis": {"ir", "support"},
+    "emit.python": {"analysis", "ir", "support"},
+    "emit.data": {"analysis", "ir", "support"},
+    "emit.site": {"emit.data", "analysis", "ir", "support"},  # the site shows the data (army documents)
+    "pipeline": {"emit.python", "emit.data", "emit.site", "analysis", "check", "ir", "support"},
+    "lsp": {"check", "ir", "support"},
+    "commands": {"pipeline", "lsp", "emit.python", "emit.data", "emit.site", "analysis", "check", "ir", "support"},
+}
+
+
+def _stage(module: str) -> str:
+    """rulebook.compiler.emit.site.to_pages → 'emit.site'; the package itself → ''."""
+    parts = module.removeprefix("rulebook.compiler").lstrip(".").split(".")
+    if parts[0] == "emit" and len(parts) > 1:
+        return "emit." + parts[1]
+    return parts[0]
+
+
+def test_every_module_of_the_compiler_belongs_to_a_stage(graph):
+    loose = sorted(m for m in graph if m != "rulebook.compiler" and _stage(m) not in ALLOWED and _stage(m) != "emit")
+    assert loose == [], "modules outside the stage packages: " + ", ".join(loose)
+
+
+def test_stages_import_only_the_stages_below_them(graph):
+    wrong = []
+    for module, imported in sorted(graph.items()):
+        here = _stage(module)
+        for other in sorted(imported):
+            there = _stage(other)
+            if there in ("", "emit") or there == here:
+                continue
+            if there not in ALLOWED.get(here, set()):
+                wrong.append(f"{module} imports {other} ({here} → {there})")
+    assert wrong == []
+
+
+def test_nothing_outside_the_compiler_imports_it():
+    """The runtime (copied into every generated package) and the language's own
+    package import nothing of the compiler."""
+    for folder in ("runtime", "rules_dsl"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            name = ".".join(("rulebook", *path.relative_to(ROOT).with_suffix("").parts))
+            imported = _imports(name, ast.parse(path.read_text(encoding="utf-8")), path.name == "__init__.py")
+            assert not {i for i in imported if i.startswith("rulebook.compiler")}, path
+
+
+def test_emitters_and_analyses_never_read_the_ast(graph):
+    for module, imported in sorted(graph.items()):
+        if _stage(module).startswith(("emit", "analysis", "ir")):
+            tree = ast.parse((ROOT / (module.removeprefix("rulebook.").replace(".", "/") + ".py")).read_text(encoding="utf-8")) \
+                if (ROOT / (module.removeprefix("rulebook.").replace(".", "/") + ".py")).exists() else \
+                ast.parse((ROOT / module.removeprefix("rulebook.").replace(".", "/") / "__init__.py").read_text(encoding="utf-8"))
+            names = _imports(module, tree, False)
+            assert not {i for i in names if i.startswith("rulebook.rules_dsl.nodes") or i == "rulebook.rules_dsl.parser"}, module
+
+
+def test_every_stage_package_says_what_it_reads_and_produces():
+    for init in sorted(COMPILER.rglob("__init__.py")):
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+        assert "Reads" in doc and "Produces" in doc, f"{init.relative_to(ROOT)}: its docstring says what it reads and produces"
+
+
+def test_modules_and_classes_stay_small():
+    """No module of the compiler over ~1,000 lines, no class over ~400."""
+    big = []
+    for path in sorted(COMPILER.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        if text.count("\n") > 1050:
+            big.append(f"{path.relative_to(ROOT)}: {text.count(chr(10))} lines")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.ClassDef) and node.end_lineno - node.lineno + 1 > 420:
+                big.append(f"{path.relative_to(ROOT)}: class {node.name} {node.end_lineno - node.lineno + 1} lines")
+    assert big == []
 
 
 def test_no_import_cycle_in_compiler(graph):
@@ -84,7 +157,7 @@ def test_no_table_keyed_by_object_identity():
 
 
 def test_builtins_have_one_source_and_are_documented():
-    from rulebook.compiler.builtins import BUILTINS
+    from rulebook.compiler.ir.builtins import BUILTINS
 
     language = (ROOT / "rules_dsl" / "LANGUAGE.md").read_text(encoding="utf-8")
     for name in BUILTINS:
@@ -109,7 +182,7 @@ def test_the_lexer_highlights_exactly_the_builtins():
     """The Pygments lexer (in rules_dsl, which must not import the compiler) keeps
     its own tuple of built-in names; it must match the table, plus ``outcomes``
     (a word of odds tables, not a function of expressions)."""
-    from rulebook.compiler.builtins import BUILTINS
+    from rulebook.compiler.ir.builtins import BUILTINS
     from rulebook.rules_dsl.pygments_lexer import BUILTINS as LEXER_BUILTINS
 
     assert set(LEXER_BUILTINS) == set(BUILTINS) | {"outcomes"}
@@ -125,7 +198,7 @@ def test_no_eval_or_exec_in_the_compiler_or_the_runtime():
 
 def test_the_graph_sees_the_imports(graph):
     """The cycle check reads real edges: names in the graph match what modules import."""
-    assert "rulebook.compiler.ir" in graph["rulebook.compiler.to_python"]
+    assert "rulebook.compiler.ir" in graph["rulebook.compiler.emit.python.to_python"]
     assert len(graph) > 30 and sum(len(edges) for edges in graph.values()) > 50
 
 

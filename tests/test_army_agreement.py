@@ -6,7 +6,7 @@ broken on purpose — over budget, an option the entry does not allow, unknown
 or misspelt ids, options taken too often, limits broken, wrong sides, missing
 or unknown quality, models and choices, values of the wrong type. Each is
 checked by the builder page's own script in headless Chromium (reading the
-army document embedded in the built page) and by ``rulebook.compiler.roster``; the
+army document embedded in the built page) and by ``rulebook.compiler.commands.roster``; the
 results must be equal: each unit's cost, the total, the budget and every error
 and warning (code, path, message, params, rule, did-you-mean). Rosters that do
 not follow the roster schema must be refused by both, at the same JSON paths.
@@ -335,7 +335,7 @@ return arguments[0].map(r => {
 def test_builder_and_validator_agree_on_random_rosters(bundled_builds, tmp_path, rulebook):
     from jsonschema import Draft202012Validator
 
-    from rulebook.compiler import roster as rosters
+    from rulebook.compiler.commands import roster as rosters
 
     build = bundled_builds[rulebook]
     (army_file,) = sorted((build / "json" / "armies").glob("*.json"))
@@ -372,7 +372,7 @@ def test_builder_and_validator_agree_on_random_rosters(bundled_builds, tmp_path,
     for i in range(0, ROSTERS, CLI_EVERY):
         path = tmp_path / f"roster-{i}.json"
         path.write_text(json.dumps(cases[i], ensure_ascii=False), encoding="utf-8")
-        proc = subprocess.run([sys.executable, "-m", "rulebook.compiler.cli", "roster", "validate", str(path), "--rulebook", str(build), "--format", "json"],
+        proc = subprocess.run([sys.executable, "-m", "rulebook.compiler.commands.cli", "roster", "validate", str(path), "--rulebook", str(build), "--format", "json"],
                               capture_output=True, text=True, cwd=ROOT)
         if "schema" in got[i]:
             assert proc.returncode == 2 and "Traceback" not in proc.stderr, (i, proc.returncode, proc.stderr[-500:])

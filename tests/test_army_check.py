@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from rulebook.compiler import driver, to_armies, to_json
+from rulebook.compiler.pipeline import driver
+from rulebook.compiler.emit.data import to_armies, to_json
 
 ROOT = Path(__file__).resolve().parent.parent
 BAD = ROOT / "tests" / "data" / "armies" / "bad"

@@ -1,7 +1,7 @@
 """The army documents agree with the rulebooks' own cost procedures.
 
 Reads ``content/1936`` (checked and compiled once): its army ``listas_genericas``
-as :mod:`rulebook.compiler.to_armies` emits it, and the generated resolvers of
+as :mod:`rulebook.compiler.emit.data.to_armies` emits it, and the generated resolvers of
 ``coste_unidad`` and ``presupuesto_partida``. For every unit at every quality
 (with every upgrade it may take, and with none) the validator's cost is the
 procedure's total, and every budget (each game size and role, and agreed
@@ -14,7 +14,8 @@ from __future__ import annotations
 import pytest
 
 from rulebook import runtime
-from rulebook.compiler import roster, to_armies, to_json
+from rulebook.compiler.commands import roster
+from rulebook.compiler.emit.data import to_armies, to_json
 
 
 @pytest.fixture(scope="module")

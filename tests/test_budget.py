@@ -23,7 +23,7 @@ CASES = json.loads((DATA / "budget" / "runaway.json").read_text(encoding="utf-8"
 
 @lru_cache(maxsize=None)
 def _package(rulebook: str):
-    from rulebook.compiler import driver, pyload
+    from rulebook.compiler.pipeline import driver, pyload
 
     checked = driver.check(ROOT / rulebook)
     assert checked.ok
@@ -87,7 +87,7 @@ def test_a_context_counts_everything_run_with_it():
 def test_the_command_line_raises_the_limit():
     def resolve(*extra):
         return subprocess.run(
-            [sys.executable, "-m", "rulebook.compiler.cli", "resolve", "bajas_transporte_destruido", "--exact", "--format", "text",
+            [sys.executable, "-m", "rulebook.compiler.commands.cli", "resolve", "bajas_transporte_destruido", "--exact", "--format", "text",
              "--input", '{"puntos_baja_restantes": 12, "transportes_destruidos": 40}', *extra],
             cwd=ROOT, capture_output=True, text=True,
         )

@@ -22,7 +22,7 @@ def test_build_produces_every_output(built):
 
 
 def test_two_builds_are_byte_identical(built, tmp_path):
-    from rulebook.compiler import driver
+    from rulebook.compiler.pipeline import driver
 
     again = tmp_path / "again"
     result = driver.build(CONTENT, again, site=True)
@@ -71,7 +71,7 @@ def test_manifest_lists_every_document_with_hashes(built):
 
 
 def test_failed_build_leaves_previous_output_intact(tmp_path):
-    from rulebook.compiler import driver
+    from rulebook.compiler.pipeline import driver
 
     src = tmp_path / "rb"
     src.mkdir()
@@ -97,7 +97,8 @@ def test_a_warning_of_mkdocs_fails_the_site(tmp_path):
     """``--strict`` counts MkDocs' warnings: a page linking to an anchor no page has (a
     mistake of the page generator; rules text cannot write a raw link) fails the site
     with MkDocs' message, instead of being dropped by a quiet log."""
-    from rulebook.compiler import driver, to_pages
+    from rulebook.compiler.pipeline import driver
+    from rulebook.compiler.emit.site import to_pages
 
     rules = tmp_path / "r.rules"
     rules.write_text('```rules\nrulebook prueba "Prueba" version "1.0" lang "es"\nsection I "Todo"\n```\n\nTexto.\n', encoding="utf-8")

@@ -15,7 +15,7 @@ BUNDLED = sorted(p.name for p in (ROOT / "content").iterdir() if p.is_dir() and 
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    proc = subprocess.run([sys.executable, "-m", "rulebook.compiler.cli", *args], capture_output=True, text=True, cwd=ROOT, timeout=600)
+    proc = subprocess.run([sys.executable, "-m", "rulebook.compiler.commands.cli", *args], capture_output=True, text=True, cwd=ROOT, timeout=600)
     assert "Traceback" not in proc.stderr, proc.stderr
     return proc
 

@@ -12,7 +12,7 @@ from conftest import DATA, ROOT
 
 
 def run(*args, check=False):
-    proc = subprocess.run([sys.executable, "-m", "rulebook.compiler.cli", *args], capture_output=True, text=True, cwd=ROOT)
+    proc = subprocess.run([sys.executable, "-m", "rulebook.compiler.commands.cli", *args], capture_output=True, text=True, cwd=ROOT)
     assert "Traceback" not in proc.stderr, proc.stderr
     if check:
         assert proc.returncode == 0, proc.stderr

@@ -17,7 +17,8 @@ CASES = sorted((DATA / "python").glob("*.rules"))
 
 
 def generate(path):
-    from rulebook.compiler import driver, to_python
+    from rulebook.compiler.pipeline import driver
+    from rulebook.compiler.emit.python import to_python
 
     result = driver.check(path)
     assert result.ok, [d.render(result.sources) for d in result.diagnostics]
@@ -49,7 +50,7 @@ def test_generated_modules_compile_and_are_stable(case):
 
 
 def test_bundled_rulebook_modules_compile(program):
-    from rulebook.compiler import to_python
+    from rulebook.compiler.emit.python import to_python
 
     for name, text in to_python.generate(program).items():
         compile(text, name, "exec")
@@ -76,7 +77,7 @@ def _long_lines(files: dict[str, str]) -> list[str]:
 
 
 def test_bundled_rulebook_lines_are_short(program):
-    from rulebook.compiler import to_python
+    from rulebook.compiler.emit.python import to_python
 
     assert _long_lines(to_python.generate(program)) == []
 
@@ -88,7 +89,7 @@ def test_generated_lines_are_short(case):
 
 
 def test_long_expressions_are_broken_at_top_level_commas_and_operators():
-    from rulebook.compiler.to_python import Chain, Group, Seq, Text, Writer
+    from rulebook.compiler.emit.python.to_python import Chain, Group, Seq, Text, Writer
 
     w = Writer()
     w.level = 1
@@ -112,7 +113,7 @@ def test_long_expressions_are_broken_at_top_level_commas_and_operators():
 
 
 def test_source_positions_are_written_once_per_module(program):
-    from rulebook.compiler import to_python
+    from rulebook.compiler.emit.python import to_python
 
     for name, text in to_python.generate(program).items():
         if name.endswith(("/procedures.py", "/examples.py", "/odds.py")):
@@ -124,7 +125,7 @@ def test_source_positions_are_written_once_per_module(program):
 
 def test_generated_package_runs(tmp_path):
     from rulebook import runtime
-    from rulebook.compiler import pyload
+    from rulebook.compiler.pipeline import pyload
 
     program, _ = generate(DATA / "python" / "shooting.rules")
     pkg = pyload.compile_and_load(program)
@@ -142,7 +143,7 @@ def test_generated_package_runs(tmp_path):
 
 def test_runtime_error_names_rules_line():
     from rulebook import runtime
-    from rulebook.compiler import pyload
+    from rulebook.compiler.pipeline import pyload
 
     program, _ = generate(DATA / "python" / "shooting.rules")
     pkg = pyload.compile_and_load(program)
@@ -154,7 +155,7 @@ def test_runtime_error_names_rules_line():
 def test_name_mangling_is_injective_and_safe():
     import keyword
 
-    from rulebook.compiler.names import py_name
+    from rulebook.compiler.emit.python.names import py_name
 
     names = ["a", "class", "tamaño", "x_1", "ctx", "print", "_x", "A", "Año", "año", "x_636c617373"]
     mangled = [py_name(n) for n in names]
@@ -165,8 +166,8 @@ def test_name_mangling_is_injective_and_safe():
 
 @pytest.mark.parametrize("case", CASES, ids=[c.stem for c in CASES])
 def test_examples_of_each_case_pass(case):
-    from rulebook.compiler import pyload
-    from rulebook.compiler.examples import run_examples
+    from rulebook.compiler.pipeline import pyload
+    from rulebook.compiler.analysis.examples import run_examples
 
     program, _ = generate(case)
     results = run_examples(pyload.compile_and_load(program))
@@ -176,7 +177,8 @@ def test_examples_of_each_case_pass(case):
 def test_odds_tables_are_computed_by_the_resolvers():
     from fractions import Fraction
 
-    from rulebook.compiler import odds, pyload
+    from rulebook.compiler.analysis import odds
+    from rulebook.compiler.pipeline import pyload
 
     program, _ = generate(DATA / "python" / "shooting.rules")
     tables = {t.name: t for t in odds.compute(pyload.compile_and_load(program))}
@@ -195,7 +197,8 @@ def test_odds_tables_are_computed_by_the_resolvers():
 def test_grouped_odds_have_one_grid_per_catalog_entry():
     from fractions import Fraction
 
-    from rulebook.compiler import odds, pyload
+    from rulebook.compiler.analysis import odds
+    from rulebook.compiler.pipeline import pyload
 
     program, _ = generate(DATA / "python" / "shooting.rules")
     table = {t.name: t for t in odds.compute(pyload.compile_and_load(program))}["danio_por_perfil"]

@@ -53,7 +53,7 @@ def _edit(path: Path, old: str, new: str) -> int:
 
 
 def test_a_dangling_reference_in_a_copy_of_the_content_fails_the_build_with_a_positioned_error(tmp_path, capsys):
-    from rulebook.compiler import cli
+    from rulebook.compiler.commands import cli
 
     rb = _copy_rulebook(tmp_path)
     row = '  n_milicia_falange | "Sección Milicia de la Falange" | 70 | inf | 5 | 12 | seccion | 15 | 0 | 0 | 0 | ninguna | [("Fusiles", normal, '
@@ -73,7 +73,7 @@ def test_a_dangling_reference_in_a_copy_of_the_content_fails_the_build_with_a_po
 
 
 def test_ids_the_manual_prints_without_an_entry_need_as_printed_with_a_reason(tmp_path, capsys):
-    from rulebook.compiler import cli
+    from rulebook.compiler.commands import cli
 
     rb = _copy_rulebook(tmp_path)
     text = (rb / "04-movimiento.rules").read_text(encoding="utf-8")
@@ -143,7 +143,7 @@ def test_the_manifest_is_versioned_validated_and_maps_every_id_to_its_file(built
 
 
 def test_the_content_hash_depends_on_the_content_not_on_the_folder(tmp_path):
-    from rulebook.compiler import driver
+    from rulebook.compiler.pipeline import driver
 
     source = ROOT / "content" / "tercios"
     elsewhere = _copy_rulebook(tmp_path / "otra" / "carpeta", source, "tercios_copia")
@@ -237,7 +237,7 @@ def _write(tmp_path: Path, body: str) -> Path:
 
 
 def test_variant_spellings_of_a_category_are_warned(tmp_path):
-    from rulebook.compiler import driver
+    from rulebook.compiler.pipeline import driver
 
     rb = _write(tmp_path, '''```rules
 record Pieza "Pieza" {
@@ -269,7 +269,7 @@ enum Clase "Clase" {
 
 
 def test_the_changelog_catalog_gives_the_site_a_changelog_page(tmp_path):
-    from rulebook.compiler import driver
+    from rulebook.compiler.pipeline import driver
 
     rb = _write(tmp_path, '''## Historial
 
@@ -313,14 +313,15 @@ record Version "Versión" {
 
 @pytest.mark.parametrize("rulebook", ["tercios", "napoleonico"])
 def test_rulebooks_without_a_changelog_get_no_changelog_page(rulebook):
-    from rulebook.compiler import driver, to_changelog_page
+    from rulebook.compiler.pipeline import driver
+    from rulebook.compiler.emit.site import to_changelog_page
 
     program = driver.check(ROOT / "content" / rulebook).program
     assert to_changelog_page.changelog(program) is None
 
 
 def test_declarations_that_would_share_a_type_name_are_errors_naming_both(tmp_path):
-    from rulebook.compiler import driver
+    from rulebook.compiler.pipeline import driver
 
     rb = _write(tmp_path, '''```rules
 enum foo_bar "A" {
@@ -353,7 +354,7 @@ catalog otras "Otras" of Manifest {
 
 
 def test_the_fixed_type_names_are_the_names_of_the_fixed_schemas(built):
-    from rulebook.compiler.to_json import FIXED_TYPE_NAMES
+    from rulebook.compiler.emit.data.to_json import FIXED_TYPE_NAMES
 
     fixed = ("rules", "enums", "constants", "procedures", "odds", "glossary", "examples", "rulebook", "manifest")
     names = set()
@@ -365,7 +366,7 @@ def test_the_fixed_type_names_are_the_names_of_the_fixed_schemas(built):
 
 
 def test_inline_types_of_any_emitted_schema_get_names_of_their_own():
-    from rulebook.compiler.schemas import named_types
+    from rulebook.compiler.emit.data.schemas import named_types
 
     doc = {"title": "Doc", "type": "object", "properties": {
         "budget": {"type": "object", "properties": {"points": {"type": "integer", "title": "Puntos"}}},

@@ -34,7 +34,7 @@ def edited(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def changes(edited):
-    from rulebook.compiler.diff import diff_rulebooks
+    from rulebook.compiler.commands.diff import diff_rulebooks
 
     return diff_rulebooks(CONTENT, edited)
 
@@ -64,7 +64,7 @@ def test_reports_the_odds_impact(changes):
 
 
 def test_text_and_json_output(changes):
-    from rulebook.compiler.diff import as_json, render_text
+    from rulebook.compiler.commands.diff import as_json, render_text
 
     text = render_text(changes)
     assert "coste: 80 → 85" in text and "tiro_tenso[0].i_preciso.media: 7 → 8" in text
@@ -74,14 +74,14 @@ def test_text_and_json_output(changes):
 
 
 def test_a_build_compared_with_itself_has_no_changes(built, capsys):
-    from rulebook.compiler.cli import main
+    from rulebook.compiler.commands.cli import main
 
     assert main(["diff", str(built), str(built)]) == 0
     assert capsys.readouterr().out.strip() == "sin cambios"
 
 
 def test_bad_sides_are_clear_errors(tmp_path, capsys):
-    from rulebook.compiler.cli import main
+    from rulebook.compiler.commands.cli import main
 
     assert main(["diff", str(tmp_path / "missing"), str(CONTENT)]) == 1
     assert "no such file or folder" in capsys.readouterr().err

@@ -98,7 +98,7 @@ def _rulebooks():
 
 @pytest.mark.parametrize("rulebook", _rulebooks(), ids=lambda p: p.name)  # every path can be enumerated
 def test_examples_and_odds_match_every_path_enumeration(rulebook):
-    from rulebook.compiler import driver, pyload
+    from rulebook.compiler.pipeline import driver, pyload
 
     checked = driver.check(rulebook)
     assert checked.ok
@@ -182,7 +182,7 @@ def _random_procedure(rng, name: str) -> str:
 def test_random_procedures_match_every_path_enumeration(tmp_path):
     import random
 
-    from rulebook.compiler import driver, pyload
+    from rulebook.compiler.pipeline import driver, pyload
 
     rng = random.Random(20261201)
     procedures = [_random_procedure(rng, f"p{i}") for i in range(80)]
@@ -199,7 +199,7 @@ def test_random_procedures_match_every_path_enumeration(tmp_path):
 def test_summed_quality_rolls_match_icepool():
     """12 Quality rolls added up: 5^12 paths, explored as 49 totals per roll."""
     from rulebook import runtime
-    from rulebook.compiler import driver, pyload
+    from rulebook.compiler.pipeline import driver, pyload
     from conftest import DATA
 
     checked = driver.check(DATA / "exact" / "suma_tiradas.rules")

@@ -162,7 +162,7 @@ def test_every_worked_example_passes_as_a_test_vector_from_the_json_alone(builds
     assert vectors["$schema"] == schema["$id"]
     assert not list(Draft202012Validator(schema).iter_errors(vectors))
     # the vectors are all the examples of the rulebook
-    from rulebook.compiler import driver
+    from rulebook.compiler.pipeline import driver
 
     program = driver.check(ROOT / "content" / rulebook).program
     assert len(vectors["vectors"]) == len(program.examples) > 0

@@ -182,7 +182,7 @@ procedure patience "Patience" () -> int {{
 
 
 def _loaded(content: Path):
-    from rulebook.compiler import driver, pyload
+    from rulebook.compiler.pipeline import driver, pyload
 
     result = driver.check(content)
     assert result.ok, [d.render(result.sources) for d in result.diagnostics if d.severity == "error"]
@@ -241,7 +241,7 @@ def test_rolls_and_rule_errors_read_in_each_package_language(packages):
 
 def test_resolve_explains_in_the_rulebook_language(tmp_path):
     env = {"XDG_CACHE_HOME": str(tmp_path / "cache"), "PATH": str(Path(sys.executable).parent)}
-    command = [sys.executable, "-m", "rulebook.compiler.cli", "resolve", "--rulebook", str(ENGLISH), "pinned", "--format", "text"]
+    command = [sys.executable, "-m", "rulebook.compiler.commands.cli", "resolve", "--rulebook", str(ENGLISH), "pinned", "--format", "text"]
     for attempt in ("cold", "warm"):  # compiled, then from the cache
         shown = subprocess.run(command + ["--input", '{"morale": 1}', "--seed", "3", "--explain"],
                                capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
@@ -254,7 +254,8 @@ def test_resolve_explains_in_the_rulebook_language(tmp_path):
 
 
 def test_resolve_reads_the_driver_default_rulebook():
-    from rulebook.compiler import driver, resolve
+    from rulebook.compiler.pipeline import driver
+    from rulebook.compiler.commands import resolve
 
     assert resolve.default_rulebook() == driver.DEFAULT_RULEBOOK
 

@@ -15,7 +15,7 @@ CASES = sorted((DATA / "errors").glob("*.rules"))
 
 
 def render_case(path) -> str:
-    from rulebook.compiler import driver
+    from rulebook.compiler.pipeline import driver
     from rulebook.rules_dsl.diagnostics import render_all
 
     result = driver.check(path)
@@ -29,7 +29,7 @@ def test_diagnostics(case, update_goldens):
 
 @pytest.mark.parametrize("case", CASES, ids=[c.stem for c in CASES])
 def test_every_error_case_reports_an_error_with_position(case):
-    from rulebook.compiler import driver
+    from rulebook.compiler.pipeline import driver
 
     result = driver.check(case)
     assert not result.ok, "an error case must produce at least one error"

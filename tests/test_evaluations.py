@@ -1,4 +1,4 @@
-"""Worked examples resolved once per generated package (:mod:`rulebook.compiler.evaluations`):
+"""Worked examples resolved once per generated package (:mod:`rulebook.compiler.analysis.evaluations`):
 two byte-identical packages share their results, an edited one gets its own, and
 the shared results are what a fresh resolution gives."""
 
@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 
 from rulebook import runtime
-from rulebook.compiler import driver, evaluations, pyload, reads, to_python
-from rulebook.compiler.examples import evaluate
+from rulebook.compiler.pipeline import driver, pyload
+from rulebook.compiler.analysis import evaluations, reads
+from rulebook.compiler.emit.python import to_python
+from rulebook.compiler.analysis.examples import evaluate
 from conftest import DATA
 from test_serve import REFUSED  # a procedure whose example stops with a rule error
 
@@ -72,7 +74,8 @@ def test_identical_packages_share_results_and_an_edit_does_not(tmp_path):
 def test_the_vectors_and_odds_of_a_second_identical_package_are_a_fresh_computations(tmp_path):
     """Test vectors and odds tables are remembered like the examples: a byte-identical
     package gets, from memory, exactly what computing them afresh gives."""
-    from rulebook.compiler import odds, vectors
+    from rulebook.compiler.analysis import odds
+    from rulebook.compiler.emit.data import vectors
 
     text = RULES.read_text(encoding="utf-8")
     first = _package(text, tmp_path / "a")
@@ -133,7 +136,8 @@ def test_an_edit_resolves_again_only_the_examples_and_odds_that_read_what_it_cha
     data edit of one catalog resolves again only what reads that catalog; a data edit of a
     table read by a called procedure, what calls it; an edit in a procedure, its examples
     and its callers'. What is reused is what resolving afresh gives."""
-    from rulebook.compiler import odds, vectors
+    from rulebook.compiler.analysis import odds
+    from rulebook.compiler.emit.data import vectors
 
     resolved: list[str] = []
     computed: list[str] = []

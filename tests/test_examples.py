@@ -10,7 +10,7 @@ def _examples(package):
 
 
 def test_every_example_of_the_rulebook_passes(package):
-    from rulebook.compiler.examples import run_examples
+    from rulebook.compiler.analysis.examples import run_examples
 
     results = run_examples(package)
     assert len(results) >= 50
@@ -77,7 +77,7 @@ def test_examples_with_the_same_inputs_share_one_resolution():
     import types
 
     from rulebook import runtime
-    from rulebook.compiler.examples import evaluate
+    from rulebook.compiler.analysis.examples import evaluate
 
     calls = []
 

@@ -26,7 +26,7 @@ RULEBOOKS = sorted(p for p in (ROOT / "content").iterdir() if p.is_dir() and any
 
 
 def check(folder: Path):
-    from rulebook.compiler import driver
+    from rulebook.compiler.pipeline import driver
 
     result = driver.check(folder)
     assert result.ok, [d.render(result.sources) for d in result.diagnostics]
@@ -34,7 +34,7 @@ def check(folder: Path):
 
 
 def load(folder: Path):
-    from rulebook.compiler import pyload
+    from rulebook.compiler.pipeline import pyload
 
     return pyload.compile_and_load(check(folder))
 
@@ -78,7 +78,8 @@ def test_records_keep_rule_names_and_a_field_named_like_the_record(tmp_path):
         "procedure dar \"Dar\" (n: int) -> Paso {\n  return Paso(Paso: n, class: \"a\")\n}\n```\n",
         encoding="utf-8",
     )
-    from rulebook.compiler import pyload, to_python
+    from rulebook.compiler.pipeline import pyload
+    from rulebook.compiler.emit.python import to_python
 
     program = check(tmp_path)
     types_py = next(text for name, text in to_python.generate(program).items() if name.endswith("/types.py"))
@@ -146,7 +147,8 @@ def test_calls_go_by_position_in_the_order_written(tmp_path):
     by the fast resolver as by its traced twin. Records whose fields are not all
     bools, ints or strings are built anew every time."""
     (tmp_path / "orden.rules").write_text(ORDER_RULES, encoding="utf-8")
-    from rulebook.compiler import pyload, to_python
+    from rulebook.compiler.pipeline import pyload
+    from rulebook.compiler.emit.python import to_python
 
     program = check(tmp_path)
     files = to_python.generate(program)

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from rulebook.compiler import driver, fast_validation, to_json
+from rulebook.compiler.pipeline import driver
+from rulebook.compiler.emit.data import fast_validation, to_json
 
 ROOT = Path(__file__).resolve().parents[1]
 BASE = "https://rulebook.invalid/prueba/1.0/schemas/"

@@ -36,7 +36,7 @@ HEADER = '```rules\nrulebook t "T"\n```\n\n'
 
 def cli(*args, env=None, preexec_fn=None, timeout=120) -> subprocess.CompletedProcess:
     proc = subprocess.run(
-        [sys.executable, "-m", "rulebook.compiler.cli", *args], capture_output=True, text=True, cwd=ROOT,
+        [sys.executable, "-m", "rulebook.compiler.commands.cli", *args], capture_output=True, text=True, cwd=ROOT,
         env=env, preexec_fn=preexec_fn, timeout=timeout,
     )
     assert "Traceback" not in proc.stderr + proc.stdout, proc.stderr
@@ -45,7 +45,7 @@ def cli(*args, env=None, preexec_fn=None, timeout=120) -> subprocess.CompletedPr
 
 
 def check_text(tmp_path: Path, text: str, name: str = "a.rules"):
-    from rulebook.compiler import driver
+    from rulebook.compiler.pipeline import driver
 
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
@@ -78,7 +78,7 @@ def test_s1_a_file_name_with_code_is_refused_and_never_run(command, tmp_path):
         "test": ["test", str(folder)],
         "resolve": ["resolve", "impacto", "--rulebook", str(folder), "--input", '{"i": 6, "p": 7}', "--exact"],
     }[command]
-    proc = subprocess.run([sys.executable, "-m", "rulebook.compiler.cli", *args], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    proc = subprocess.run([sys.executable, "-m", "rulebook.compiler.commands.cli", *args], capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert proc.returncode == 1, proc.stderr
     assert not (tmp_path / "PWNED").exists()
     out = proc.stdout + proc.stderr
@@ -91,7 +91,7 @@ def test_s1_a_file_name_with_code_is_refused_and_never_run(command, tmp_path):
 def test_file_names_with_control_characters_are_refused_and_shown_escaped(name, tmp_path):
     folder = rulebook_folder(tmp_path)
     (folder / "a.rules").rename(folder / name)
-    from rulebook.compiler import driver
+    from rulebook.compiler.pipeline import driver
     from rulebook.rules_dsl.diagnostics import render_all
 
     result = driver.check(folder)
@@ -111,7 +111,7 @@ def test_s2_a_link_out_of_the_rulebook_is_refused(tmp_path):
     assert proc.returncode == 1
     assert "outside the rulebook folder" in proc.stderr and "leads nowhere" in proc.stderr
     assert not (tmp_path / "out").exists()
-    from rulebook.compiler import driver
+    from rulebook.compiler.pipeline import driver
 
     (folder / "zz.rules").unlink()
     (folder / "dangling.rules").unlink()
@@ -140,7 +140,8 @@ def test_string_and_name_limits(tmp_path):
 
 
 def test_file_and_rulebook_size_limits(tmp_path, monkeypatch):
-    from rulebook.compiler import driver, loader
+    from rulebook.compiler.pipeline import driver
+    from rulebook.compiler.check import loader
 
     folder = tmp_path / "big"
     folder.mkdir()
@@ -157,7 +158,7 @@ def test_file_and_rulebook_size_limits(tmp_path, monkeypatch):
 
 
 def test_a_file_that_is_not_utf8_is_a_diagnostic_with_its_position(tmp_path):
-    from rulebook.compiler import driver
+    from rulebook.compiler.pipeline import driver
 
     path = tmp_path / "latin1.rules"
     path.write_bytes("línea 1\nseñal ñ\n".encode("latin-1"))
@@ -192,7 +193,7 @@ procedure dados "Dados\x00" () -> R {
 
 def test_f3_f4_unicode_digits_and_nul_in_titles_make_python_that_runs(tmp_path):
     from rulebook import runtime
-    from rulebook.compiler import pyload
+    from rulebook.compiler.pipeline import pyload
 
     result = check_text(tmp_path, F3_F4)
     assert result.ok, errors(result)
@@ -310,7 +311,7 @@ def _leftovers(folder: Path) -> list[str]:
 
 
 def test_o_naming_a_file_or_a_foreign_folder_is_refused(tmp_path):
-    from rulebook.compiler import driver
+    from rulebook.compiler.pipeline import driver
 
     folder = rulebook_folder(tmp_path)
     afile = tmp_path / "notes.txt"
@@ -325,7 +326,7 @@ def test_o_naming_a_file_or_a_foreign_folder_is_refused(tmp_path):
 
 
 def test_the_swap_replaces_the_output_and_leaves_nothing_behind(tmp_path):
-    from rulebook.compiler import driver
+    from rulebook.compiler.pipeline import driver
 
     folder, out = rulebook_folder(tmp_path), tmp_path / "out"
     assert driver.build(folder, out, site=False).ok
@@ -339,7 +340,7 @@ def test_the_swap_replaces_the_output_and_leaves_nothing_behind(tmp_path):
 def test_staging_folders_of_killed_builds_are_cleaned_and_live_ones_kept(tmp_path):
     import fcntl
 
-    from rulebook.compiler import driver
+    from rulebook.compiler.pipeline import driver
 
     folder, out = rulebook_folder(tmp_path), tmp_path / "out"
     dead = tmp_path / ".out.building-dead"
@@ -373,7 +374,7 @@ driver.build(Path(sys.argv[1]), Path(sys.argv[2]), site=False)
 
 
 def test_a_build_killed_between_the_two_renames_is_undone_by_the_next(tmp_path):
-    from rulebook.compiler import driver
+    from rulebook.compiler.pipeline import driver
 
     folder, out = rulebook_folder(tmp_path), tmp_path / "out"
     assert driver.build(folder, out, site=False).ok
@@ -411,10 +412,10 @@ def _alive(pid: int) -> bool:
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc to find the mkdocs process")
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
 def test_a_killed_build_leaves_no_mkdocs_running_and_its_staging_is_cleaned(sig, tmp_path):
-    from rulebook.compiler import driver
+    from rulebook.compiler.pipeline import driver
 
     folder, out = rulebook_folder(tmp_path), tmp_path / "out"
-    build = subprocess.Popen([sys.executable, "-m", "rulebook.compiler.cli", "build", str(folder), "-o", str(out)], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    build = subprocess.Popen([sys.executable, "-m", "rulebook.compiler.commands.cli", "build", str(folder), "-o", str(out)], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     with deadline(60, "waiting for mkdocs to start"):  # (the build's other child, the listings' worker, comes earlier)
         while not (children := {c for c in _children(build.pid) if b"-m\x00mkdocs\x00" in _cmdline(c)}):
             assert build.poll() is None, build.stderr.read()
@@ -444,7 +445,7 @@ def test_a_file_over_the_size_limit_is_a_plain_error(tmp_path):
 
 @pytest.mark.parametrize("code", [errno.ENOSPC, errno.EROFS, errno.EACCES])
 def test_file_system_errors_name_the_path_and_the_cause(code, tmp_path, monkeypatch):
-    from rulebook.compiler import driver
+    from rulebook.compiler.pipeline import driver
 
     folder, out = rulebook_folder(tmp_path), tmp_path / "out"
 
@@ -467,7 +468,8 @@ def test_an_empty_source_date_epoch_builds_the_site(tmp_path):
 
 
 def test_an_os_error_anywhere_is_a_plain_message(monkeypatch, capsys):
-    from rulebook.compiler import cli, driver
+    from rulebook.compiler.commands import cli
+    from rulebook.compiler.pipeline import driver
 
     def refused(path):
         raise PermissionError(errno.EACCES, "Permission denied", "/tmp/elsewhere/x.rules")

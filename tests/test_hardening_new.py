@@ -34,7 +34,7 @@ MARKUP = "</script><script>alert(1)</script>"
 
 
 def check_folder(tmp_path: Path, text: str, what: str):
-    from rulebook.compiler import driver
+    from rulebook.compiler.pipeline import driver
 
     folder = tmp_path / "rb"
     folder.mkdir(exist_ok=True)
@@ -48,7 +48,7 @@ def errors(result) -> list[str]:
 
 
 def cli(*args: str, timeout: int = 120) -> subprocess.CompletedProcess:
-    proc = subprocess.run([sys.executable, "-m", "rulebook.compiler.cli", *args], capture_output=True, text=True, cwd=ROOT, timeout=timeout)
+    proc = subprocess.run([sys.executable, "-m", "rulebook.compiler.commands.cli", *args], capture_output=True, text=True, cwd=ROOT, timeout=timeout)
     assert "Traceback" not in proc.stderr + proc.stdout and "internal error" not in proc.stderr + proc.stdout, proc.stderr
     return proc
 
@@ -88,7 +88,7 @@ def test_rules_that_grant_each_other_are_one_error_at_the_first(tmp_path):
 
 
 def test_granted_rules_are_written_without_their_closure(tmp_path):
-    from rulebook.compiler import to_python
+    from rulebook.compiler.emit.python import to_python
 
     result = check_folder(tmp_path, grant_chain(300), "check of a chain of 300 grants")
     assert result.ok, errors(result)[:3]
@@ -127,7 +127,7 @@ def test_fuzzed_rulebooks_of_the_new_constructs_behave(rng, fuzz_folder):
 
 def test_a_stack_of_10000_sources_checks_and_resolves(tmp_path):
     from rulebook import runtime
-    from rulebook.compiler import pyload
+    from rulebook.compiler.pipeline import pyload
 
     sources = "".join(f'      "Fuente {i} {MARKUP} {{{{x}}}} ${{y}} `z` \\"q\\"": x + {i % 3}\n' for i in range(10_000))
     text = HEADER + (
@@ -167,7 +167,7 @@ procedure never "Never" () -> int {
 @pytest.mark.parametrize("procedure,exact", [("rare", True), ("rare", False), ("never", True), ("never", False)])
 def test_a_repeat_that_almost_never_or_never_stops_is_a_clean_error(procedure, exact, tmp_path):
     from rulebook import runtime
-    from rulebook.compiler import pyload
+    from rulebook.compiler.pipeline import pyload
 
     result = check_folder(tmp_path, RARE, "check of rare repeats")
     assert result.ok, errors(result)
@@ -189,7 +189,7 @@ def test_a_repeat_that_almost_never_or_never_stops_is_a_clean_error(procedure, e
 
 def test_a_repeat_that_never_stops_keeps_a_bounded_trace(tmp_path):
     from rulebook import runtime
-    from rulebook.compiler import pyload
+    from rulebook.compiler.pipeline import pyload
 
     result = check_folder(tmp_path, RARE, "check of rare repeats")
     package = pyload.compile_and_load(result.program)
@@ -219,7 +219,7 @@ def test_display_templates_name_fields_only(template, tmp_path):
 
 
 def test_display_text_reaches_the_pages_escaped(tmp_path):
-    from rulebook.compiler import driver
+    from rulebook.compiler.pipeline import driver
 
     folder = tmp_path / "rb"
     folder.mkdir()
@@ -397,11 +397,11 @@ def test_a_deeply_nested_or_huge_roster_is_refused_quickly(tmp_path):
             assert proc.returncode == 2 and proc.stderr.startswith(f"{path}: error: "), proc.stderr
 
 
-# ---------------------------------------------------------------------------- resolve cache (report only: compiler/cache.py)
+# ---------------------------------------------------------------------------- resolve cache (report only: compiler/pipeline/cache.py)
 
 
 def test_the_cache_key_of_a_huge_rules_file_costs_little_memory(tmp_path):
-    from rulebook.compiler import cache
+    from rulebook.compiler.pipeline import cache
 
     folder = tmp_path / "rb"
     folder.mkdir()

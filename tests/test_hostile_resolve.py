@@ -19,7 +19,7 @@ Every procedure also gets a valid input, the same with only its required
 parameters (the optional ones left out: issue 11's R5), and no parameters.
 
 Each case runs with ``--seed 1`` and with ``--exact``, through the command's
-own code (:class:`rulebook.compiler.resolve.Resolver`), and must exit 0, 1 or 2 (2 for
+own code (:class:`rulebook.compiler.commands.resolve.Resolver`), and must exit 0, 1 or 2 (2 for
 input that is not JSON for a procedure), print one JSON document that holds
 ``error`` exactly when the status is not 0, with a short, one-line,
 printable message — and finish within :data:`guards.LIMIT_SECONDS`.
@@ -33,7 +33,7 @@ import json
 
 import pytest
 
-from rulebook.compiler.cli import make_parser
+from rulebook.compiler.commands.cli import make_parser
 from conftest import CONTENT, DATA
 from fuzzing import valid_input
 from guards import deadline
@@ -51,7 +51,7 @@ for _ in range(60):  # with the parameters' object, 61 levels: under the limit
 
 def _procedure_names() -> list[str]:
     """The procedures of the bundled rulebook, as parsed (checking waits for the fixtures)."""
-    from rulebook.compiler.loader import load
+    from rulebook.compiler.check.loader import load
     from rulebook.rules_dsl import nodes
 
     modules, _, _ = load(CONTENT)
@@ -63,7 +63,7 @@ PROCEDURES = _procedure_names()
 
 @pytest.fixture(scope="module")
 def resolver(program, package):
-    from rulebook.compiler.resolve import Resolver
+    from rulebook.compiler.commands.resolve import Resolver
 
     return Resolver(program, package)
 

@@ -87,8 +87,8 @@ def test_catalogs_are_fully_translated_and_compiled(folders, locale_dir, domain,
 
 
 def test_numbers_follow_the_language():
-    from rulebook.compiler import i18n
-    from rulebook.compiler.markdown import exact_probability, number, percent, percent_sign
+    from rulebook.compiler.support import i18n
+    from rulebook.compiler.emit.site.markdown import exact_probability, number, percent, percent_sign
 
     with i18n.using("es"):
         assert number(Fraction(-3, 2)) == "−1,5"
@@ -107,7 +107,7 @@ def test_numbers_follow_the_language():
 def test_an_unknown_language_is_a_positioned_error_with_the_supported_ones(tmp_path):
     book = tmp_path / "libro.rules"
     book.write_text('```rules\nrulebook libro "Libro" version "1" lang "fr"\n```\n', encoding="utf-8")
-    proc = subprocess.run([sys.executable, "-m", "rulebook.compiler.cli", "check", str(book)], capture_output=True, text=True, cwd=ROOT)
+    proc = subprocess.run([sys.executable, "-m", "rulebook.compiler.commands.cli", "check", str(book)], capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 1
     out = proc.stdout + proc.stderr
     assert "Traceback" not in out
@@ -116,7 +116,8 @@ def test_an_unknown_language_is_a_positioned_error_with_the_supported_ones(tmp_p
 
 
 def test_a_rulebook_without_lang_is_in_the_default_language(tmp_path):
-    from rulebook.compiler import driver, i18n
+    from rulebook.compiler.pipeline import driver
+    from rulebook.compiler.support import i18n
 
     book = tmp_path / "libro.rules"
     book.write_text('```rules\nrulebook libro "Libro"\n```\n', encoding="utf-8")

@@ -1,7 +1,7 @@
 """The JSON memo of ``rulebook serve`` writes the bytes a fresh build writes.
 
 A copy of ``content/1936`` is built the way ``serve`` rebuilds it (its remembering stages,
-whose :class:`rulebook.compiler.to_json.JsonMemo` keeps each schema's and document's text and
+whose :class:`rulebook.compiler.emit.data.to_json.JsonMemo` keeps each schema's and document's text and
 validation problems from one build to the next, and finds the unchanged files again in
 ``next/``), through a sequence of edits: a number of a catalog, a line of prose, added
 lines (every later source position moves), an edit after which a document no longer fits
@@ -71,8 +71,11 @@ class _Compared:
 
 
 def test_json_and_schemas_kept_across_edits_are_a_fresh_builds(tmp_path, monkeypatch):
-    from rulebook.compiler import driver, reads, to_json, to_pages
-    from rulebook.compiler.serve import Preview, _Remembering
+    from rulebook.compiler.pipeline import driver
+    from rulebook.compiler.analysis import reads
+    from rulebook.compiler.emit.data import to_json
+    from rulebook.compiler.emit.site import to_pages
+    from rulebook.compiler.commands.serve import Preview, _Remembering
 
     folder = tmp_path / "1936"
     shutil.copytree(CONTENT, folder)
@@ -148,7 +151,7 @@ def test_json_and_schemas_kept_across_edits_are_a_fresh_builds(tmp_path, monkeyp
 
 
 def test_a_document_holding_documents_already_written_reads_as_json_dumps_writes_it():
-    from rulebook.compiler import to_json
+    from rulebook.compiler.emit.data import to_json
 
     part = {"a": [1, 2.5, {"b": "línea\nsegunda"}], "c": {}}
     odd = {"t": (1, 2)}  # not plain data: json.dumps writes it
@@ -160,7 +163,7 @@ def test_a_document_holding_documents_already_written_reads_as_json_dumps_writes
 def test_a_kept_verdict_needs_the_same_value_of_the_same_type_against_the_same_schemas():
     """``True == 1`` and ``{"a": 1, "b": 2} == {"b": 2, "a": 1}`` in Python; not in a JSON
     file or for a JSON Schema. A schema that changes validates every document again."""
-    from rulebook.compiler import to_json
+    from rulebook.compiler.emit.data import to_json
 
     schema_id = "https://rulebook.invalid/x/1/schemas/x.schema.json"
     memo = to_json.JsonMemo()

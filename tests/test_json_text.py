@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rulebook.compiler import to_json
+from rulebook.compiler.emit.data import to_json
 
 
 def _standard(doc) -> str:

@@ -5,7 +5,7 @@ The examples are fragments that use each other's declarations, so they are
 compiled together as one rulebook: each block is written to a temporary folder
 as its own ``.rules`` file (numbered in document order, padded with blank lines
 so that its lines keep their LANGUAGE.md line numbers) and the folder is checked
-with ``rulebook.compiler.driver.check``; it must report no error (warnings are fine).
+with ``rulebook.compiler.pipeline.driver.check``; it must report no error (warnings are fine).
 
 A fence written ```` ```rules error ```` shows a mistake: it is compiled with the
 other blocks and must produce at least one error of its own. A block that uses
@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from rulebook.compiler import driver
+from rulebook.compiler.pipeline import driver
 from rulebook.rules_dsl import parser
 from rulebook.rules_dsl.keywords import KEYWORDS
 

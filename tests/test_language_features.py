@@ -26,7 +26,7 @@ FEATURES = sorted((DATA / "features").glob("*.rules"))
 
 @lru_cache(maxsize=None)
 def _package(path: str):
-    from rulebook.compiler import driver, pyload
+    from rulebook.compiler.pipeline import driver, pyload
 
     checked = driver.check(ROOT / path)
     errors = [d for d in checked.diagnostics if d.severity == "error"]
@@ -45,7 +45,7 @@ TERCIOS = "content/tercios"
 
 @pytest.mark.parametrize("case", FEATURES, ids=[c.stem for c in FEATURES])
 def test_feature_examples_hold(case):
-    from rulebook.compiler.examples import run_examples
+    from rulebook.compiler.analysis.examples import run_examples
 
     results = run_examples(_package(str(case.relative_to(ROOT))))
     assert results, "a feature rulebook without examples tests nothing"
@@ -204,7 +204,7 @@ def test_tercios_shooting_names_its_sources_in_the_trace():
 
 
 def test_display_and_internal_on_the_player_pages(tmp_path):
-    from rulebook.compiler import driver
+    from rulebook.compiler.pipeline import driver
 
     result = driver.build(ROOT / "tests/data/features/presentation.rules", tmp_path / "out", site=False)
     assert result.ok, [d.message for d in result.diagnostics]

@@ -28,7 +28,7 @@ SERVER_CAPABILITIES: list[types.ServerCapabilities] = []  # what the server said
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "rulebook.compiler.cli", "lsp"]), scope="module")
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "rulebook.compiler.commands.cli", "lsp"]), scope="module")
 async def client(lsp_client: LanguageClient):
     SERVER_CAPABILITIES.append((await lsp_client.initialize_session(types.InitializeParams(capabilities=types.ClientCapabilities(), root_uri=ROOT.as_uri()))).capabilities)
     yield

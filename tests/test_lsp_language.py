@@ -226,7 +226,7 @@ def test_the_documentation_tables_name_exactly_what_the_checker_knows():
 
 def test_the_errors_of_an_army_are_at_the_word_that_is_wrong(tmp_path):
     """What ``rulebook check`` says of an army, at the clause word or value it names, in the editor's units."""
-    from rulebook.compiler import driver
+    from rulebook.compiler.pipeline import driver
     from rulebook.compiler.lsp import features
     from rulebook.compiler.lsp.positions import Locator
     from rulebook.compiler.lsp.workspace import Rulebook

@@ -24,7 +24,7 @@ def _analysis_of(folder: Path):
 
 @pytest.mark.parametrize("case", ERROR_CASES, ids=[c.stem for c in ERROR_CASES])
 def test_the_server_reports_what_rulebook_check_prints(case, tmp_path):
-    from rulebook.compiler import driver
+    from rulebook.compiler.pipeline import driver
     from rulebook.rules_dsl.diagnostics import render_all
 
     folder = tmp_path / "reglamento"
@@ -121,7 +121,7 @@ def test_rules_text_is_escaped_in_hovers():
     from rulebook.compiler import ir
     from rulebook.compiler.lsp.hover import describe
     from rulebook.compiler.lsp.index import Target
-    from rulebook.compiler.types import T
+    from rulebook.compiler.ir.types import T
     from rulebook.rules_dsl.diagnostics import Span
 
     span = Span("a.rules", 1, 1, 1, 1)

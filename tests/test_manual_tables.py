@@ -145,7 +145,7 @@ class Built:
     @property
     def package(self):
         if self._package is None:
-            from rulebook.compiler import pyload
+            from rulebook.compiler.pipeline import pyload
 
             self._package = pyload.load_package(self.out / "python")
         return self._package
@@ -153,7 +153,7 @@ class Built:
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> Built:
-    from rulebook.compiler import driver
+    from rulebook.compiler.pipeline import driver
 
     out = tmp_path_factory.mktemp("manual_tables") / "build"
     result = driver.build(CONTENT, out, site=False)

@@ -1,17 +1,17 @@
 """The memos behind ``rulebook serve``'s Python and docs stages give what a build without them gives.
 
-* :class:`rulebook.compiler.to_python.ModuleMemo` (a generated module, or a piece of one, is kept
+* :class:`rulebook.compiler.emit.python.to_python.ModuleMemo` (a generated module, or a piece of one, is kept
   while what it read is unchanged): a copy of ``content/1936`` is checked after each of a series
   of single edits (a data cell of a seeded sample of the catalogs and tables, a paragraph that
   moves every declaration below it, a procedure's body, a requirement that cites one more
   position, a worked example's input, titles, a special rule's text, a new constant, a renamed
   entry) and the modules the memo gives are compared, byte for byte, with
-  :func:`rulebook.compiler.to_python.generate`'s; a catalog's data edit generates only
+  :func:`rulebook.compiler.emit.python.to_python.generate`'s; a catalog's data edit generates only
   ``data.py`` and ``__init__.py``. A memo that misses a read is caught by the same comparison.
-* :func:`rulebook.compiler.memo.pickled` (the digests every memo compares) tells apart
+* :func:`rulebook.compiler.support.memo.pickled` (the digests every memo compares) tells apart
   values that differ in one field, wherever it is, and writes types with their own pickling
   their own way.
-* :mod:`rulebook.compiler.reads`' keys are the keys of the plain search of what each worked
+* :mod:`rulebook.compiler.analysis.reads`' keys are the keys of the plain search of what each worked
   example and odds table reaches (the definitions' graph walked from each, no bit masks).
 * The spellings the page memo keeps after an edit of the text are the edited text's, and the
   scan that finds the first ones again finds what the word index finds.
@@ -37,7 +37,7 @@ class _Parses:
     """Parsing as ``serve`` does it: a file whose text was parsed before is not parsed again."""
 
     def __init__(self) -> None:
-        from rulebook.compiler import driver
+        from rulebook.compiler.pipeline import driver
 
         self.stages = driver.Stages()
         self.done: dict = {}
@@ -53,7 +53,7 @@ class _Parses:
 
 
 def _digests(program):
-    from rulebook.compiler.memo import pickled
+    from rulebook.compiler.support.memo import pickled
 
     parts = [pickled(value) for value in (program.rulebook, *program.decls.items(), *program.examples)]
     assert None not in parts
@@ -77,7 +77,8 @@ OTHER_EDITS = [
 def _run_edits(folder) -> tuple[list[str], list[tuple[str, list[str]]], dict[str, list[str]]]:
     """Apply the edits one after another; after each, the memo's modules against a fresh
     generation. Returns the edits applied, the stale modules of each, and the modules each generated."""
-    from rulebook.compiler import driver, to_python
+    from rulebook.compiler.pipeline import driver
+    from rulebook.compiler.emit.python import to_python
 
     parses, memo = _Parses(), to_python.ModuleMemo()
 
@@ -133,7 +134,7 @@ MISSED = {
 @pytest.mark.parametrize("missed", sorted(MISSED))
 def test_a_module_memo_that_misses_a_read_is_caught(tmp_path, monkeypatch, missed):
     """The comparison above fails when the memo misses a read."""
-    from rulebook.compiler import to_python
+    from rulebook.compiler.emit.python import to_python
 
     owner, attribute, replacement, module = MISSED[missed]
     monkeypatch.setattr(getattr(to_python, owner), attribute, replacement)
@@ -181,7 +182,7 @@ def _tree(leaf_value: int = 1, hidden: int = 0, name: str = "b", kind: str = "ro
 
 
 def test_pickled_tells_apart_values_that_differ_in_one_field_anywhere():
-    from rulebook.compiler.memo import pickled
+    from rulebook.compiler.support.memo import pickled
 
     base = pickled(_tree())
     assert base is not None and pickled(_tree()) == base  # equal values, equal bytes
@@ -198,7 +199,7 @@ def test_pickled_writes_a_type_with_its_own_pickling_its_own_way():
     import copyreg
     from fractions import Fraction
 
-    from rulebook.compiler.memo import pickled
+    from rulebook.compiler.support.memo import pickled
 
     assert pickled(OwnPickling(1, 2)) == pickled(OwnPickling(1, 3))  # what its __reduce__ keeps
     assert pickled(OwnPickling(1, 2)) != pickled(OwnPickling(2, 2))
@@ -212,7 +213,7 @@ def test_pickled_writes_a_type_with_its_own_pickling_its_own_way():
 
 
 def _plain_key(graph, modules, *roots) -> str | None:
-    """A key of :mod:`rulebook.compiler.reads` worked out by walking the graph from each root."""
+    """A key of :mod:`rulebook.compiler.analysis.reads` worked out by walking the graph from each root."""
 
     def reach(names) -> set[int]:
         seen: set[int] = set()
@@ -242,7 +243,7 @@ def _plain_key(graph, modules, *roots) -> str | None:
 
 @pytest.fixture(scope="module")
 def built_package(tmp_path_factory):
-    from rulebook.compiler import driver, pyload
+    from rulebook.compiler.pipeline import driver, pyload
 
     out = tmp_path_factory.mktemp("reads") / "build"
     assert driver.build(CONTENT, out, site=False).ok
@@ -252,7 +253,7 @@ def built_package(tmp_path_factory):
 def test_reads_keys_are_those_of_a_plain_walk_of_the_graph(built_package, monkeypatch):
     from pathlib import Path
 
-    from rulebook.compiler import reads
+    from rulebook.compiler.analysis import reads
 
     modules = []
     for path in sorted(Path(built_package.__file__).parent.glob("*.py")):
@@ -272,7 +273,7 @@ def test_reads_keys_are_those_of_a_plain_walk_of_the_graph(built_package, monkey
 
 
 def test_reach_masks_follow_cycles_and_chains():
-    from rulebook.compiler.reads import _reach_masks
+    from rulebook.compiler.analysis.reads import _reach_masks
 
     # 0 → 1 → 2 → 0 (a cycle), 2 → 3, 4 alone, 5 → 4, 6 → 6
     edges = [[1], [2], [0, 3], [], [], [4], [6]]
@@ -288,13 +289,13 @@ def test_reach_masks_follow_cycles_and_chains():
 
 def test_spellings_reused_after_an_edit_are_those_of_the_edited_text(program):
     """``rulebook serve`` keeps a spelling found in the previous text when the words it looks for
-    are not written where the edit changed the text (:meth:`rulebook.compiler.to_pages._Reading._unchanged`).
+    are not written where the edit changed the text (:meth:`rulebook.compiler.emit.site.to_pages._Reading._unchanged`).
     Seeded edits of the rulebook's text — a phrase written again, a word deleted, an accent
     changed, two words joined or split, a line break added, a dash between two words deleted
     (which makes them a phrase) — and every spelling the pages ask for, and the phrases around
     those dashes: each answer kept from the previous text is the edited text's own answer."""
-    from rulebook.compiler import to_pages
-    from rulebook.compiler.readable import Readable, words_of
+    from rulebook.compiler.emit.site import to_pages
+    from rulebook.compiler.emit.site.readable import Readable, words_of
 
     def reading(text: str, previous=None):
         r = to_pages._Reading(program, to_pages._Log())
@@ -347,8 +348,8 @@ def test_a_scan_of_the_text_finds_what_its_word_index_finds(program):
     """After an edit, the first spellings looked up again scan the text (``to_pages._Scan``) rather
     than index it: the same counts, for every declaration's name, its words and their stems, and
     words written in a row many times over (matches do not overlap)."""
-    from rulebook.compiler import to_pages
-    from rulebook.compiler.readable import Readable, _WordIndex, fold, words_of
+    from rulebook.compiler.emit.site import to_pages
+    from rulebook.compiler.emit.site.readable import Readable, _WordIndex, fold, words_of
 
     corpus, folded = Readable(program)._text()
     corpus += "\nuna una una una. la la la"

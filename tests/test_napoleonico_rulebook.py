@@ -20,7 +20,7 @@ CONTENT = ROOT / "content" / "napoleonico"
 
 @pytest.fixture(scope="module")
 def checked():
-    from rulebook.compiler import driver
+    from rulebook.compiler.pipeline import driver
 
     result = driver.check(CONTENT)
     assert result.ok, [d.render(result.sources) for d in result.diagnostics if d.severity == "error"]
@@ -39,8 +39,8 @@ def test_check_reports_only_the_listed_warnings(checked, update_goldens):
 
 
 def test_every_example_passes(checked):
-    from rulebook.compiler import pyload
-    from rulebook.compiler.examples import run_examples
+    from rulebook.compiler.pipeline import pyload
+    from rulebook.compiler.analysis.examples import run_examples
 
     results = run_examples(pyload.compile_and_load(checked.program))
     assert len(results) >= 100

@@ -34,22 +34,22 @@ TOKEN = re.compile(r"[^\W_][\w]*")
 _EXAMPLE = "docstring example quoting content/1936; to be replaced with a neutral name"
 ALLOWED: dict[tuple[str, str], str] = {
     ("compiler/check/signatures.py", "en_blanco"): _EXAMPLE,
-    ("compiler/diff.py", "fusiles_seccion"): _EXAMPLE,
-    ("compiler/diff.py", "perfiles_armas"): _EXAMPLE,
-    ("compiler/diff.py", "i_preciso"): _EXAMPLE,
-    ("compiler/diff.py", "tiro_tenso"): _EXAMPLE,
-    ("compiler/names.py", "i_efectivo"): _EXAMPLE,
-    ("compiler/pyload.py", "manual_1936"): _EXAMPLE,
-    ("compiler/schemas.py", "perfiles_armas"): _EXAMPLE,
-    ("compiler/to_json.py", "1936"): _EXAMPLE,
+    ("compiler/commands/diff.py", "fusiles_seccion"): _EXAMPLE,
+    ("compiler/commands/diff.py", "perfiles_armas"): _EXAMPLE,
+    ("compiler/commands/diff.py", "i_preciso"): _EXAMPLE,
+    ("compiler/commands/diff.py", "tiro_tenso"): _EXAMPLE,
+    ("compiler/emit/python/names.py", "i_efectivo"): _EXAMPLE,
+    ("compiler/pipeline/pyload.py", "manual_1936"): _EXAMPLE,
+    ("compiler/emit/data/schemas.py", "perfiles_armas"): _EXAMPLE,
+    ("compiler/emit/data/to_json.py", "1936"): _EXAMPLE,
     ("rules_dsl/nodes.py", "perfiles_armas"): _EXAMPLE,
-    ("compiler/fast_validation.py", "1936"): "a timing measured on content/1936, quoted in the docstring",
+    ("compiler/emit/data/fast_validation.py", "1936"): "a timing measured on content/1936, quoted in the docstring",
 }
 
 
 def bundled_vocabulary() -> dict[str, str]:
     """Distinctive name → the bundled rulebook that declares it."""
-    from rulebook.compiler import driver
+    from rulebook.compiler.pipeline import driver
 
     names: dict[str, str] = {}
     for book in driver.bundled_rulebooks():

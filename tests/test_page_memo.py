@@ -9,7 +9,7 @@ the memo (pages of earlier builds reused) are compared, file by file and byte fo
 with docs/ written by the same build without any memo; and most pages were kept, and
 most cards of the card pages rendered again. The
 package's modules, generated again only where what they read changed
-(:class:`rulebook.compiler.to_python.ModuleMemo`), are compared with a fresh generation.
+(:class:`rulebook.compiler.emit.python.to_python.ModuleMemo`), are compared with a fresh generation.
 """
 
 from __future__ import annotations
@@ -98,8 +98,11 @@ def _edit(path, old: str, new: str) -> None:
 
 
 def test_pages_kept_across_edits_are_the_pages_a_build_without_memo_writes(tmp_path, monkeypatch):
-    from rulebook.compiler import driver, reads, to_pages, to_python
-    from rulebook.compiler.serve import Preview, _Remembering
+    from rulebook.compiler.pipeline import driver
+    from rulebook.compiler.analysis import reads
+    from rulebook.compiler.emit.site import to_pages
+    from rulebook.compiler.emit.python import to_python
+    from rulebook.compiler.commands.serve import Preview, _Remembering
 
     folder = tmp_path / "1936"
     shutil.copytree(CONTENT, folder)

@@ -1,4 +1,4 @@
-"""Blocks of finished HTML skip Python-Markdown (compiler/mkdocs_raw.py) and the site is
+"""Blocks of finished HTML skip Python-Markdown (compiler/emit/site/mkdocs_raw.py) and the site is
 the same as when Markdown passed them through.
 
 The rules source listings are marked by the page generator (``markdown.verbatim``) and
@@ -22,9 +22,10 @@ import pytest
 from mkdocs.exceptions import PluginError
 
 from conftest import ROOT
-from rulebook.compiler import driver, to_pages
-from rulebook.compiler.markdown import VERBATIM_CLOSE, VERBATIM_OPEN, verbatim
-from rulebook.compiler.mkdocs_raw import put_back, take_out
+from rulebook.compiler.pipeline import driver
+from rulebook.compiler.emit.site import to_pages
+from rulebook.compiler.emit.site.markdown import VERBATIM_CLOSE, VERBATIM_OPEN, verbatim
+from rulebook.compiler.emit.site.mkdocs_raw import put_back, take_out
 
 MARKERS = f"{VERBATIM_OPEN} {VERBATIM_CLOSE} <!--rb-verbatim:0--> <!--rb-verbatim:7-->"
 HOSTILE_NAME = f"{VERBATIM_OPEN}tiny.rules"

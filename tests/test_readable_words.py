@@ -1,4 +1,4 @@
-"""Names spelt as the rulebook spells them (:mod:`rulebook.compiler.readable`), looked up in an
+"""Names spelt as the rulebook spells them (:mod:`rulebook.compiler.emit.site.readable`), looked up in an
 index of the rulebook's words built once: every lookup finds exactly what a scan
 of the text with the regular expressions it replaced finds — phrases across line
 breaks, repeated words, words joined by ``_``, accents and capitals — and the
@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from rulebook.compiler import driver
-from rulebook.compiler.readable import Readable, _WordIndex, fold, words_of
+from rulebook.compiler.pipeline import driver
+from rulebook.compiler.emit.site.readable import Readable, _WordIndex, fold, words_of
 from conftest import DATA
 
 TEXT = (

@@ -42,7 +42,7 @@ def rulebook(tmp_path):
 
 def resolve(env, *args, stdin=None, python_args=()):
     proc = subprocess.run(
-        [sys.executable, *python_args, "-m", "rulebook.compiler.cli", "resolve", *args],
+        [sys.executable, *python_args, "-m", "rulebook.compiler.commands.cli", "resolve", *args],
         capture_output=True, text=True, cwd=ROOT, env=env, input=stdin, timeout=120,
     )
     assert "Traceback" not in proc.stderr, proc.stderr
@@ -74,8 +74,8 @@ def test_first_call_fills_the_cache_and_the_next_answers_without_checking(env, r
     assert proc.returncode == 0
     assert json.loads(proc.stdout)["distribution"] == first
     imported = proc.stderr
-    assert "rulebook.compiler.cache" in imported
-    assert "rulebook.compiler.driver" not in imported and "rulebook.compiler.check" not in imported and "lark" not in imported
+    assert "rulebook.compiler.pipeline.cache" in imported
+    assert "rulebook.compiler.pipeline.driver" not in imported and "rulebook.compiler.check" not in imported and "lark" not in imported
     (again,) = entries(env)
     assert written(again) == stamp
 
@@ -222,7 +222,7 @@ def test_a_warm_entry_runs_its_bytecode_and_a_loaded_build_gets_none(env, rulebo
     them, even where Python may write bytecode."""
     from pathlib import Path
 
-    from rulebook.compiler import pyload
+    from rulebook.compiler.pipeline import pyload
 
     exact(env, rulebook)
     (entry,) = entries(env)

@@ -5,7 +5,7 @@ deterministically (seeded ``random.Random``): a character deleted, a line
 duplicated, two tokens swapped, the file truncated, punctuation inserted.
 ``driver.check`` must return diagnostics (possibly none) without raising, and
 they must render as text and JSON with positions inside the mutated file.
-A sample of the mutants also goes through ``python -m rulebook.compiler.cli check``,
+A sample of the mutants also goes through ``python -m rulebook.compiler.commands.cli check``,
 which must exit with 0 or 1 and never print a traceback.
 
 Inputs that once crashed the compiler are kept at the end as regression tests.
@@ -118,7 +118,7 @@ def _write(tmp_path: Path, i: int) -> tuple[Path, str, str]:
 
 
 def _check_never_raises(path: Path, text: str, what: str) -> None:
-    from rulebook.compiler import driver
+    from rulebook.compiler.pipeline import driver
     from rulebook.rules_dsl.diagnostics import Diagnostic, render_all
 
     try:
@@ -153,7 +153,7 @@ CLI_CASES = [k * (N_MUTANTS // N_CLI) + k % len(MUTATIONS) for k in range(N_CLI)
 
 @pytest.fixture(scope="module")
 def cli_runs(tmp_path_factory) -> dict[int, tuple[str, subprocess.CompletedProcess]]:
-    """`python -m rulebook.compiler.cli check <mutant>` for every CLI case, a few at a time."""
+    """`python -m rulebook.compiler.commands.cli check <mutant>` for every CLI case, a few at a time."""
     from concurrent.futures import ThreadPoolExecutor
 
     folder = tmp_path_factory.mktemp("cli_mutants")
@@ -161,7 +161,7 @@ def cli_runs(tmp_path_factory) -> dict[int, tuple[str, subprocess.CompletedProce
     def run(i: int) -> tuple[str, subprocess.CompletedProcess]:
         path, _, what = _write(folder, i)
         proc = subprocess.run(
-            [sys.executable, "-m", "rulebook.compiler.cli", "check", str(path)],
+            [sys.executable, "-m", "rulebook.compiler.commands.cli", "check", str(path)],
             cwd=ROOT, capture_output=True, text=True, timeout=120,
         )
         return what, proc

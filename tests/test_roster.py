@@ -1,11 +1,11 @@
 """The roster validator, as data: ``tests/data/rosters/*.json``, one parametrized test.
 
 Each case file holds ``rulebook`` (a folder of .rules files), a ``roster`` and
-what :func:`rulebook.compiler.roster.validate` must answer: ``legal``, ``total``,
+what :func:`rulebook.compiler.commands.roster.validate` must answer: ``legal``, ``total``,
 ``budget``, each unit's total, and the errors and warnings in order, each
 compared on the keys the case gives (``path``, ``code``, ``suggestion``,
 ``message``). The rulebooks are checked once and their army documents built
-by :mod:`rulebook.compiler.to_armies`, as a build writes them; every roster is first
+by :mod:`rulebook.compiler.emit.data.to_armies`, as a build writes them; every roster is first
 validated against the rulebook's roster schema, as the command does.
 """
 
@@ -17,7 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from rulebook.compiler import driver, i18n, roster, to_armies, to_json
+from rulebook.compiler.pipeline import driver
+from rulebook.compiler.support import i18n
+from rulebook.compiler.commands import roster
+from rulebook.compiler.emit.data import to_armies, to_json
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = sorted((Path(__file__).parent / "data" / "rosters").glob("*.json"))

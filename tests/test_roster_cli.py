@@ -22,7 +22,7 @@ SKIRMISH = ROOT / "tests" / "data" / "armies" / "skirmish"
 
 
 def rulebook(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "rulebook.compiler.cli", *args], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    return subprocess.run([sys.executable, "-m", "rulebook.compiler.commands.cli", *args], cwd=ROOT, capture_output=True, text=True, timeout=300)
 
 
 LEGAL = {
@@ -198,7 +198,7 @@ def test_a_huge_file_is_refused_before_it_is_read(tmp_path):
 
 
 def test_too_many_units_are_refused_before_the_rules_are_checked(tmp_path):
-    from rulebook.compiler.roster import MAX_UNITS
+    from rulebook.compiler.commands.roster import MAX_UNITS
 
     body = json.dumps({"format": 1, "rulebook": "manual_1936", "army": "listas_genericas", "units": [{"entry": "x"}] * (MAX_UNITS + 1)})
     run = _bad(tmp_path, "many.json", body)

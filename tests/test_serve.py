@@ -46,7 +46,7 @@ class Served:
         self.url = f"http://127.0.0.1:{self.port}/"
         env = {**os.environ, "TMPDIR": str(tmp)}
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "rulebook.compiler.cli", "serve", str(folder), "--port", str(self.port)],
+            [sys.executable, "-m", "rulebook.compiler.commands.cli", "serve", str(folder), "--port", str(self.port)],
             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         )
         self.output: list[str] = []
@@ -192,7 +192,7 @@ def _wait_for_page(preview, text: str, seconds: float = 120) -> str:
 def _watched(tmp_path, before_watching: str | None):
     """A preview of the small rulebook built, with the rules replaced by ``before_watching``
     (if given) after the fingerprint the first build starts with; then the watcher started."""
-    from rulebook.compiler.serve import Preview, fingerprint, start_watching
+    from rulebook.compiler.commands.serve import Preview, fingerprint, start_watching
 
     folder = tmp_path / "reglas"
     folder.mkdir()
@@ -254,8 +254,8 @@ def _tree(folder) -> dict[str, bytes]:
 def _served_after_edits_is_a_fresh_build(tmp_path, text: str, edits: list[tuple[str, str, bool]]):
     """Serve ``text``, apply ``edits`` (old, new, whether the rebuild succeeds) one
     rebuild each, and compare the served folder with a full build, file by file."""
-    from rulebook.compiler import driver
-    from rulebook.compiler.serve import Preview
+    from rulebook.compiler.pipeline import driver
+    from rulebook.compiler.commands.serve import Preview
 
     folder = tmp_path / "reglas"
     folder.mkdir()
@@ -310,8 +310,8 @@ def test_pages_that_read_what_an_edit_changed_are_rendered_again(tmp_path, monke
     renders only its section's page (from the first rebuild on); edits of a glossary term
     and of a title that another section links to and shows render the pages reading them;
     after all of them the served site is, file by file, a fresh build's."""
-    from rulebook.compiler import to_pages
-    from rulebook.compiler.serve import Preview
+    from rulebook.compiler.emit.site import to_pages
+    from rulebook.compiler.commands.serve import Preview
 
     edits = [
         ("La moral usa", "La moral, en esta versión, usa", True),  # prose of section VII only
@@ -380,8 +380,8 @@ def test_a_prose_edit_does_not_generate_the_package_again(tmp_path, monkeypatch)
     """A prose edit that moves no declaration reuses the generated package; a data edit
     and lines added above declarations generate it again; after all of them the served
     site is, file by file, a fresh build's."""
-    from rulebook.compiler import to_python
-    from rulebook.compiler.serve import Preview
+    from rulebook.compiler.emit.python import to_python
+    from rulebook.compiler.commands.serve import Preview
 
     calls: list[int] = []
     generate = to_python.ModuleMemo.generate  # the modules whose reads changed (what serve generates)

@@ -21,7 +21,7 @@ LISTING = "codigo-reglas.html"
 
 
 def _preview(tmp_path):
-    from rulebook.compiler.serve import Preview
+    from rulebook.compiler.commands.serve import Preview
 
     folder = tmp_path / "reglas"
     folder.mkdir()
@@ -43,7 +43,7 @@ def _tree(folder) -> dict[str, bytes]:
 
 
 def test_the_page_in_view_is_published_before_the_other_changed_pages(tmp_path):
-    from rulebook.compiler import driver
+    from rulebook.compiler.pipeline import driver
 
     preview, rules = _preview(tmp_path)
     assert (preview.site / LISTING).is_file(), sorted(p.name for p in preview.site.glob("*.html"))

@@ -10,7 +10,7 @@ from conftest import DATA
 
 def test_range_beside_another_key_resolves_exactly():
     from rulebook import runtime
-    from rulebook.compiler import driver, pyload
+    from rulebook.compiler.pipeline import driver, pyload
 
     result = driver.check(DATA / "tables" / "range_beside_other_keys.rules")
     assert result.ok, [d.render(result.sources) for d in result.diagnostics]

@@ -1,6 +1,6 @@
 """The bundled rulebook ``content/tercios`` (Tercios – Brevis Editio): check, examples, build.
 
-Builds the rulebook once for this module, with its site, through ``rulebook.compiler.driver``, and
+Builds the rulebook once for this module, with its site, through ``rulebook.compiler.pipeline.driver``, and
 checks that: the check reports no error and exactly the warnings listed in
 ``tests/data/tercios_warnings.txt`` (none today); every worked example passes and every
 procedure has one; the dice procedures agree with icepool, an independent oracle, over
@@ -29,7 +29,7 @@ def build(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def package(build):
-    from rulebook.compiler import pyload
+    from rulebook.compiler.pipeline import pyload
 
     return pyload.compile_and_load(build[0].program)
 
@@ -41,7 +41,7 @@ def test_check_reports_only_the_listed_warnings(build):
 
 
 def test_every_example_passes_and_every_procedure_has_one(package):
-    from rulebook.compiler.examples import run_examples
+    from rulebook.compiler.analysis.examples import run_examples
 
     results = run_examples(package)
     failed = [(r.title, r.src, r.failures, r.error) for r in results if not r.ok]

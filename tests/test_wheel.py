@@ -84,7 +84,7 @@ def test_pyproject_names_every_package_folder():
 
 
 def test_the_generated_project_carries_the_version_and_the_runtime(program):
-    from rulebook.compiler import to_project, to_python
+    from rulebook.compiler.emit.python import to_project, to_python
 
     name = to_python.package_name(program)
     files = to_project.project_files(program, name)
@@ -104,7 +104,7 @@ def test_the_generated_project_carries_the_version_and_the_runtime(program):
 
 
 def test_versions_that_pip_would_refuse_become_local_labels():
-    from rulebook.compiler.to_project import distribution_version
+    from rulebook.compiler.emit.python.to_project import distribution_version
 
     def version(v):
         return distribution_version(SimpleNamespace(rulebook=SimpleNamespace(version=v)))
@@ -115,7 +115,7 @@ def test_versions_that_pip_would_refuse_become_local_labels():
 
 
 def test_a_hostile_title_stays_inside_its_toml_string():
-    from rulebook.compiler.to_project import pyproject
+    from rulebook.compiler.emit.python.to_project import pyproject
 
     title = 'Título "con" \\ comillas\x7f\n[tool.evil]\nx = 1'
     text = pyproject(SimpleNamespace(rulebook=SimpleNamespace(name="prueba", title=title, version="1.0")), "prueba", ["locale/es.mo"])
@@ -201,7 +201,8 @@ def test_the_generated_package_installs_alone(program, tmp_path):
     """build/python/<rulebook>/ installed with the README's pip line into a fresh venv
     that holds nothing else; imported and resolved from another folder, and the
     README's snippet runs there."""
-    from rulebook.compiler import to_json, to_python
+    from rulebook.compiler.emit.data import to_json
+    from rulebook.compiler.emit.python import to_python
 
     to_python.write_package(program, tmp_path / "build" / "python")
     bin_dir = _fresh_venv(tmp_path / "venv")

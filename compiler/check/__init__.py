@@ -1,6 +1,8 @@
 """The checker: parsed modules → the typed IR (:class:`rulebook.compiler.ir.Program`).
 
-Entry point: :func:`check_program(modules, sources, reporter) -> ir.Program`.
+Reads: parsed modules (:mod:`rulebook.rules_dsl`), found and parsed by :mod:`.loader`.
+Produces: the typed IR and diagnostics. Entry point:
+:func:`check_program(modules, sources, reporter) -> ir.Program`.
 
 It runs these passes in order, each a module with one entry point, each
 reading what the earlier ones added to a shared :class:`~.state.CheckState`
@@ -29,18 +31,18 @@ from __future__ import annotations
 from rulebook.rules_dsl import nodes as n
 from rulebook.rules_dsl.diagnostics import Reporter
 
-from .. import ir
-from .armies import check_armies
-from .data import check_data, check_references
-from .declarations import collect
-from .examples import check_examples
-from .layout import check_layout
-from .lints import check_links_and_unused
-from .odds import check_odds
-from .procedures import check_procedures
-from .signatures import check_signatures
-from .state import CheckState
-from .tables import check_tables
+from rulebook.compiler import ir
+from rulebook.compiler.check.armies import check_armies
+from rulebook.compiler.check.data import check_data, check_references
+from rulebook.compiler.check.declarations import collect
+from rulebook.compiler.check.examples import check_examples
+from rulebook.compiler.check.layout import check_layout
+from rulebook.compiler.check.lints import check_links_and_unused
+from rulebook.compiler.check.odds import check_odds
+from rulebook.compiler.check.procedures import check_procedures
+from rulebook.compiler.check.signatures import check_signatures
+from rulebook.compiler.check.state import CheckState
+from rulebook.compiler.check.tables import check_tables
 
 PASSES = (
     collect, check_signatures, check_data, check_tables, check_references, check_procedures, check_examples, check_odds,

@@ -26,8 +26,8 @@ from typing import Any
 from rulebook.rules_dsl import nodes as n
 from rulebook.rules_dsl.diagnostics import Span
 
-from .. import ir
-from .state import CheckState, hint
+from rulebook.compiler import ir
+from rulebook.compiler.check.state import CheckState, hint
 
 TOP_CLAUSES = ("side", "sides", "roles", "sizes", "size", "agreed", "bonus", "quality", "units", "limit", "limits")
 UNIT_CLAUSES = ("options", "option")

@@ -21,7 +21,7 @@ from typing import Any
 
 from rulebook.rules_dsl import nodes as n
 
-from .state import CheckState
+from rulebook.compiler.check.state import CheckState
 
 CHANGELOG_FIELDS = {"version": ("text",), "date": ("opt",), "changes": ("list",)}
 

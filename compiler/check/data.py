@@ -18,11 +18,11 @@ from typing import Any
 from rulebook.rules_dsl import nodes as n
 from rulebook.rules_dsl.diagnostics import did_you_mean
 
-from .. import ir
-from ..types import RULE, T
-from .signatures import member_name
-from .contract import check_contract
-from .state import CheckState, describe_value, hint
+from rulebook.compiler import ir
+from rulebook.compiler.ir.types import RULE, T
+from rulebook.compiler.check.signatures import member_name
+from rulebook.compiler.check.contract import check_contract
+from rulebook.compiler.check.state import CheckState, describe_value, hint
 
 
 def convert_value(st: CheckState, v: n.Value, t: T, ctx: str) -> Any:

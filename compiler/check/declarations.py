@@ -17,9 +17,9 @@ from rulebook.rules_dsl import nodes as n
 from rulebook.rules_dsl.diagnostics import Span
 from rulebook.rules_dsl.parser import KEYWORDS
 
-from ..builtins import BUILTINS
-from ..types import PRIMITIVES
-from .state import CheckState, hint
+from rulebook.compiler.ir.builtins import BUILTINS
+from rulebook.compiler.ir.types import PRIMITIVES
+from rulebook.compiler.check.state import CheckState, hint
 
 STATUSES = ("active", "deferred", "not_playable")
 # Layout hints for the site, all on catalogs (checked by the layout pass).

@@ -13,10 +13,10 @@ import dataclasses
 
 from rulebook.rules_dsl import nodes as n
 
-from .. import ir
-from ..types import ANY, BOOL
-from .expressions import bind_args, check_expr
-from .state import CheckState, Scope
+from rulebook.compiler import ir
+from rulebook.compiler.ir.types import ANY, BOOL
+from rulebook.compiler.check.expressions import bind_args, check_expr
+from rulebook.compiler.check.state import CheckState, Scope
 
 
 def check_examples(st: CheckState) -> None:

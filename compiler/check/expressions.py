@@ -4,7 +4,7 @@ Entry point: :func:`check_expr(state, expr, scope, in_expect=False) -> ir.Expr`
 (used by the procedures, examples and odds passes). Names are resolved against
 the scope and the declarations, every operand is type-checked, and the result
 is an IR node carrying its type (``ANY`` after an error, so one mistake is
-reported once). Built-in functions are those of :mod:`rulebook.compiler.builtins`.
+reported once). Built-in functions are those of :mod:`rulebook.compiler.ir.builtins`.
 ``stack proc(…) { "source": value, … }`` becomes a call of ``proc`` whose list
 parameter receives an :class:`~rulebook.compiler.ir.Sources` node (the named modifiers).
 """
@@ -17,12 +17,25 @@ from rulebook.rules_dsl import nodes as n
 from rulebook.rules_dsl.diagnostics import Span
 from rulebook.rules_dsl.parser import KEYWORDS
 
-from .. import ir
-from ..builtins import BUILTINS
-from ..types import ANY, BOOL, DEC, INT, NONE, RULE, TEXT, T, assignable, is_numeric, opt, unify
-from .data import member_guess
-from .signatures import member_name
-from .state import CheckState, Scope, hint, referenceable
+from rulebook.compiler import ir
+from rulebook.compiler.ir.builtins import BUILTINS
+from rulebook.compiler.ir.types import (
+    ANY,
+    BOOL,
+    DEC,
+    INT,
+    NONE,
+    RULE,
+    TEXT,
+    T,
+    assignable,
+    is_numeric,
+    opt,
+    unify,
+)
+from rulebook.compiler.check.data import member_guess
+from rulebook.compiler.check.signatures import member_name
+from rulebook.compiler.check.state import CheckState, Scope, hint, referenceable
 
 # Nesting bound for one expression: a chain of one left-associative operator
 # (a + b - c, a and b and c) counts as one level, since it reads as one.

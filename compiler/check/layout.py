@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from rulebook.rules_dsl import nodes as n
 
-from .. import ir
-from ..types import ANY
-from .state import CheckState, hint
+from rulebook.compiler import ir
+from rulebook.compiler.ir.types import ANY
+from rulebook.compiler.check.state import CheckState, hint
 
 
 def check_layout(st: CheckState) -> None:

@@ -17,8 +17,8 @@ from collections import deque
 from rulebook.rules_dsl import nodes as n
 from rulebook.rules_dsl.diagnostics import did_you_mean
 
-from .. import ir
-from .state import CheckState, hint
+from rulebook.compiler import ir
+from rulebook.compiler.check.state import CheckState, hint
 
 UNUSED_KINDS = (n.ConstDecl, n.RecordDecl, n.EnumDecl, n.DieDecl, n.BagDecl)
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 from rulebook.rules_dsl import nodes as n
 from rulebook.rules_dsl.parser import KEYWORDS
 
-from .. import ir
-from ..types import ANY, BOOL, INT, T, is_numeric
-from .expressions import bind_args, check_expr
-from .state import CheckState, Scope
+from rulebook.compiler import ir
+from rulebook.compiler.ir.types import ANY, BOOL, INT, T, is_numeric
+from rulebook.compiler.check.expressions import bind_args, check_expr
+from rulebook.compiler.check.state import CheckState, Scope
 
 MAX_AXIS_VALUES = 200
 

@@ -15,11 +15,11 @@ from __future__ import annotations
 from rulebook.rules_dsl import nodes as n
 from rulebook.rules_dsl.parser import KEYWORDS
 
-from .. import ir
-from ..liveness import expressions, walk
-from ..types import ANY, assignable
-from .expressions import check_expr, not_none, want_bool
-from .state import CheckState, Scope
+from rulebook.compiler import ir
+from rulebook.compiler.ir.walk import expressions, walk
+from rulebook.compiler.ir.types import ANY, assignable
+from rulebook.compiler.check.expressions import check_expr, not_none, want_bool
+from rulebook.compiler.check.state import CheckState, Scope
 
 
 def check_procedures(st: CheckState) -> None:

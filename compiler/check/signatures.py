@@ -8,7 +8,7 @@ adds ``consts``, ``enum_members``, ``record_fields``, ``rule_params``,
 :class:`~rulebook.compiler.ir.Const`, :class:`~rulebook.compiler.ir.Enum` and
 :class:`~rulebook.compiler.ir.Record` declarations. Enum values that break the naming
 rule (lower_snake_case ASCII) are warned about (code ``naming``). :func:`resolve_type` turns a written
-type into a :class:`~rulebook.compiler.types.T` for the later passes.
+type into a :class:`~rulebook.compiler.ir.types.T` for the later passes.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ import unicodedata
 from rulebook.rules_dsl import nodes as n
 from rulebook.rules_dsl.diagnostics import Span
 
-from .. import ir
-from ..types import ANY, BOOL, DEC, ID, INT, PRIMITIVES, RULE, TEXT, T, opt
-from .state import CheckState, describe_value, referenceable
+from rulebook.compiler import ir
+from rulebook.compiler.ir.types import ANY, BOOL, DEC, ID, INT, PRIMITIVES, RULE, TEXT, T, opt
+from rulebook.compiler.check.state import CheckState, describe_value, referenceable
 
 
 def resolve_type(st: CheckState, tr: n.TypeRef) -> T:

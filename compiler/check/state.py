@@ -14,8 +14,8 @@ from typing import Any
 from rulebook.rules_dsl import nodes as n
 from rulebook.rules_dsl.diagnostics import Reporter, Span, did_you_mean
 
-from .. import ir
-from ..types import T
+from rulebook.compiler import ir
+from rulebook.compiler.ir.types import T
 
 
 class Scope:

@@ -15,11 +15,11 @@ from typing import Any
 from rulebook.rules_dsl import nodes as n
 from rulebook.rules_dsl.diagnostics import Span
 
-from .. import ir
-from ..types import ANY, DEC, INT
-from .data import convert_value
-from .signatures import resolve_type
-from .state import CheckState, describe_value
+from rulebook.compiler import ir
+from rulebook.compiler.ir.types import ANY, DEC, INT
+from rulebook.compiler.check.data import convert_value
+from rulebook.compiler.check.signatures import resolve_type
+from rulebook.compiler.check.state import CheckState, describe_value
 
 KEY_KINDS = ("int", "decimal", "enum", "id", "text", "bool", "ref", "refs", "any")
 

@@ -1,5 +1,9 @@
 """The language server for ``.rules`` files (``rulebook lsp``).
 
+Reads: LSP messages and the rulebook folder of the open documents (checked by
+:mod:`rulebook.compiler.check`). Produces: diagnostics, hovers, completions and the
+other answers of the protocol.
+
 Modules, from the text to the editor:
 
 ==============  ==============================================================

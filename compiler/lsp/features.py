@@ -26,18 +26,18 @@ from rulebook.rules_dsl import nodes as n
 from rulebook.rules_dsl.diagnostics import Diagnostic, Span
 from rulebook.rules_dsl.keywords import KEYWORDS, PRIMITIVE_TYPE_NAMES
 
-from .. import ir
-from ..builtins import BUILTINS
-from .. import i18n
-from ..check.armies import TOP_CLAUSES, UNIT_ARGS, UNIT_CLAUSES
-from ..check.declarations import ANNOTATIONS
-from ..types import T
-from .docs import ANNOTATION_DOCS, CLAUSE_ARGUMENTS, CLAUSE_DOCS, WARNING_KINDS
-from .hover import describe
-from .index import Occurrence, Target, build_index, declaration_keyword, find_word
-from .positions import Locator
-from .snippets import SNIPPETS
-from .workspace import Analysis
+from rulebook.compiler import ir
+from rulebook.compiler.ir.builtins import BUILTINS
+from rulebook.compiler.support import i18n
+from rulebook.compiler.check.armies import TOP_CLAUSES, UNIT_ARGS, UNIT_CLAUSES
+from rulebook.compiler.check.declarations import ANNOTATIONS
+from rulebook.compiler.ir.types import T
+from rulebook.compiler.lsp.docs import ANNOTATION_DOCS, CLAUSE_ARGUMENTS, CLAUSE_DOCS, WARNING_KINDS
+from rulebook.compiler.lsp.hover import describe
+from rulebook.compiler.lsp.index import Occurrence, Target, build_index, declaration_keyword, find_word
+from rulebook.compiler.lsp.positions import Locator
+from rulebook.compiler.lsp.snippets import SNIPPETS
+from rulebook.compiler.lsp.workspace import Analysis
 
 _SEVERITY = {"error": types.DiagnosticSeverity.Error, "warning": types.DiagnosticSeverity.Warning}
 _DECL_KINDS = {

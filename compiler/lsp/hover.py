@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .. import ir
-from ..builtins import BUILTINS
-from ..types import T
-from .docs import ANNOTATION_DOCS, CLAUSE_DOCS, WARNING_KINDS
-from .index import Occurrence, Target
+from rulebook.compiler import ir
+from rulebook.compiler.ir.builtins import BUILTINS
+from rulebook.compiler.ir.types import T
+from rulebook.compiler.lsp.docs import ANNOTATION_DOCS, CLAUSE_DOCS, WARNING_KINDS
+from rulebook.compiler.lsp.index import Occurrence, Target
 
 MAX_ROWS = 16  # fields of an entry shown in a hover
 _MARKDOWN_SPECIAL = set("\\`*_{}[]()#+-.!|<>~&")

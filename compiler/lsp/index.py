@@ -32,10 +32,10 @@ from dataclasses import dataclass, field
 from rulebook.rules_dsl import nodes as n
 from rulebook.rules_dsl.diagnostics import Span
 
-from .. import ir
-from ..builtins import BUILTINS
-from ..types import T
-from .workspace import Analysis
+from rulebook.compiler import ir
+from rulebook.compiler.ir.builtins import BUILTINS
+from rulebook.compiler.ir.types import T
+from rulebook.compiler.lsp.workspace import Analysis
 
 _IR_EXPRS = typing.get_args(ir.Expr)
 _IR_RECORDED = (*_IR_EXPRS, ir.Let)  # what the index looks up by span

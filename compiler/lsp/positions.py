@@ -18,7 +18,7 @@ from pygls.workspace.position_codec import PositionCodec
 
 from rulebook.rules_dsl.diagnostics import Span
 
-from .workspace import Analysis
+from rulebook.compiler.lsp.workspace import Analysis
 
 
 class Locator:

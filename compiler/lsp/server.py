@@ -28,9 +28,9 @@ from pygls.uris import to_fs_path
 
 from rulebook.rules_dsl import parser
 
-from . import features
-from .positions import Locator
-from .workspace import Analysis, Rulebook, file_key, rulebook_root
+from rulebook.compiler.lsp import features
+from rulebook.compiler.lsp.positions import Locator
+from rulebook.compiler.lsp.workspace import Analysis, Rulebook, file_key, rulebook_root
 
 DEBOUNCE = 0.05  # seconds of quiet after a keystroke before the rulebook is checked again
 

@@ -23,9 +23,9 @@ from rulebook.rules_dsl import nodes as n
 from rulebook.rules_dsl.diagnostics import Diagnostic, Reporter, Span
 from rulebook.rules_dsl.parser import parse
 
-from .. import ir
-from ..check import check_program
-from ..loader import display_path, rule_files
+from rulebook.compiler import ir
+from rulebook.compiler.check import check_program
+from rulebook.compiler.check.loader import display_path, rule_files
 
 
 @dataclass(slots=True)
@@ -138,7 +138,7 @@ class Rulebook:
 
 
 def _check(modules: list[n.Module], sources: dict[str, str], reporter: Reporter) -> tuple[ir.Program | None, str | None]:
-    """The checker over the parsed modules, as ``rulebook.compiler.driver.check`` runs it.
+    """The checker over the parsed modules, as ``rulebook.compiler.pipeline.driver.check`` runs it.
 
     Returns the program and, when the checker raised on this text, a
     description of the failure (its diagnostics so far are kept)."""

@@ -3,13 +3,13 @@
  *
  * Reads window.rbArmyData, set by the script the page loads before this one
  * (<script id="rb-army-data" src="assets/armies/<page>.js">, written by
- * compiler/to_army_page.py; a script file, not fetched, so it works from
+ * compiler/emit/site/to_army_page.py; a script file, not fetched, so it works from
  * file://): {army (the army document, json/armies/<id>.json), schema
  * (schemas/roster.schema.json), links ({entries, troops}: id → href of the card
  * on this site), text (the interface's phrases in the rulebook's language),
  * limits (the command line's roster limits)}. Every cost, total and message comes from
  * window.rbArmyCore.validate (site/assets/army-validator.js), the port of
- * compiler/roster.py: this file knows no game.
+ * compiler/commands/roster.py: this file knows no game.
  *
  * Draws into <div id="rb-army">: the force (side, role, game size or agreed
  * points, name), the total against the budget (live), the units with the
@@ -28,7 +28,7 @@
   if (!core || !DATA || !root) return;
   const army = DATA.army, schema = DATA.schema, T = DATA.text, L = army.labels;
   const links = DATA.links || { entries: {}, troops: {} };
-  const LIMITS = DATA.limits || { bytes: 1000000, units: 1000 };  // the command line's limits (compiler/roster.py)
+  const LIMITS = DATA.limits || { bytes: 1000000, units: 1000 };  // the command line's limits (compiler/commands/roster.py)
   const entries = new Map(army.entries.map((e) => [e.id, e]));
   const has = (obj, key) => obj !== null && typeof obj === "object" && Object.prototype.hasOwnProperty.call(obj, key);
   const FRAGMENT = "#roster=";

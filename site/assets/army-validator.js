@@ -1,5 +1,5 @@
 /*
- * Army lists in the browser: the roster validator, ported from compiler/roster.py.
+ * Army lists in the browser: the roster validator, ported from compiler/commands/roster.py.
  *
  * Reads only an army document (json/armies/<army>.json, as the compiler emits
  * it) and a roster (the format of schemas/roster.schema.json); it holds no

@@ -4,7 +4,7 @@ Same harness as test_site_browser.py (Debian's chromium + chromium-driver, the
 bundled rulebooks built once, each site served from a local port). For each
 rulebook with an army: a roster is built by clicking (side, size, units from
 the search, quality, an option, a choice) and the total shown is the one
-``rulebook.compiler.roster`` computes; a roster file with an over-budget total and an
+``rulebook.compiler.commands.roster`` computes; a roster file with an over-budget total and an
 option the unit may not take shows those errors with the command's messages;
 the roster is saved (a download), loaded again, shared as a link and opened
 from it, and printed (PDF); the page is drawn at 390 and 1280 px in both
@@ -41,7 +41,7 @@ from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.common.print_page_options import PrintOptions  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
-from rulebook.compiler import roster as rosters  # noqa: E402
+from rulebook.compiler.commands import roster as rosters  # noqa: E402
 
 ARTIFACTS = ROOT / "tests" / "artifacts"
 PRINT_PAGE_LIMIT = 4  # A4 pages for a sheet of a few units with their cards
@@ -328,7 +328,7 @@ HOSTILE_NAME = "</script><img src=x onerror=alert(1)>"
 @pytest.fixture(scope="module")
 def hostile_site(tmp_path_factory):
     """The rulebook of tests/data/armies/hostile (names that try to become markup), built with its site and served."""
-    from rulebook.compiler import driver
+    from rulebook.compiler.pipeline import driver
 
     out = tmp_path_factory.mktemp("hostile-army") / "build"
     result = driver.build(HOSTILE, out, site=True)
@@ -388,7 +388,7 @@ def test_the_status_line_takes_the_player_to_the_first_error(browser, sites, bun
 
 
 def test_a_file_over_the_limit_is_refused_before_it_is_read(browser, sites, tmp_path):
-    """The builder refuses a roster file larger than the command line accepts (rulebook.compiler.roster.MAX_BYTES),
+    """The builder refuses a roster file larger than the command line accepts (rulebook.compiler.commands.roster.MAX_BYTES),
     and one with more units than it accepts (MAX_UNITS), with a message naming the file; nothing is loaded."""
     open_builder(browser, sites["tercios"] + BUILDER_PAGE)
     big = tmp_path / "enorme.json"

@@ -20,7 +20,7 @@ _BUILDS: dict[str, Path] = {}
 @pytest.fixture(scope="session")
 def bundled_builds(built, tmp_path_factory) -> dict[str, Path]:
     """Rulebook folder name → its build folder (with ``site/``)."""
-    from rulebook.compiler import driver
+    from rulebook.compiler.pipeline import driver
 
     for name in BUNDLED:
         if name in _BUILDS:

@@ -27,7 +27,7 @@ from bundled import BUNDLED, bundled_builds  # noqa: E402,F401 - the fixture
 
 from army_data import army_data  # noqa: E402
 
-from rulebook.compiler.to_army_page import data_script, script_json  # noqa: E402
+from rulebook.compiler.emit.site.to_army_page import data_script, script_json  # noqa: E402
 
 HOSTILE = {"name": "</script><script>alert(1)</script> <!-- & \u2028 \u2029 é \"}; alert(2); //"}
 
@@ -97,7 +97,7 @@ def test_a_prose_edit_in_serve_renews_the_data_script_not_the_page(tmp_path):
     """``rulebook serve``: a prose edit changes the content hash, which the army document
     carries; the builder page's Markdown stays as it was (MkDocs does not convert it again)
     and the served page loads the new data."""
-    from rulebook.compiler.serve import Preview
+    from rulebook.compiler.commands.serve import Preview
 
     rulebook = tmp_path / "mini"
     shutil.copytree(Path(__file__).parents[1] / "data" / "armies" / "mini", rulebook)

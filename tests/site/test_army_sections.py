@@ -26,10 +26,11 @@ from army_data import army_data  # noqa: E402
 from bundled import bundled_builds  # noqa: E402,F401 - the fixture
 from page_tree import Node, parse  # noqa: E402
 
-from rulebook.compiler import driver, i18n  # noqa: E402
-from rulebook.compiler.markdown import number  # noqa: E402
-from rulebook.compiler.readable import Readable  # noqa: E402
-from rulebook.compiler.to_pages import round_half_up  # noqa: E402
+from rulebook.compiler.pipeline import driver
+from rulebook.compiler.support import i18n  # noqa: E402
+from rulebook.compiler.emit.site.markdown import number  # noqa: E402
+from rulebook.compiler.emit.site.readable import Readable  # noqa: E402
+from rulebook.compiler.emit.site.to_pages import round_half_up  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 WITH_ARMIES = ("1936", "tercios")

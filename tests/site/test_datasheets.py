@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from rulebook.compiler import driver
-from rulebook.compiler.to_pages import round_half_up
+from rulebook.compiler.pipeline import driver
+from rulebook.compiler.emit.site.to_pages import round_half_up
 
 ROOT = Path(__file__).resolve().parents[2]
 

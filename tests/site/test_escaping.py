@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from rulebook.compiler import driver
+from rulebook.compiler.pipeline import driver
 
 # Each of these would do something if it were read as markup:
 # Jinja, HTML, abbreviations, snippet inclusion (of a file that exists), tables,

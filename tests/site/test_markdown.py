@@ -1,11 +1,11 @@
-"""rulebook.compiler.markdown: numbers in the site's notation and prose inlines of the IR."""
+"""rulebook.compiler.emit.site.markdown: numbers in the site's notation and prose inlines of the IR."""
 
 from __future__ import annotations
 
 from fractions import Fraction
 
 from rulebook.compiler import ir
-from rulebook.compiler.markdown import bar_width, exact_probability, inlines, number, percent
+from rulebook.compiler.emit.site.markdown import bar_width, exact_probability, inlines, number, percent
 from rulebook.rules_dsl.diagnostics import NO_SPAN
 
 

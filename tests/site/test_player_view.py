@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from rulebook.compiler import ir
-from rulebook.compiler.readable import fold
+from rulebook.compiler.emit.site.readable import fold
 from bundled import BUNDLED, bundled_builds  # noqa: F401 - the fixture
 from page_tree import parse
 

@@ -46,7 +46,7 @@ def _search_entries(built: Path) -> list[list]:
 
 @pytest.fixture(scope="module")
 def program():
-    from rulebook.compiler import driver
+    from rulebook.compiler.pipeline import driver
 
     result = driver.check(driver.DEFAULT_RULEBOOK)
     assert result.ok
@@ -271,6 +271,6 @@ def test_data_page_cli_example_runs(built):
     argv = shlex.split(cli.strip())
     assert argv[:2] == ["rulebook", "resolve"]
     env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"}
-    run = subprocess.run([sys.executable, "-m", "rulebook.compiler.cli", *argv[1:]], cwd=ROOT, capture_output=True, text=True, env=env, timeout=300)
+    run = subprocess.run([sys.executable, "-m", "rulebook.compiler.commands.cli", *argv[1:]], cwd=ROOT, capture_output=True, text=True, env=env, timeout=300)
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)

@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from rulebook.compiler import driver, ir
-from rulebook.compiler.to_pages import PAGE_NAME_LIMIT
+from rulebook.compiler.pipeline import driver
+from rulebook.compiler import ir
+from rulebook.compiler.emit.site.to_pages import PAGE_NAME_LIMIT
 from crawl import crawl
 
 CASES = sorted(p for p in (Path(__file__).parent / "data" / "sites").iterdir() if p.is_dir())

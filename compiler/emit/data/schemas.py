@@ -1,0 +1,602 @@
+"""IR declarations → JSON Schema (Draft 2020-12) documents.
+
+Reads a checked :class:`rulebook.compiler.ir.Program` (its enums, records, catalogs,
+tables, rules and procedures, with their titles and ``@doc``) and produces,
+through the entry point :func:`schemas(program) -> dict[str, dict]`, every
+schema of the rulebook's declarations by relative path under ``schemas/``:
+
+* ``types.schema.json`` — ``$defs``: one per enum and record, ``<Catalog>Id``
+  per catalog and id-keyed table (an ``enum`` of its ids, so a plain validator
+  rejects a dangling id), ``RuleId``, ``RuleApplication`` (one
+  ``<Rule>Application`` with typed ``<Rule>Args`` per special rule), one
+  ``<Enum>To<Value>`` per map type, and the shared ``Status``, ``Range``,
+  ``Column`` and ``AsPrinted``;
+* ``<catalog>.schema.json`` and ``<table>.schema.json`` — one per document;
+* ``procedures/<name>.input.schema.json`` (with the DSL's parameter defaults
+  as ``default``) / ``.result.schema.json``.
+
+The contract for code generators: every ``$defs`` name is an ASCII PascalCase
+identifier (:func:`type_name`), every object schema other than a document's
+root lives in ``$defs`` under such a name with that name as its ``title``, so
+generators never invent (or number) names; the Spanish titles of the manual go
+to ``description``. Every schema's ``$id`` is
+``https://rulebook.invalid/<rulebook>/<version>/schemas/<path>`` (see
+:func:`base_uri`): drop the prefix up to ``<version>/`` to get the file's path
+in a build, and every document's ``$schema`` is its schema's ``$id``.
+
+The schemas of the fixed documents (rules, enums, procedures, odds, the bundle,
+the manifest…) are built by :mod:`rulebook.compiler.emit.data.to_json` through :func:`generic_schema`.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Iterator
+from fractions import Fraction
+from typing import Any
+from urllib.parse import quote
+
+from rulebook.compiler import ir
+from rulebook.compiler.ir.types import T
+
+DIALECT = "https://json-schema.org/draft/2020-12/schema"
+TYPES = "types.schema.json"
+ORIGIN = "https://rulebook.invalid/"
+ID_RULE = (
+    "Cada documento JSON lleva en $schema el $id de su esquema; un $id "
+    "https://rulebook.invalid/<reglamento>/<versión>/<ruta> corresponde al archivo <ruta> del build "
+    "(por ejemplo schemas/types.schema.json), y json/manifest.json los enumera en «schemas»."
+)
+
+
+# ---------------------------------------------------------------------------- names and ids
+
+
+def type_name(name: str) -> str:
+    """An ASCII PascalCase identifier for a DSL name: accents dropped, ``_`` and
+    other separators removed, each part capitalised.
+
+    >>> type_name("perfiles_armas"), type_name("ModoFuego"), type_name("tamaño_peana")
+    ('PerfilesArmas', 'ModoFuego', 'TamanoPeana')
+    """
+    plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    out = "".join(part[:1].upper() + part[1:] for part in re.split(r"[^A-Za-z0-9]+", plain) if part)
+    return out if out[:1].isalpha() else "N" + out
+
+
+def id_def(name: str) -> str:
+    """The ``$defs`` name of the ids of catalog (or id-keyed table) ``name``."""
+    return type_name(name) + "Id"
+
+
+def base_uri(program: ir.Program) -> str:
+    """``https://rulebook.invalid/<rulebook>/<version>/``: the prefix of every ``$id``."""
+    rulebook = program.rulebook.name if program.rulebook else "rulebook"
+    version = program.rulebook.version if program.rulebook and program.rulebook.version else "0"
+    return f"{ORIGIN}{quote(rulebook, safe='')}/{quote(version, safe='')}/"
+
+
+def schema_id(program: ir.Program, rel: str) -> str:
+    """The ``$id`` of ``schemas/<rel>``."""
+    return f"{base_uri(program)}schemas/{rel}"
+
+
+def is_required(param: ir.Param) -> bool:
+    """A procedure input must be given when it has no default and is not optional."""
+    return param.default is None and param.type.kind != "opt"
+
+
+def across_labels(table: ir.Table) -> list[str]:
+    """The property names of an ``across`` row's values: the header values as text."""
+    return [str(value) for value in table.across_values]
+
+
+def ref(rel_types: str, name: str) -> dict:
+    """``{"$ref": …}`` to ``$defs/<name>`` of types.schema.json (``rel_types`` is its relative path)."""
+    return {"$ref": f"{rel_types}#/$defs/{name}"}
+
+
+# ---------------------------------------------------------------------------- value types
+
+
+def _label(t: T) -> str:
+    """A PascalCase label for a type, used to name map types (``CalidadToInt``)."""
+    kind = t.kind
+    if kind in ("enum", "record"):
+        return type_name(t.name)
+    if kind in ("ref", "refs"):
+        return "".join(id_def(n) for n in t.name.split("|"))
+    if kind in ("list", "opt"):
+        return ("ListOf" if kind == "list" else "Optional") + _label(t.args[0])
+    if kind == "map":
+        return map_def(t)
+    return {"int": "Int", "decimal": "Number", "text": "Text", "bool": "Bool", "id": "Text", "rule": "RuleApplication"}.get(kind, "Any")
+
+
+def map_def(t: T) -> str:
+    """The ``$defs`` name of a ``map[Enum, V]`` type."""
+    return f"{type_name(t.name)}To{_label(t.args[0])}"
+
+
+def type_schema(t: T, program: ir.Program, prefix: str | None = "") -> dict:
+    """The schema of values of type ``t``; ``prefix`` is the path to the folder of
+    types.schema.json (None: inside types.schema.json itself)."""
+    kind = t.kind
+    types = "" if prefix is None else f"{prefix}{TYPES}"
+    if kind == "opt":
+        return {"anyOf": [type_schema(t.args[0], program, prefix), {"type": "null"}]}
+    if kind == "int":
+        return {"type": "integer"}
+    if kind == "decimal":
+        return {"type": "number"}
+    if kind in ("text", "id", "any"):
+        return {"type": "string"}
+    if kind == "bool":
+        return {"type": "boolean"}
+    if kind in ("enum", "record"):
+        return ref(types, type_name(t.name))
+    if kind == "list":
+        return {"type": "array", "items": type_schema(t.args[0], program, prefix)}
+    if kind == "map":
+        return ref(types, map_def(t))
+    if kind == "ref":
+        return ref(types, id_def(t.name))
+    if kind == "refs":
+        return {"anyOf": [ref(types, id_def(name)) for name in t.name.split("|")]}
+    if kind == "rule":
+        return ref(types, "RuleApplication")
+    raise AssertionError(f"no JSON schema for type kind {kind!r}")
+
+
+def described(schema: dict, text: str | None) -> dict:
+    """``schema`` with a ``description`` (the manual's title of a field or column),
+    never a ``title``: code generators turn property titles into numbered aliases.
+    A ``$ref`` stays bare: a keyword beside it makes generators copy the referenced
+    type under a numbered name."""
+    return {"description": text, **schema} if text and "$ref" not in schema else schema
+
+
+def _walk(t: T) -> Iterator[T]:
+    yield t
+    for arg in t.args:
+        yield from _walk(arg)
+
+
+def _used_types(program: ir.Program) -> Iterator[T]:
+    """Every type written anywhere in the rulebook's data and signatures."""
+    for record in program.of(ir.Record):
+        for f in record.fields:
+            yield from _walk(f.type)
+    for table in program.of(ir.Table):
+        for col in (*table.keys, *table.columns, *([table.across] if table.across else [])):
+            yield from _walk(col.type)
+    for decl in (*program.of(ir.Rule), *program.of(ir.Procedure)):
+        for p in decl.params:
+            yield from _walk(p.type)
+    for proc in program.of(ir.Procedure):
+        yield from _walk(proc.result)
+
+
+# ---------------------------------------------------------------------------- types.schema.json
+
+STATUS_DEF = {"title": "Status", "description": "Estado de la declaración: activa, aplazada o no jugable.", "enum": ["active", "deferred", "not_playable"]}
+RANGE_DEF = {
+    "title": "Range",
+    "description": "Un intervalo de una clave de tabla; un extremo null está abierto.",
+    "type": "object",
+    "properties": {
+        "min": {"type": ["number", "null"]},
+        "min_inclusive": {"type": "boolean"},
+        "max": {"type": ["number", "null"]},
+        "max_inclusive": {"type": "boolean"},
+    },
+    "required": ["min", "min_inclusive", "max", "max_inclusive"],
+    "additionalProperties": False,
+}
+COLUMN_DEF = {
+    "title": "Column",
+    "description": "Una clave o columna de una tabla: nombre, tipo (como en el reglamento), título impreso y si es un intervalo.",
+    "type": "object",
+    "properties": {"name": {"type": "string"}, "type": {"type": "string"}, "title": {"type": ["string", "null"]}, "range": {"type": "boolean"}},
+    "required": ["name", "type", "title", "range"],
+    "additionalProperties": False,
+}
+AS_PRINTED_DEF = {
+    "title": "AsPrinted",
+    "description": "Ids que la declaración cita tal como los imprime el manual aunque ninguna entrada los defina (@as_printed), con el motivo.",
+    "type": "object",
+    "properties": {"ids": {"type": "array", "items": {"type": "string"}}, "reason": {"type": "string"}},
+    "required": ["ids", "reason"],
+    "additionalProperties": False,
+}
+SHARED_DEFS = {"Status": STATUS_DEF, "Range": RANGE_DEF, "Column": COLUMN_DEF, "AsPrinted": AS_PRINTED_DEF}
+
+
+def _enum_def(enum: ir.Enum) -> dict:
+    members = ", ".join(f"{m.name} ({m.title})" for m in enum.members)
+    return {
+        "title": type_name(enum.name),
+        "description": f"{enum.title}. " + (enum.doc + " " if enum.doc else "") + "Valores: " + members + (" — en este orden." if enum.ordered else "."),
+        "enum": enum.values,
+    }
+
+
+def _record_def(record: ir.Record, program: ir.Program) -> dict:
+    return {
+        "title": type_name(record.name),
+        "description": record.title + (f". {record.doc}" if record.doc else "."),
+        "type": "object",
+        "properties": {f.name: described(type_schema(f.type, program, None), f.title) for f in record.fields},
+        "required": [f.name for f in record.fields],
+        "additionalProperties": False,
+    }
+
+
+def _ids_def(decl: ir.Catalog | ir.Table, ids: list, what: str) -> dict:
+    out: dict[str, Any] = {
+        "title": id_def(decl.name),
+        "description": f"El id de {what} {decl.name} ({decl.title}; documento {decl.name}.json).",
+        "type": "string",
+    }
+    if ids:
+        out["enum"] = [str(i) for i in ids]
+    return out
+
+
+def _rule_defs(rule: ir.Rule, program: ir.Program) -> dict[str, dict]:
+    """``<Rule>Application`` (and ``<Rule>Args`` when the rule has parameters)."""
+    name = type_name(rule.name)
+    if rule.params:
+        args: dict = ref("", f"{name}Args")
+        defs = {f"{name}Args": {
+            "title": f"{name}Args",
+            "description": f"Parámetros de la regla {rule.name} ({rule.title}).",
+            "type": "object",
+            "properties": {p.name: type_schema(p.type, program, None) for p in rule.params},
+            "required": [p.name for p in rule.params if p.default is None],
+            "additionalProperties": False,
+        }}
+    else:
+        args, defs = {"type": "object", "maxProperties": 0}, {}
+    defs[f"{name}Application"] = {
+        "title": f"{name}Application",
+        "description": f"La regla especial {rule.name} ({rule.title}) aplicada.",
+        "type": "object",
+        "properties": {"rule": {"const": rule.name}, "args": args},
+        "required": ["rule", "args"],
+        "additionalProperties": False,
+    }
+    return defs
+
+
+def types_schema(program: ir.Program) -> dict:
+    defs: dict[str, dict] = dict(SHARED_DEFS)
+    for enum in program.of(ir.Enum):
+        defs[type_name(enum.name)] = _enum_def(enum)
+    for record in program.of(ir.Record):
+        defs[type_name(record.name)] = _record_def(record, program)
+    for catalog in program.of(ir.Catalog):
+        defs[id_def(catalog.name)] = _ids_def(catalog, list(catalog.entries), "una entrada del catálogo")
+    for table in program.of(ir.Table):
+        if table.keyed_by_id:
+            defs[id_def(table.name)] = _ids_def(table, table.row_ids, "una fila de la tabla")
+    for t in _used_types(program):
+        if t.kind == "map":
+            members = program.get(t.name, ir.Enum).values
+            inner = type_schema(t.args[0], program, None)
+            defs[map_def(t)] = {
+                "title": map_def(t),
+                "description": f"Un valor por cada {t.name}.",
+                "type": "object",
+                "properties": {m: inner for m in members},
+                "required": members,
+                "additionalProperties": False,
+            }
+    rules = program.of(ir.Rule)
+    defs["RuleId"] = {"title": "RuleId", "description": "El id de una regla especial (documento rules.json).", "type": "string"}
+    if rules:
+        defs["RuleId"]["enum"] = [r.name for r in rules]
+    for rule in rules:
+        defs.update(_rule_defs(rule, program))
+    defs["RuleApplication"] = {
+        "title": "RuleApplication",
+        "description": "Una regla especial aplicada con sus parámetros por nombre, p. ej. {\"rule\": \"lmg\", \"args\": {\"X\": 2}}; "
+        "la misma forma en las entradas de los catálogos y en las reglas que concede otra regla.",
+        **({"anyOf": [ref("", f"{type_name(r.name)}Application") for r in rules]} if rules else {"type": "object"}),
+    }
+    return generic_schema(
+        program, TYPES, "Types", "Tipos del reglamento: enumeraciones, registros, ids de cada catálogo y reglas aplicadas. " + ID_RULE, {"$defs": defs},
+    )
+
+
+# ---------------------------------------------------------------------------- documents
+
+
+def document_properties(program: ir.Program, rel: str, decl: ir.Catalog | ir.Table) -> dict:
+    """The properties every catalog and table document starts with."""
+    return {
+        "$schema": {"const": schema_id(program, rel)},
+        "id": {"const": decl.name},
+        "kind": {"const": decl.kind},
+        "title": {"type": "string"},
+        "source": {"type": "string"},
+        "status": ref(TYPES, "Status"),
+        "as_printed": {"anyOf": [ref(TYPES, "AsPrinted"), {"type": "null"}]},
+    }
+
+
+HEADER = ["$schema", "id", "kind", "title", "source", "status", "as_printed"]
+
+
+def catalog_schema(program: ir.Program, catalog: ir.Catalog) -> dict:
+    rel = f"{catalog.name}.schema.json"
+    description = f"{catalog.title}. " + (catalog.doc or f"Catálogo {catalog.name} ({catalog.ref}): entradas de tipo {catalog.record} por id.")
+    return generic_schema(program, rel, f"{type_name(catalog.name)}Catalog", description, {
+        "type": "object",
+        "properties": {
+            **document_properties(program, rel, catalog),
+            "record": {"const": catalog.record},
+            "entries": {
+                "type": "object",
+                "description": "Las entradas por id.",
+                "propertyNames": ref(TYPES, id_def(catalog.name)),
+                "additionalProperties": ref(TYPES, type_name(catalog.record)),
+            },
+        },
+        "required": [*HEADER, "record", "entries"],
+        "additionalProperties": False,
+    })
+
+
+def _key_schema(program: ir.Program, table: ir.Table, key: ir.TableKey) -> dict:
+    if key.ranged:
+        return ref(TYPES, "Range")
+    schema = type_schema(key.type, program)
+    if table.as_printed and key.type.kind in ("ref", "refs"):
+        schema = {"anyOf": [*schema.get("anyOf", [schema]), {"$ref": f"#/$defs/{type_name(table.name)}AsPrintedId"}]}
+    return described(schema, key.title)
+
+
+def _row_values_schema(table: ir.Table, program: ir.Program) -> dict:
+    if table.across:
+        labels = across_labels(table)
+        cell = type_schema(table.columns[0].type, program)
+        return {"type": "object", "properties": {a: cell for a in labels}, "required": labels, "additionalProperties": False}
+    return {
+        "type": "object",
+        "properties": {c.name: described(type_schema(c.type, program), c.title) for c in table.columns},
+        "required": [c.name for c in table.columns],
+        "additionalProperties": False,
+    }
+
+
+def table_schema(program: ir.Program, table: ir.Table) -> dict:
+    rel = f"{table.name}.schema.json"
+    name = type_name(table.name)
+    defs = {
+        f"{name}Key": {
+            "title": f"{name}Key",
+            "description": f"Las claves de una fila de {table.name}.",
+            "type": "object",
+            "properties": {k.name: _key_schema(program, table, k) for k in table.keys},
+            "required": [k.name for k in table.keys],
+            "additionalProperties": False,
+        },
+        f"{name}Values": {"title": f"{name}Values", "description": f"Los valores de una fila de {table.name}.", **_row_values_schema(table, program)},
+        f"{name}Row": {
+            "title": f"{name}Row",
+            "description": f"Una fila de {table.name}.",
+            "type": "object",
+            "properties": {"key": {"$ref": f"#/$defs/{name}Key"}, "title": {"type": ["string", "null"]}, "values": {"$ref": f"#/$defs/{name}Values"}},
+            "required": ["key", "title", "values"],
+            "additionalProperties": False,
+        },
+    }
+    if table.as_printed:
+        defs[f"{name}AsPrintedId"] = {
+            "title": f"{name}AsPrintedId",
+            "description": f"Ids que {table.name} cita tal como los imprime el manual sin que ninguna entrada los defina: {table.as_printed_reason}",
+            "enum": list(table.as_printed),
+        }
+    return generic_schema(program, rel, f"{name}Table", f"{table.title}. " + (table.doc or f"Tabla {table.name} ({table.ref})."), {
+        "type": "object",
+        "properties": {
+            **document_properties(program, rel, table),
+            "keys": {"type": "array", "items": ref(TYPES, "Column")},
+            "across": {"anyOf": [ref(TYPES, "Column"), {"type": "null"}]},
+            "columns": {"type": "array", "items": ref(TYPES, "Column")},
+            "rows": {"type": "array", "items": {"$ref": f"#/$defs/{name}Row"}},
+        },
+        "required": [*HEADER, "keys", "across", "columns", "rows"],
+        "additionalProperties": False,
+        "$defs": defs,
+    })
+
+
+def default_value(program: ir.Program, expr: ir.Expr | None) -> tuple[bool, Any]:
+    """(True, the JSON value) of a parameter default that is a constant, else (False, None)."""
+    if isinstance(expr, ir.Literal):
+        value = expr.value
+        if isinstance(value, Fraction):
+            value = value.numerator if value.denominator == 1 else float(value)
+        return True, value
+    if isinstance(expr, ir.EnumValue):
+        return True, expr.member
+    if isinstance(expr, ir.EntryId):
+        return True, expr.ident
+    if isinstance(expr, ir.ConstRef):
+        const = program.get(expr.name, ir.Const)
+        return (True, default_value(program, ir.Literal(const.value, const.type, expr.span))[1]) if const else (False, None)
+    if isinstance(expr, ir.Unary) and expr.op == "-":
+        ok, value = default_value(program, expr.operand)
+        return (True, -value) if ok and isinstance(value, (int, float)) and not isinstance(value, bool) else (False, None)
+    if isinstance(expr, ir.ListOf):
+        items = [default_value(program, x) for x in expr.items]
+        return (True, [v for _, v in items]) if all(ok for ok, _ in items) else (False, None)
+    return False, None
+
+
+def _input_property(program: ir.Program, param: ir.Param) -> dict:
+    """A parameter's schema with its default (a ``$ref`` goes inside ``allOf``: a
+    keyword beside it would make generators copy the referenced type)."""
+    schema = type_schema(param.type, program, "../")
+    ok, value = default_value(program, param.default)
+    if not ok and param.type.kind == "opt" and param.default is None:
+        ok, value = True, None
+    if not ok:
+        return schema
+    return {"allOf": [schema], "default": value} if "$ref" in schema else {**schema, "default": value}
+
+
+def procedure_input_schema(program: ir.Program, procedure: ir.Procedure) -> dict:
+    name = procedure.name
+    return generic_schema(
+        program, f"procedures/{name}.input.schema.json", f"{type_name(name)}Input",
+        f"Entrada de {procedure.title}: parámetros del procedimiento {name} ({procedure.ref}); «default» es el valor por defecto del reglamento.",
+        {
+            "type": "object",
+            "properties": {p.name: _input_property(program, p) for p in procedure.params},
+            "required": [p.name for p in procedure.params if is_required(p)],
+            "additionalProperties": False,
+        },
+    )
+
+
+def procedure_result_schema(program: ir.Program, procedure: ir.Procedure) -> dict:
+    name = procedure.name
+    return generic_schema(
+        program, f"procedures/{name}.result.schema.json", f"{type_name(name)}Result",
+        f"Resultado de {procedure.title} (procedimiento {name}).", type_schema(procedure.result, program, "../"),
+    )
+
+
+def generic_schema(program: ir.Program, rel: str, title: str, description: str, body: dict) -> dict:
+    """A schema document at ``schemas/<rel>``: the common header, then ``body``.
+    ``title`` is the PascalCase type name generators use; ``description`` holds the prose."""
+    return {"$schema": DIALECT, "$id": schema_id(program, rel), "title": title, "description": description, **body}
+
+
+def schemas(program: ir.Program) -> dict[str, dict]:
+    """Every schema of the rulebook's declarations by relative path (deterministic order)."""
+    out = {TYPES: types_schema(program)}
+    for catalog in program.of(ir.Catalog):
+        out[f"{catalog.name}.schema.json"] = catalog_schema(program, catalog)
+    for table in program.of(ir.Table):
+        out[f"{table.name}.schema.json"] = table_schema(program, table)
+    for procedure in program.of(ir.Procedure):
+        out[f"procedures/{procedure.name}.input.schema.json"] = procedure_input_schema(program, procedure)
+        out[f"procedures/{procedure.name}.result.schema.json"] = procedure_result_schema(program, procedure)
+    return out
+
+
+_CHILD_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+
+
+def named_types(doc: dict) -> dict:
+    """A schema document whose every type has a name of its own: each inline object
+    schema (one with ``properties``) and each inline ``enum`` moves to ``$defs``
+    under its parent's name followed by the property's (``ArmyDocument`` ›
+    ``budget`` → ``ArmyDocumentBudget``; array items add ``Item``, map values
+    ``Value``, the members of an ``anyOf`` holding several such types
+    ``VariantA``, ``VariantB``…), and a ``title`` left on a property becomes its
+    ``description``. Code generators then take these names instead of inventing
+    (and numbering) their own. Schemas already written that way are returned
+    unchanged; a schema whose name is taken by a different one stays inline.
+    """
+    defs: dict[str, dict] = dict(doc.get("$defs", {}))
+
+    def visit(node: Any, name: str, root: bool = False) -> Any:
+        if not isinstance(node, dict):
+            return node
+        node = dict(node)
+        if isinstance(node.get("properties"), dict):
+            node["properties"] = {k: visit(v, name + type_name(k)) for k, v in node["properties"].items()}
+        if isinstance(node.get("items"), dict):
+            node["items"] = visit(node["items"], name + "Item")
+        if isinstance(node.get("additionalProperties"), dict):
+            node["additionalProperties"] = visit(node["additionalProperties"], name + "Value")
+        for key in _CHILD_LISTS:
+            if isinstance(node.get(key), list):
+                objects = [m for m in node[key] if isinstance(m, dict) and ("properties" in m or "enum" in m)]
+                node[key] = [visit(m, name if len(objects) == 1 else f"{name}Variant{_letters(i)}") for i, m in enumerate(node[key])]
+        if root:
+            return node
+        liftable = "$ref" not in node and ("properties" in node or isinstance(node.get("enum"), list))
+        if not liftable:
+            if "title" in node:
+                title = node.pop("title")
+                node.setdefault("description", title)
+            return node
+        lifted_name = node.get("title") if isinstance(node.get("title"), str) and re.fullmatch(r"[A-Z][A-Za-z0-9]*", node["title"]) else name
+        default = node.pop("default", _MISSING)
+        named = {**node, "title": lifted_name}
+        if defs.setdefault(lifted_name, named) != named:  # the name is another type's
+            return node if default is _MISSING else {**node, "default": default}
+        target = {"$ref": f"#/$defs/{lifted_name}"}
+        return target if default is _MISSING else {"allOf": [target], "default": default}
+
+    out = visit(doc, doc.get("title", "Schema"), root=True)
+    for key, value in list(defs.items()):
+        body = {k: v for k, v in value.items()}
+        defs[key] = visit(body, key, root=True)
+    if defs:
+        out["$defs"] = defs
+    return out
+
+
+_MISSING = object()
+
+
+def _letters(i: int) -> str:
+    """0 → A, 25 → Z, 26 → AA…"""
+    return ("" if i < 26 else _letters(i // 26 - 1)) + chr(65 + i % 26)
+
+
+def name_clashes(program: ir.Program, reserved: Iterable[str] = ()) -> list[str]:
+    """Declarations that would give the JSON Schemas one type name twice (``foo_bar``
+    and ``FooBar``; a record named ``Range``, or like one of the ``reserved`` names
+    of the fixed documents); [] when all differ. Each problem names the
+    declarations with their positions."""
+    owners: dict[str, list[str]] = {name: [f"the fixed type {name}"] for name in (*SHARED_DEFS, "RuleId", "RuleApplication", *reserved)}
+
+    def own(name: str, decl: ir.Declaration, what: str) -> None:
+        owners.setdefault(name, []).append(f"{what} ({decl.span})")
+
+    for decl in (*program.of(ir.Enum), *program.of(ir.Record)):
+        own(type_name(decl.name), decl, f"{decl.kind} {decl.name}")
+    for catalog in program.of(ir.Catalog):
+        own(id_def(catalog.name), catalog, f"the ids of catalog {catalog.name}")
+        own(type_name(catalog.name) + "Catalog", catalog, f"catalog {catalog.name}")
+    for table in program.of(ir.Table):
+        if table.keyed_by_id:
+            own(id_def(table.name), table, f"the ids of table {table.name}")
+        for suffix in ("Table", "Key", "Values", "Row", *(["AsPrintedId"] if table.as_printed else [])):
+            own(type_name(table.name) + suffix, table, f"table {table.name}")
+    for rule in program.of(ir.Rule):
+        own(type_name(rule.name) + "Application", rule, f"rule {rule.name}")
+        if rule.params:
+            own(type_name(rule.name) + "Args", rule, f"the parameters of rule {rule.name}")
+    for proc in program.of(ir.Procedure):
+        own(type_name(proc.name) + "Input", proc, f"the input of procedure {proc.name}")
+        own(type_name(proc.name) + "Result", proc, f"the result of procedure {proc.name}")
+    for name in {map_def(t) for t in _used_types(program) if t.kind == "map"}:
+        owners.setdefault(name, []).append(f"the map type {name}")
+    return [
+        f"the type name {name} in the JSON Schemas would stand for {' and for '.join(who)}; rename one of them"
+        for name, who in owners.items() if len(who) > 1
+    ]
+
+
+def bad_type_names(schema_docs: dict[str, dict]) -> list[str]:
+    """Type names (titles and ``$defs`` names) that are not ASCII PascalCase, or that
+    two schema files both define."""
+    problems, seen = [], {}
+    for rel, doc in schema_docs.items():
+        for name in [doc["title"], *doc.get("$defs", {})]:
+            if not re.fullmatch(r"[A-Z][A-Za-z0-9]*", name):
+                problems.append(f"schemas/{rel}: type name {name!r} is not an ASCII PascalCase identifier")
+            elif name in seen and seen[name] != rel:
+                problems.append(f"schemas/{rel}: type name {name!r} is also defined in schemas/{seen[name]}")
+            seen.setdefault(name, rel)
+    return problems
