@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{(s - DEBOUNCE) * 1000:>10.0f} ms  {verdict}"
         )
     print(f"\nround trip: didChange sent → publishDiagnostics received, median of {2 * args.repeat} edits (debounce {DEBOUNCE * 1000:.0f} ms included)")
-    print("full check: compiler.driver.check(content/1936) in this process (what `rulebook check` does after start-up)")
+    print("full check: compiler.pipeline.driver.check(content/1936) in this process (what `rulebook check` does after start-up)")
     return 0
 
 

@@ -239,7 +239,7 @@ def synthetic_rulebook(folder: Path, chapters: int) -> None:
 _TIMED_BUILD = """
 import json, sys, time
 from pathlib import Path
-from rulebook.compiler import driver
+from rulebook.compiler.pipeline import driver
 t = time.perf_counter()
 result = driver.build(Path(sys.argv[1]), Path(sys.argv[2]), site=False)
 elapsed = time.perf_counter() - t

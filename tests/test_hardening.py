@@ -361,7 +361,7 @@ def test_staging_folders_of_killed_builds_are_cleaned_and_live_ones_kept(tmp_pat
 CRASH_BETWEEN_RENAMES = """
 import os, sys
 from pathlib import Path
-from rulebook.compiler import driver
+from rulebook.compiler.pipeline import driver
 driver._exchange = lambda a, b: False      # as on a system without renameat2
 real_rename = os.rename
 def rename(src, dst):
