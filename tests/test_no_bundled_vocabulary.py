@@ -41,7 +41,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("compiler/emit/python/names.py", "i_efectivo"): _EXAMPLE,
     ("compiler/pipeline/pyload.py", "manual_1936"): _EXAMPLE,
     ("compiler/emit/data/schemas.py", "perfiles_armas"): _EXAMPLE,
-    ("compiler/emit/data/to_json.py", "1936"): _EXAMPLE,
     ("rules_dsl/nodes.py", "perfiles_armas"): _EXAMPLE,
     ("compiler/emit/data/fast_validation.py", "1936"): "a timing measured on content/1936, quoted in the docstring",
 }

@@ -17,7 +17,7 @@ from rulebook.compiler import ir
 
 def source_names(program: ir.Program) -> dict[str, str]:
     """Each source file's name as built → its name inside the rulebook folder
-    (``content/1936/04-movimiento.rules`` → ``04-movimiento.rules``)."""
+    (``juegos/escaramuza/04-movimiento.rules`` → ``04-movimiento.rules``)."""
     files = program.files
     if not files:
         return {}
