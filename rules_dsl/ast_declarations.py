@@ -47,7 +47,6 @@ class DeclarationsToAst(AstBuilder):
     def section_decl(self, meta, c):
         return n.SectionDecl(str(c[0]), unquote(c[1]), self.sp(meta))
 
-
     @v_args(meta=True)
     def odds_decl(self, meta, c):
         """The clauses of an odds block, in any order: one procedure, one rows, one

@@ -160,4 +160,3 @@ class ExpressionsToAst(AstBuilder):
 
     def count(self, c):
         return (c[0], c[1])
-
