@@ -3,8 +3,8 @@
 Reads nothing; produces the keyword groups below and :data:`KEYWORDS`, the set
 of them all. It is the one list used by
 
-* the parser (``rules_dsl/parser.py``: "did you mean" hints on misspelt
-  keywords; it re-exports :data:`KEYWORDS`),
+* the parser (``rules_dsl/syntax_errors.py``: "did you mean" hints on misspelt
+  keywords; ``rules_dsl/parser.py`` re-exports :data:`KEYWORDS`),
 * the Pygments lexer (``rules_dsl/pygments_lexer.py``: one token type per group),
 * the checker (``compiler/``, through ``rulebook.rules_dsl.parser.KEYWORDS``: a keyword
   cannot name a declaration, a parameter, a ``let`` value or a loop variable).

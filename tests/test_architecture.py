@@ -119,9 +119,9 @@ def test_every_stage_package_says_what_it_reads_and_produces():
 
 
 def test_modules_and_classes_stay_small():
-    """No module of the compiler over ~1,000 lines, no class over ~400."""
+    """No module of the compiler or of the language's package over ~1,000 lines, no class over ~400."""
     big = []
-    for path in sorted(COMPILER.rglob("*.py")):
+    for path in sorted([*COMPILER.rglob("*.py"), *(ROOT / "rules_dsl").rglob("*.py")]):
         text = path.read_text(encoding="utf-8")
         if text.count("\n") > 1050:
             big.append(f"{path.relative_to(ROOT)}: {text.count(chr(10))} lines")

@@ -62,3 +62,21 @@ def test_spans_point_at_declarations():
     decls = [i for i in module.items if isinstance(i, (n.EnumDecl, n.RecordDecl))]
     assert [(d.span.line, d.span.col) for d in decls] == [(4, 1), (6, 1)]
     assert decls[1].fields[0].span.line == 7
+
+
+def test_each_grammar_rule_has_one_handler_among_the_parts_of_the_ast_builder():
+    """The AST builder is composed of parts (declarations, procedures, data, expressions):
+    every tree the grammar builds is handled by exactly one of them (one part shadowing
+    another's method, or a rule no part handles, would fail here rather than mid-parse)."""
+    from rulebook.rules_dsl.ast_builder import AstBuilder
+    from rulebook.rules_dsl.parser import ToAst, _lark
+
+    names = set()
+    for rule in _lark().rules:
+        if not (rule.options.expand1 and not rule.alias):
+            names.add(str(rule.alias or rule.origin.name))
+    names = {x for x in names if not x.startswith("_")}
+    parts = [k for k in ToAst.__mro__ if issubclass(k, AstBuilder) and k not in (ToAst, AstBuilder)]
+    assert len(parts) >= 4
+    handlers = {name: [k.__name__ for k in parts if name in vars(k)] for name in names}
+    assert {name: ks for name, ks in handlers.items() if len(ks) != 1} == {}
