@@ -64,7 +64,8 @@ How an edit becomes an updated page (and why):
 
 The server binds ``127.0.0.1`` unless told otherwise, serves only files under
 the site folder, and stops cleanly on Ctrl-C (the watcher, the server and the
-temporary folder).
+temporary folder). Its HTTP side, with its bounds (connections, event streams, how long
+a request may take to arrive), is :mod:`.serve_http`.
 """
 
 from __future__ import annotations
@@ -72,7 +73,6 @@ from __future__ import annotations
 import collections
 import contextlib
 import html
-import http.server
 import gc
 import logging
 import os
@@ -83,18 +83,14 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.parse
 from pathlib import Path
 
 from rulebook.rules_dsl.diagnostics import escaped, render_all
 
 from rulebook.compiler.pipeline import driver
 from rulebook.compiler.analysis import reads
-
-EVENTS = "/__rulebook__/events"
-"""The Server-Sent Events stream pages listen on."""
-
-KEEPALIVE_SECONDS = 15.0
+from rulebook.compiler.commands import serve_http
+from rulebook.compiler.commands.serve_http import EVENTS
 
 PARSES_REMEMBERED = 4096
 """Declarations whose parse trees a preview keeps (:func:`rulebook.rules_dsl.parser.remember_parses`)."""
@@ -538,132 +534,6 @@ def _files(folder: Path, skip: tuple[str, ...]) -> list[str]:
     return sorted(out)
 
 
-def _host_allowed(host: str | None, bound: str) -> bool:
-    """The ``Host`` header names this machine: ``localhost``, a loopback address or the address the
-    server is bound to (any port). Refusing other names stops DNS rebinding: a page on another
-    origin whose name resolves to 127.0.0.1 cannot read the preview."""
-    if not host:
-        return False
-    name = urllib.parse.urlsplit("//" + host).hostname or ""
-    return name in ("localhost", "127.0.0.1", "::1", bound.strip("[]")) or name.endswith(".localhost")
-
-
-def handler_for(preview: Preview, stopping: threading.Event):
-    """The request handler: files of the site (pages with the reload script), and the events."""
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, *args) -> None:  # noqa: D401 - no access log in the terminal
-            pass
-
-        def do_GET(self) -> None:  # noqa: N802 - http.server's name
-            if not _host_allowed(self.headers.get("Host"), self.server.server_address[0]):
-                self.send(403, "text/plain; charset=utf-8", b"forbidden: this preview answers only to localhost\n")
-                return
-            url = urllib.parse.urlsplit(self.path)
-            path = urllib.parse.unquote(url.path)
-            if path == EVENTS and not getattr(self, "head_only", False):
-                self.events(urllib.parse.parse_qs(url.query))
-                return
-            rel = _site_path(path, preview.site)
-            target = preview.site / rel
-            try:
-                target.resolve().relative_to(preview.site.resolve())
-                data = target.read_bytes()
-            except (OSError, ValueError):
-                data, status, kind = (preview.site / "404.html").read_bytes() if (preview.site / "404.html").is_file() else b"not found", 404, "text/html"
-                self.send(status, kind, preview.page(data))
-                return
-            kind = _content_type(target.name)
-            if kind.startswith("text/html"):
-                data = preview.page(data)
-            self.send(200, kind, data)
-
-        def do_HEAD(self) -> None:  # noqa: N802 - http.server's name
-            self.head_only = True  # one handler answers every request of a kept-alive connection
-            try:
-                self.do_GET()
-            finally:
-                self.head_only = False
-
-        def send(self, status: int, kind: str, data: bytes) -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(len(data)))
-            self.send_header("Cache-Control", "no-store")
-            self.end_headers()
-            if not getattr(self, "head_only", False):
-                self.wfile.write(data)
-
-        def events(self, query: dict[str, list[str]]) -> None:
-            """The site's versions as Server-Sent Events. A stream that says which page it is
-            (``page``, its URL path) and the version that page shows (``v``), as the reload
-            script does, is sent that version first and then a newer one only once the page
-            is stale (:meth:`Preview.update`), followed by `` page`` when only the page's own
-            HTML changed (the script then puts it in place); that page counts as open meanwhile
-            (rendered first after an edit). Without them, every version is sent, as a number."""
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.send_header("Cache-Control", "no-store")
-            self.send_header("Connection", "close")
-            self.end_headers()
-            self.close_connection = True
-            page = _site_path(urllib.parse.unquote(query["page"][0]), preview.site) if query.get("page") else None  # location.pathname is %-encoded
-            shown = int(query["v"][0]) if page is not None and query.get("v", [""])[0].isdigit() else None
-            checked, sent = -1, None  # the last version looked at; the last one announced
-            if page is not None:
-                with preview.ready:
-                    preview.viewing[page] += 1
-            try:
-                while not stopping.is_set():
-                    announce, how = None, None
-                    with preview.ready:
-                        if preview.version == checked:
-                            preview.ready.wait(KEEPALIVE_SECONDS)
-                        if preview.version != checked:
-                            checked = preview.version
-                            how = None if shown is None else preview.update(page, shown)
-                            if shown is None or how is not None:
-                                announce = checked
-                            elif sent is None:
-                                announce = shown  # this page is as it was
-                    if announce is not None and announce != sent:
-                        data = f"{announce} page" if how == "page" else str(announce)
-                        self.wfile.write(f"event: version\ndata: {data}\n\n".encode())
-                        sent = announce
-                    else:
-                        self.wfile.write(b": keep-alive\n\n")
-                    self.wfile.flush()
-            except (BrokenPipeError, ConnectionResetError):
-                pass
-            finally:
-                if page is not None:
-                    with preview.ready:
-                        preview.viewing[page] -= 1
-                        if preview.viewing[page] <= 0:
-                            del preview.viewing[page]
-
-    return Handler
-
-
-def _site_path(path: str, site: Path) -> str:
-    """A URL path's file in the site (relative): ``/`` and folders are their ``index.html``."""
-    rel = posixpath.normpath("/" + path).lstrip("/")
-    if rel in ("", "."):
-        return "index.html"
-    return posixpath.join(rel, "index.html") if (site / rel).is_dir() else rel
-
-
-def _content_type(name: str) -> str:
-    import mimetypes
-
-    if name.endswith((".js", ".mjs")):
-        return "text/javascript; charset=utf-8"
-    kind = mimetypes.guess_type(name)[0] or "application/octet-stream"
-    return kind + "; charset=utf-8" if kind.startswith("text/") or kind == "application/json" else kind
-
-
 WATCH_TIMEOUT_MS = 200
 """How long the watcher waits in Rust before it reports "nothing yet": its first report says it
 is watching; later ones only let it notice ``stopping``."""
@@ -755,8 +625,10 @@ def main(args) -> int:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, stop)
+    log = lambda text: print(text, file=sys.stderr, flush=True)  # noqa: E731
     with tempfile.TemporaryDirectory(prefix="rulebook-serve-") as tmp:
-        preview = Preview(rulebook, Path(tmp), log=lambda text: print(text, file=sys.stderr, flush=True))
+        work = Path(tmp)
+        preview = Preview(rulebook, work, log=log)
         preview.log(f"building {escaped(str(rulebook))}…")
         since = fingerprint(rulebook)  # an edit saved during the first build is rebuilt once the watcher is ready
         if preview.build_all():
@@ -764,14 +636,14 @@ def main(args) -> int:
         else:
             preview.log("fix the errors: the site is built as soon as the rulebook checks")
         try:
-            server = http.server.ThreadingHTTPServer((args.host, args.port), handler_for(preview, stopping))
-        except OSError as exc:
-            print(f"error: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
-            return 1
-        server.daemon_threads = True
+            server = serve_http.make_server(preview, stopping, args.host, args.port)
+        except (OSError, OverflowError) as exc:  # in use, not this machine's, or no port at all
+            print(f"error: cannot listen on {escaped(str(args.host))}:{args.port}: {escaped(str(getattr(exc, 'strerror', None) or exc))}",
+                  file=sys.stderr)
+            return 2 if isinstance(exc, OverflowError) else 1
         host, port = server.server_address[:2]
         watcher = start_watching(preview, stopping, since)
-        preview.log(f"serving http://{host}:{port}/ — edit the .rules files; Ctrl-C stops")
+        preview.log(f"serving http://{escaped(str(host))}:{port}/ — edit the .rules files; Ctrl-C stops")
         try:
             server.serve_forever(poll_interval=0.25)
         except KeyboardInterrupt:
@@ -784,6 +656,6 @@ def main(args) -> int:
             watcher.join(timeout=5)
             if watcher.is_alive():  # Ctrl-C during a rebuild: the rebuild is abandoned, not awaited
                 preview.log("stopped during a rebuild")
-                shutil.rmtree(tmp, ignore_errors=True)
+                shutil.rmtree(work, ignore_errors=True)
                 os._exit(0)
     return 0
