@@ -5,6 +5,8 @@ ending in a result or a clear error within bounded time and memory.
   the batch: the lines after it are answered; only the end of the input ends a batch.
 * SV1 — a path component over 255 bytes, ``v=²``, a 5,000-digit ``v``, a ``page`` over 255 bytes,
   a NUL, a ``Host`` or path that does not parse: each an HTTP answer (404/400/403), no traceback.
+* SV2 — the rulebook folder removed and copied back while served: the serve says so, watches the
+  new folder and rebuilds; later edits are rebuilt.
 * SV4 — connections past the cap are answered 503 and threads stay bounded; an idle or trickling
   connection is dropped after the request deadline, a request head is bounded in bytes (431);
   event streams outlive the deadline, with their own cap; a handler that breaks answers 500 and
@@ -171,6 +173,21 @@ def test_idle_connections_are_capped_and_threads_stay_bounded(served):
         assert time.monotonic() < deadline, threads()
         time.sleep(0.1)
     assert status(served.port, "/" + PAGE) == 200
+
+
+def test_the_rulebook_folder_removed_and_put_back_is_watched_again(served):
+    folder = served.folder
+    saved = folder.parent / "saved"
+    shutil.copytree(folder, saved)
+    mark = len(served.output)
+    shutil.rmtree(folder)
+    served.wait_for_output("is gone", 30, mark)
+    shutil.copytree(saved, folder)
+    served.wait_for_output("is back; rebuilding", 30, mark)
+    served.wait_for_output("reloading", 60, mark)
+    served.edit("### 11. Dados de disparo", "### 11. Dados de disparo tras la copia", seconds=60)
+    status_code, page = served.get(PAGE)
+    assert status_code == 200 and "Dados de disparo tras la copia" in page
 
 
 # ---------------------------------------------------------------------------- SV4 bounds, in this process

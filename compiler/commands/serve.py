@@ -65,7 +65,8 @@ How an edit becomes an updated page (and why):
 The server binds ``127.0.0.1`` unless told otherwise, serves only files under
 the site folder, and stops cleanly on Ctrl-C (the watcher, the server and the
 temporary folder). Its HTTP side, with its bounds (connections, event streams, how long
-a request may take to arrive), is :mod:`.serve_http`.
+a request may take to arrive), is :mod:`.serve_http`. A rulebook folder that is removed or
+replaced while served is waited for, watched again and rebuilt (:func:`watch`).
 """
 
 from __future__ import annotations
@@ -79,6 +80,7 @@ import os
 import posixpath
 import shutil
 import signal
+import stat
 import sys
 import tempfile
 import threading
@@ -545,7 +547,7 @@ def fingerprint(rulebook: Path) -> str:
     watcher is ready, so an edit saved in between is not lost."""
     import hashlib
 
-    folder = rulebook if rulebook.is_dir() else rulebook.parent
+    folder = _watched_folder(rulebook)
     digest = hashlib.sha256()
     for path in sorted(folder.rglob("*.rules")):
         try:
@@ -576,27 +578,97 @@ def watch(preview: Preview, stopping: threading.Event, ready: threading.Event | 
     empty batch when nothing changed for :data:`WATCH_TIMEOUT_MS`: its first yield, empty
     or not, proves the watch exists, so ``ready`` is set then; if the rules are not those
     of fingerprint ``since`` (edited while the first build ran, or before the watch
-    existed), that first yield rebuilds even when it is empty."""
+    existed), that first yield rebuilds even when it is empty.
+
+    A watch dies with its folder: when the rulebook's folder is removed or replaced (``rm -rf``
+    and a copy put back, a ``git checkout`` of its parent, a rename) — its own removal is
+    reported, or the folder at its path is another one or none — the watcher says so, waits
+    for a folder to be there again (:func:`_wait_for`), watches it, says it is back and
+    rebuilds. Meanwhile the last good site is served."""
     import watchfiles
 
-    folder = preview.rulebook if preview.rulebook.is_dir() else preview.rulebook.parent
+    folder = _watched_folder(preview.rulebook).absolute()
+    root = os.path.normpath(folder)
+    shown = escaped(str(folder))
 
     def rules_only(change, path: str) -> bool:
-        return path.endswith(".rules")
+        return path.endswith(".rules") or os.path.normpath(path) == root
 
-    first = True
-    for changes in watchfiles.watch(folder, watch_filter=rules_only, debounce=400, step=30, stop_event=stopping,
-                                    rust_timeout=WATCH_TIMEOUT_MS, yield_on_timeout=True, raise_interrupt=False):
-        missed = first and since is not None and fingerprint(preview.rulebook) != since
-        if first:
-            first = False
+    back = False  # the folder came back: rebuild once it is watched again
+    refused = ""  # the system's last refusal to watch
+    while not stopping.is_set():
+        identity = _identity(folder)
+        if identity is None:
             if ready is not None:
-                ready.set()
-        if not changes and not missed:
+                ready.set()  # nothing to watch until it is back
+            preview.log(f"{shown} is gone; the last good site is still served; waiting for it to be back")
+            if not _wait_for(folder, stopping):
+                return
+            back = True
             continue
-        names = sorted({escaped(os.path.relpath(p, folder)) for _, p in changes})
-        preview.log(f"changed: {', '.join(names) or 'the rules, while the site was built'}; rebuilding…")
-        _rebuild_and_log(preview)
+        first = True
+        try:
+            for changes in watchfiles.watch(folder, watch_filter=rules_only, debounce=400, step=30, stop_event=stopping,
+                                            rust_timeout=WATCH_TIMEOUT_MS, yield_on_timeout=True, raise_interrupt=False):
+                missed = first and since is not None and fingerprint(preview.rulebook) != since
+                if first:
+                    first, since = False, None
+                    if ready is not None:
+                        ready.set()
+                if _identity(folder) != identity or any(os.path.normpath(p) == root for _, p in changes):
+                    back = True  # removed or replaced: watch what is there now, or wait for it
+                    break
+                if back:
+                    back = False
+                    preview.log(f"{shown} is back; rebuilding…")
+                    _rebuild_and_log(preview)
+                    continue
+                if not changes and not missed:
+                    continue
+                names = sorted({escaped(os.path.relpath(p, folder)) for _, p in changes})
+                preview.log(f"changed: {', '.join(names) or 'the rules, while the site was built'}; rebuilding…")
+                _rebuild_and_log(preview)
+            else:
+                return  # stopping
+        except OSError as exc:  # gone between the look and the watch, or the system refused a watch
+            if _identity(folder) is not None:
+                if str(exc) != refused:  # said once, not every try
+                    refused = str(exc)
+                    preview.log(f"warning: cannot watch {shown}: {escaped(refused)}; trying again every {WATCH_RETRY_SECONDS:g} s")
+                if stopping.wait(WATCH_RETRY_SECONDS):
+                    return
+            back = True
+
+
+def _watched_folder(rulebook: Path) -> Path:
+    """The folder the watcher watches: the rulebook's folder, or the folder of a rulebook file."""
+    if rulebook.is_dir():
+        return rulebook
+    return rulebook.parent if rulebook.is_file() or rulebook.suffix == ".rules" else rulebook
+
+
+def _identity(folder: Path) -> tuple[int, int] | None:
+    """Which folder is at ``folder`` now (device, inode); None when there is none."""
+    try:
+        info = os.stat(folder)
+    except (OSError, ValueError):
+        return None
+    return (info.st_dev, info.st_ino) if stat.S_ISDIR(info.st_mode) else None
+
+
+WATCH_RETRY_SECONDS = 2.0
+"""How often a watch the system refused is tried again."""
+
+BACK_POLL_SECONDS = 0.25
+"""How often a removed rulebook folder is looked for."""
+
+
+def _wait_for(folder: Path, stopping: threading.Event) -> bool:
+    """Wait until ``folder`` is a folder again (True) or ``stopping`` (False)."""
+    while not stopping.wait(BACK_POLL_SECONDS):
+        if _identity(folder) is not None:
+            return True
+    return False
 
 
 def _rebuild_and_log(preview: Preview) -> None:
