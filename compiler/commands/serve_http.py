@@ -57,6 +57,9 @@ MAX_HEAD_BYTES = 256 * 1024
 """The most a request's line and headers may hold (http.server's own limits, 64 KiB a line and
 100 headers, would let one request hold 6.5 MB)."""
 
+DRAIN_BYTES, DRAIN_SECONDS = 1 << 20, 1.0
+"""What a connection refused for its request's size may still send before it is closed."""
+
 STREAM_RETRY_MS = 5000
 """When a page whose stream was refused (past :data:`MAX_STREAMS`) asks again."""
 
@@ -226,6 +229,23 @@ def handler_for(preview, stopping: threading.Event, request_seconds: float = REQ
                 self.close_connection = True
                 if not self.sent:
                     self.send_error(431, "Request Header Fields Too Large")
+                self.drain()
+
+        def drain(self) -> None:
+            """Read and drop what the client is still sending (at most :data:`DRAIN_BYTES`, for at
+            most :data:`DRAIN_SECONDS`) before the connection is closed: closed with unread bytes,
+            it would be reset, and the client could lose the answer before reading it."""
+            try:
+                self.connection.shutdown(socket.SHUT_WR)
+                end, left = time.monotonic() + DRAIN_SECONDS, DRAIN_BYTES
+                while left > 0 and end > time.monotonic():
+                    self.connection.settimeout(end - time.monotonic())
+                    data = self.connection.recv(min(left, 1 << 16))
+                    if not data:
+                        break
+                    left -= len(data)
+            except OSError:
+                pass
 
         def log_message(self, *args) -> None:  # noqa: D401 - no access log in the terminal
             pass
