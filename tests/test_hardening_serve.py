@@ -7,6 +7,8 @@ ending in a result or a clear error within bounded time and memory.
   a NUL, a ``Host`` or path that does not parse: each an HTTP answer (404/400/403), no traceback.
 * SV2 — the rulebook folder removed and copied back while served: the serve says so, watches the
   new folder and rebuilds; later edits are rebuilt.
+* SV3 — the folder of a serve killed with ``kill -9`` is removed by the next serve; a live
+  serve's folder, an older rulebook's (no owner file) and links are left alone.
 * SV4 — connections past the cap are answered 503 and threads stay bounded; an idle or trickling
   connection is dropped after the request deadline, a request head is bounded in bytes (431);
   event streams outlive the deadline, with their own cap; a handler that breaks answers 500 and
@@ -21,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -175,6 +178,15 @@ def test_idle_connections_are_capped_and_threads_stay_bounded(served):
     assert status(served.port, "/" + PAGE) == 200
 
 
+def test_a_live_serves_folder_is_not_taken_for_a_leftover(served):
+    from rulebook.compiler.commands import serve_work
+
+    (mine,) = [p for p in served.tmp.iterdir() if p.name.startswith(serve_work.PREFIX)]
+    assert (mine / serve_work.OWNER).read_text().strip() == str(served.proc.pid)
+    assert serve_work.clean_leftovers(served.tmp) == []
+    assert mine.is_dir()
+
+
 def test_the_rulebook_folder_removed_and_put_back_is_watched_again(served):
     folder = served.folder
     saved = folder.parent / "saved"
@@ -188,6 +200,79 @@ def test_the_rulebook_folder_removed_and_put_back_is_watched_again(served):
     served.edit("### 11. Dados de disparo", "### 11. Dados de disparo tras la copia", seconds=60)
     status_code, page = served.get(PAGE)
     assert status_code == 200 and "Dados de disparo tras la copia" in page
+
+
+def test_a_killed_serves_folder_is_removed_by_the_next_serve(served):
+    """kill -9 leaves the folder; the next serve removes it (before its own first build)."""
+    from rulebook.compiler.commands import serve_work
+
+    (left,) = [p for p in served.tmp.iterdir() if p.name.startswith(serve_work.PREFIX)]
+    served.proc.kill()
+    served.proc.wait()
+    assert left.is_dir()
+    env = {**os.environ, "TMPDIR": str(served.tmp)}
+    proc = subprocess.Popen([sys.executable, "-m", "rulebook.compiler.commands.cli", "serve", str(served.folder), "--port", "0"],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        first = proc.stdout.readline()
+        assert "removed 1 folder(s)" in first and "killed" in first, first
+        assert not left.exists()
+        assert "building" in proc.stdout.readline()
+        assert [p for p in served.tmp.iterdir() if p.name.startswith(serve_work.PREFIX)]  # its own, while it runs
+    finally:
+        proc.send_signal(signal.SIGINT)
+        rest = proc.communicate(timeout=60)[0]
+    assert "Traceback" not in rest
+    assert not [p for p in served.tmp.iterdir() if p.name.startswith(serve_work.PREFIX)]
+
+
+# ---------------------------------------------------------------------------- SV3 in detail
+
+
+def test_only_the_folders_of_dead_serves_are_removed(tmp_path):
+    import fcntl
+
+    from rulebook.compiler.commands import serve_work
+
+    def folder(name: str, owner: bool = True):
+        path = tmp_path / name
+        path.mkdir()
+        (path / "live").mkdir()
+        (path / "live" / "big").write_bytes(b"x" * 1000)
+        if owner:
+            (path / serve_work.OWNER).write_text("1\n")
+        return path
+
+    dead = folder("rulebook-serve-dead")
+    live = folder("rulebook-serve-live")
+    older = folder("rulebook-serve-older", owner=False)  # an older rulebook's: no lock to ask
+    unfinished = folder(".rulebook-serve-new-old", owner=False)
+    os.utime(unfinished, (time.time() - 3600, time.time() - 3600))
+    starting = folder(".rulebook-serve-new-now", owner=False)
+    elsewhere = folder("elsewhere")
+    (tmp_path / "rulebook-serve-link").symlink_to(elsewhere)
+    (tmp_path / "rulebook-serve-file").write_text("not a folder")
+    held = os.open(live, os.O_RDONLY)
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        removed = serve_work.clean_leftovers(tmp_path)
+    finally:
+        os.close(held)
+    assert sorted(removed) == [".rulebook-serve-new-old", "rulebook-serve-dead"]
+    assert not dead.exists() and not unfinished.exists()
+    assert live.is_dir() and older.is_dir() and starting.is_dir() and (elsewhere / "live" / "big").is_file()
+    assert (tmp_path / "rulebook-serve-file").is_file()
+
+
+def test_a_claimed_folder_is_locked_while_held_and_gone_after(tmp_path, monkeypatch):
+    from rulebook.compiler.commands import serve_work
+
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    logs: list[str] = []
+    with serve_work.claimed(logs.append) as work:
+        assert work.parent == tmp_path and work.name.startswith(serve_work.PREFIX)
+        assert serve_work.clean_leftovers(tmp_path) == [] and work.is_dir()
+    assert not work.exists() and list(tmp_path.iterdir()) == [] and logs == []
 
 
 # ---------------------------------------------------------------------------- SV4 bounds, in this process

@@ -65,8 +65,9 @@ How an edit becomes an updated page (and why):
 The server binds ``127.0.0.1`` unless told otherwise, serves only files under
 the site folder, and stops cleanly on Ctrl-C (the watcher, the server and the
 temporary folder). Its HTTP side, with its bounds (connections, event streams, how long
-a request may take to arrive), is :mod:`.serve_http`. A rulebook folder that is removed or
-replaced while served is waited for, watched again and rebuilt (:func:`watch`).
+a request may take to arrive), is :mod:`.serve_http`; its temporary folder, and the
+removal of those of serves that were killed, :mod:`.serve_work`. A rulebook folder that
+is removed or replaced while served is waited for, watched again and rebuilt (:func:`watch`).
 """
 
 from __future__ import annotations
@@ -82,7 +83,6 @@ import shutil
 import signal
 import stat
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -91,7 +91,7 @@ from rulebook.rules_dsl.diagnostics import escaped, render_all
 
 from rulebook.compiler.pipeline import driver
 from rulebook.compiler.analysis import reads
-from rulebook.compiler.commands import serve_http
+from rulebook.compiler.commands import serve_http, serve_work
 from rulebook.compiler.commands.serve_http import EVENTS
 
 PARSES_REMEMBERED = 4096
@@ -698,8 +698,7 @@ def main(args) -> int:
 
     signal.signal(signal.SIGTERM, stop)
     log = lambda text: print(text, file=sys.stderr, flush=True)  # noqa: E731
-    with tempfile.TemporaryDirectory(prefix="rulebook-serve-") as tmp:
-        work = Path(tmp)
+    with serve_work.claimed(log) as work:  # the folders of killed serves are removed first
         preview = Preview(rulebook, work, log=log)
         preview.log(f"building {escaped(str(rulebook))}…")
         since = fingerprint(rulebook)  # an edit saved during the first build is rebuilt once the watcher is ready
