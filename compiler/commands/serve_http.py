@@ -317,7 +317,11 @@ def handler_for(preview, stopping: threading.Event, request_seconds: float = REQ
             is stale (:meth:`Preview.update`), followed by `` page`` when only the page's own
             HTML changed (the script then puts it in place); that page counts as open meanwhile
             (rendered first after an edit). Without them, every version is sent, as a number.
-            A ``page`` that names no file of the site, or a ``v`` that is not a version, is 400."""
+            A ``page`` that names no file of the site, or a ``v`` that is not a version, is 400; so is
+            a request in HTTP/0.9, which has no headers to say what the stream is."""
+            if self.request_version == "HTTP/0.9":
+                self.send(400, "text/plain; charset=utf-8", b"bad request: an event stream needs HTTP/1.0 or later\n")
+                return
             page = None
             if query.get("page"):  # location.pathname is %-encoded
                 page = _site_path(urllib.parse.unquote(query["page"][0]), preview.site)
