@@ -471,40 +471,86 @@ class Resolver:
 
     def run_batch(self, args, stdin, stdout) -> int:
         """Answer every line of ``stdin`` (bytes) on ``stdout`` (text), in order; returns 1
-        when a line failed, else 0. Blank lines are skipped (their numbers still count)."""
+        when a line failed, else 0. Blank lines are skipped (their numbers still count).
+        Only the end of the input ends the batch (:func:`batch_lines`). A reader that
+        closes its end of ``stdout`` stops the batch quietly (as ``rulebook`` does on a
+        closed pipe), with the exit status of the lines answered so far."""
         defaults = {"seed": args.seed, "exact": args.exact, "explain": args.explain, "max_work": args.max_work}
         try:
             fd = stdin.fileno()
         except (AttributeError, OSError, ValueError):  # not a file (a test's BytesIO)
             fd = None
         failed = False
-        pending = b""
         number = 0
-        skipping = False  # inside a line over the limit, until its end
-        while True:
-            chunk = os.read(fd, 1 << 16) if fd is not None else stdin.read(1 << 16)
-            if skipping:
-                end = chunk.find(b"\n")
-                if end < 0 and chunk:
-                    continue
-                chunk, skipping = chunk[end + 1:] if end >= 0 else chunk, False
-            lines = (pending + chunk).split(b"\n")
-            pending = lines.pop() if chunk else b""  # at the end, the last piece is a line without its newline
+        read = (lambda: os.read(fd, BATCH_READ)) if fd is not None else (lambda: stdin.read(BATCH_READ))
+        for lines in batch_lines(read):
             answers = []
-            if len(pending) > MAX_INPUT_BYTES:  # a line over the limit: answered now, the rest of it dropped
-                lines.append(pending)
-                pending, skipping = b"", True
             for line in lines:
                 number += 1
-                if len(line) > MAX_INPUT_BYTES:
+                if line is None:
                     answers.append(json.dumps({"line": number, "error": f"line {number} is larger than {MAX_INPUT_BYTES} bytes"}))
                     failed = True
                 elif line.strip():
                     answer, ok = self.answer_line(number, line, defaults)
                     failed |= not ok
                     answers.append(answer)
-            if answers:
-                stdout.write("\n".join(answers) + "\n")
-            stdout.flush()
-            if not chunk and not skipping:
-                return 1 if failed else 0
+            try:
+                if answers:
+                    stdout.write("\n".join(answers) + "\n")
+                stdout.flush()
+            except BrokenPipeError:
+                _quiet(stdout)
+                break
+        return 1 if failed else 0
+
+
+BATCH_READ = 1 << 16
+"""Bytes ``--batch`` asks for in one read of its input."""
+
+
+def batch_lines(read, limit: int = MAX_INPUT_BYTES):
+    """The lines of a stream, grouped by the read that completed them: ``read()`` returns
+    the next bytes, and ``b""`` only at the end of the input (a read may end anywhere: in a
+    line, on its newline, or hold several lines). Yields, after each read, the list of the
+    lines it completed (bytes, without the newline; the last line needs none), where a line
+    over ``limit`` bytes is ``None``: it is reported as soon as it is known to be too long,
+    and the rest of it is skipped up to its newline, so at most ``limit`` bytes and one read
+    are held at any time."""
+    pending = bytearray()
+    skipping = False  # inside a line already reported as too long, until its newline
+    while True:
+        chunk = read()
+        if not chunk:  # the end of the input: the last line, when it has no newline
+            if pending:
+                yield [bytes(pending)]
+            return
+        lines: list[bytes | None] = []
+        start = 0
+        while (end := chunk.find(b"\n", start)) >= 0:
+            if skipping:
+                skipping = False
+            elif len(pending) + end - start > limit:
+                lines.append(None)
+            else:
+                pending += chunk[start:end]
+                lines.append(bytes(pending))
+            pending.clear()
+            start = end + 1
+        if not skipping and start < len(chunk):
+            if len(pending) + len(chunk) - start > limit:
+                lines.append(None)
+                pending.clear()
+                skipping = True
+            else:
+                pending += chunk[start:]
+        yield lines
+
+
+def _quiet(stdout) -> None:
+    """Nothing more reaches a closed ``stdout``, not even the interpreter's last flush at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stdout.fileno())
+        os.close(devnull)
+    except (AttributeError, OSError, ValueError):  # not a file (a test's StringIO)
+        pass

@@ -64,7 +64,10 @@ How an edit becomes an updated page (and why):
 
 The server binds ``127.0.0.1`` unless told otherwise, serves only files under
 the site folder, and stops cleanly on Ctrl-C (the watcher, the server and the
-temporary folder).
+temporary folder). Its HTTP side, with its bounds (connections, event streams, how long
+a request may take to arrive), is :mod:`.serve_http`; its temporary folder, and the
+removal of those of serves that were killed, :mod:`.serve_work`. A rulebook folder that
+is removed or replaced while served is waited for, watched again and rebuilt (:func:`watch`).
 """
 
 from __future__ import annotations
@@ -72,29 +75,24 @@ from __future__ import annotations
 import collections
 import contextlib
 import html
-import http.server
 import gc
 import logging
 import os
 import posixpath
 import shutil
 import signal
+import stat
 import sys
-import tempfile
 import threading
 import time
-import urllib.parse
 from pathlib import Path
 
 from rulebook.rules_dsl.diagnostics import escaped, render_all
 
 from rulebook.compiler.pipeline import driver
 from rulebook.compiler.analysis import reads
-
-EVENTS = "/__rulebook__/events"
-"""The Server-Sent Events stream pages listen on."""
-
-KEEPALIVE_SECONDS = 15.0
+from rulebook.compiler.commands import serve_http, serve_work
+from rulebook.compiler.commands.serve_http import EVENTS
 
 PARSES_REMEMBERED = 4096
 """Declarations whose parse trees a preview keeps (:func:`rulebook.rules_dsl.parser.remember_parses`)."""
@@ -538,132 +536,6 @@ def _files(folder: Path, skip: tuple[str, ...]) -> list[str]:
     return sorted(out)
 
 
-def _host_allowed(host: str | None, bound: str) -> bool:
-    """The ``Host`` header names this machine: ``localhost``, a loopback address or the address the
-    server is bound to (any port). Refusing other names stops DNS rebinding: a page on another
-    origin whose name resolves to 127.0.0.1 cannot read the preview."""
-    if not host:
-        return False
-    name = urllib.parse.urlsplit("//" + host).hostname or ""
-    return name in ("localhost", "127.0.0.1", "::1", bound.strip("[]")) or name.endswith(".localhost")
-
-
-def handler_for(preview: Preview, stopping: threading.Event):
-    """The request handler: files of the site (pages with the reload script), and the events."""
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, *args) -> None:  # noqa: D401 - no access log in the terminal
-            pass
-
-        def do_GET(self) -> None:  # noqa: N802 - http.server's name
-            if not _host_allowed(self.headers.get("Host"), self.server.server_address[0]):
-                self.send(403, "text/plain; charset=utf-8", b"forbidden: this preview answers only to localhost\n")
-                return
-            url = urllib.parse.urlsplit(self.path)
-            path = urllib.parse.unquote(url.path)
-            if path == EVENTS and not getattr(self, "head_only", False):
-                self.events(urllib.parse.parse_qs(url.query))
-                return
-            rel = _site_path(path, preview.site)
-            target = preview.site / rel
-            try:
-                target.resolve().relative_to(preview.site.resolve())
-                data = target.read_bytes()
-            except (OSError, ValueError):
-                data, status, kind = (preview.site / "404.html").read_bytes() if (preview.site / "404.html").is_file() else b"not found", 404, "text/html"
-                self.send(status, kind, preview.page(data))
-                return
-            kind = _content_type(target.name)
-            if kind.startswith("text/html"):
-                data = preview.page(data)
-            self.send(200, kind, data)
-
-        def do_HEAD(self) -> None:  # noqa: N802 - http.server's name
-            self.head_only = True  # one handler answers every request of a kept-alive connection
-            try:
-                self.do_GET()
-            finally:
-                self.head_only = False
-
-        def send(self, status: int, kind: str, data: bytes) -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(len(data)))
-            self.send_header("Cache-Control", "no-store")
-            self.end_headers()
-            if not getattr(self, "head_only", False):
-                self.wfile.write(data)
-
-        def events(self, query: dict[str, list[str]]) -> None:
-            """The site's versions as Server-Sent Events. A stream that says which page it is
-            (``page``, its URL path) and the version that page shows (``v``), as the reload
-            script does, is sent that version first and then a newer one only once the page
-            is stale (:meth:`Preview.update`), followed by `` page`` when only the page's own
-            HTML changed (the script then puts it in place); that page counts as open meanwhile
-            (rendered first after an edit). Without them, every version is sent, as a number."""
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.send_header("Cache-Control", "no-store")
-            self.send_header("Connection", "close")
-            self.end_headers()
-            self.close_connection = True
-            page = _site_path(urllib.parse.unquote(query["page"][0]), preview.site) if query.get("page") else None  # location.pathname is %-encoded
-            shown = int(query["v"][0]) if page is not None and query.get("v", [""])[0].isdigit() else None
-            checked, sent = -1, None  # the last version looked at; the last one announced
-            if page is not None:
-                with preview.ready:
-                    preview.viewing[page] += 1
-            try:
-                while not stopping.is_set():
-                    announce, how = None, None
-                    with preview.ready:
-                        if preview.version == checked:
-                            preview.ready.wait(KEEPALIVE_SECONDS)
-                        if preview.version != checked:
-                            checked = preview.version
-                            how = None if shown is None else preview.update(page, shown)
-                            if shown is None or how is not None:
-                                announce = checked
-                            elif sent is None:
-                                announce = shown  # this page is as it was
-                    if announce is not None and announce != sent:
-                        data = f"{announce} page" if how == "page" else str(announce)
-                        self.wfile.write(f"event: version\ndata: {data}\n\n".encode())
-                        sent = announce
-                    else:
-                        self.wfile.write(b": keep-alive\n\n")
-                    self.wfile.flush()
-            except (BrokenPipeError, ConnectionResetError):
-                pass
-            finally:
-                if page is not None:
-                    with preview.ready:
-                        preview.viewing[page] -= 1
-                        if preview.viewing[page] <= 0:
-                            del preview.viewing[page]
-
-    return Handler
-
-
-def _site_path(path: str, site: Path) -> str:
-    """A URL path's file in the site (relative): ``/`` and folders are their ``index.html``."""
-    rel = posixpath.normpath("/" + path).lstrip("/")
-    if rel in ("", "."):
-        return "index.html"
-    return posixpath.join(rel, "index.html") if (site / rel).is_dir() else rel
-
-
-def _content_type(name: str) -> str:
-    import mimetypes
-
-    if name.endswith((".js", ".mjs")):
-        return "text/javascript; charset=utf-8"
-    kind = mimetypes.guess_type(name)[0] or "application/octet-stream"
-    return kind + "; charset=utf-8" if kind.startswith("text/") or kind == "application/json" else kind
-
-
 WATCH_TIMEOUT_MS = 200
 """How long the watcher waits in Rust before it reports "nothing yet": its first report says it
 is watching; later ones only let it notice ``stopping``."""
@@ -675,7 +547,7 @@ def fingerprint(rulebook: Path) -> str:
     watcher is ready, so an edit saved in between is not lost."""
     import hashlib
 
-    folder = rulebook if rulebook.is_dir() else rulebook.parent
+    folder = _watched_folder(rulebook)
     digest = hashlib.sha256()
     for path in sorted(folder.rglob("*.rules")):
         try:
@@ -706,27 +578,97 @@ def watch(preview: Preview, stopping: threading.Event, ready: threading.Event | 
     empty batch when nothing changed for :data:`WATCH_TIMEOUT_MS`: its first yield, empty
     or not, proves the watch exists, so ``ready`` is set then; if the rules are not those
     of fingerprint ``since`` (edited while the first build ran, or before the watch
-    existed), that first yield rebuilds even when it is empty."""
+    existed), that first yield rebuilds even when it is empty.
+
+    A watch dies with its folder: when the rulebook's folder is removed or replaced (``rm -rf``
+    and a copy put back, a ``git checkout`` of its parent, a rename) — its own removal is
+    reported, or the folder at its path is another one or none — the watcher says so, waits
+    for a folder to be there again (:func:`_wait_for`), watches it, says it is back and
+    rebuilds. Meanwhile the last good site is served."""
     import watchfiles
 
-    folder = preview.rulebook if preview.rulebook.is_dir() else preview.rulebook.parent
+    folder = _watched_folder(preview.rulebook).absolute()
+    root = os.path.normpath(folder)
+    shown = escaped(str(folder))
 
     def rules_only(change, path: str) -> bool:
-        return path.endswith(".rules")
+        return path.endswith(".rules") or os.path.normpath(path) == root
 
-    first = True
-    for changes in watchfiles.watch(folder, watch_filter=rules_only, debounce=400, step=30, stop_event=stopping,
-                                    rust_timeout=WATCH_TIMEOUT_MS, yield_on_timeout=True, raise_interrupt=False):
-        missed = first and since is not None and fingerprint(preview.rulebook) != since
-        if first:
-            first = False
+    back = False  # the folder came back: rebuild once it is watched again
+    refused = ""  # the system's last refusal to watch
+    while not stopping.is_set():
+        identity = _identity(folder)
+        if identity is None:
             if ready is not None:
-                ready.set()
-        if not changes and not missed:
+                ready.set()  # nothing to watch until it is back
+            preview.log(f"{shown} is gone; the last good site is still served; waiting for it to be back")
+            if not _wait_for(folder, stopping):
+                return
+            back = True
             continue
-        names = sorted({escaped(os.path.relpath(p, folder)) for _, p in changes})
-        preview.log(f"changed: {', '.join(names) or 'the rules, while the site was built'}; rebuilding…")
-        _rebuild_and_log(preview)
+        first = True
+        try:
+            for changes in watchfiles.watch(folder, watch_filter=rules_only, debounce=400, step=30, stop_event=stopping,
+                                            rust_timeout=WATCH_TIMEOUT_MS, yield_on_timeout=True, raise_interrupt=False):
+                missed = first and since is not None and fingerprint(preview.rulebook) != since
+                if first:
+                    first, since = False, None
+                    if ready is not None:
+                        ready.set()
+                if _identity(folder) != identity or any(os.path.normpath(p) == root for _, p in changes):
+                    back = True  # removed or replaced: watch what is there now, or wait for it
+                    break
+                if back:
+                    back = False
+                    preview.log(f"{shown} is back; rebuilding…")
+                    _rebuild_and_log(preview)
+                    continue
+                if not changes and not missed:
+                    continue
+                names = sorted({escaped(os.path.relpath(p, folder)) for _, p in changes})
+                preview.log(f"changed: {', '.join(names) or 'the rules, while the site was built'}; rebuilding…")
+                _rebuild_and_log(preview)
+            else:
+                return  # stopping
+        except OSError as exc:  # gone between the look and the watch, or the system refused a watch
+            if _identity(folder) is not None:
+                if str(exc) != refused:  # said once, not every try
+                    refused = str(exc)
+                    preview.log(f"warning: cannot watch {shown}: {escaped(refused)}; trying again every {WATCH_RETRY_SECONDS:g} s")
+                if stopping.wait(WATCH_RETRY_SECONDS):
+                    return
+            back = True
+
+
+def _watched_folder(rulebook: Path) -> Path:
+    """The folder the watcher watches: the rulebook's folder, or the folder of a rulebook file."""
+    if rulebook.is_dir():
+        return rulebook
+    return rulebook.parent if rulebook.is_file() or rulebook.suffix == ".rules" else rulebook
+
+
+def _identity(folder: Path) -> tuple[int, int] | None:
+    """Which folder is at ``folder`` now (device, inode); None when there is none."""
+    try:
+        info = os.stat(folder)
+    except (OSError, ValueError):
+        return None
+    return (info.st_dev, info.st_ino) if stat.S_ISDIR(info.st_mode) else None
+
+
+WATCH_RETRY_SECONDS = 2.0
+"""How often a watch the system refused is tried again."""
+
+BACK_POLL_SECONDS = 0.25
+"""How often a removed rulebook folder is looked for."""
+
+
+def _wait_for(folder: Path, stopping: threading.Event) -> bool:
+    """Wait until ``folder`` is a folder again (True) or ``stopping`` (False)."""
+    while not stopping.wait(BACK_POLL_SECONDS):
+        if _identity(folder) is not None:
+            return True
+    return False
 
 
 def _rebuild_and_log(preview: Preview) -> None:
@@ -755,8 +697,9 @@ def main(args) -> int:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, stop)
-    with tempfile.TemporaryDirectory(prefix="rulebook-serve-") as tmp:
-        preview = Preview(rulebook, Path(tmp), log=lambda text: print(text, file=sys.stderr, flush=True))
+    log = lambda text: print(text, file=sys.stderr, flush=True)  # noqa: E731
+    with serve_work.claimed(log) as work:  # the folders of killed serves are removed first
+        preview = Preview(rulebook, work, log=log)
         preview.log(f"building {escaped(str(rulebook))}…")
         since = fingerprint(rulebook)  # an edit saved during the first build is rebuilt once the watcher is ready
         if preview.build_all():
@@ -764,14 +707,14 @@ def main(args) -> int:
         else:
             preview.log("fix the errors: the site is built as soon as the rulebook checks")
         try:
-            server = http.server.ThreadingHTTPServer((args.host, args.port), handler_for(preview, stopping))
-        except OSError as exc:
-            print(f"error: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
-            return 1
-        server.daemon_threads = True
+            server = serve_http.make_server(preview, stopping, args.host, args.port)
+        except (OSError, OverflowError) as exc:  # in use, not this machine's, or no port at all
+            print(f"error: cannot listen on {escaped(str(args.host))}:{args.port}: {escaped(str(getattr(exc, 'strerror', None) or exc))}",
+                  file=sys.stderr)
+            return 2 if isinstance(exc, OverflowError) else 1
         host, port = server.server_address[:2]
         watcher = start_watching(preview, stopping, since)
-        preview.log(f"serving http://{host}:{port}/ — edit the .rules files; Ctrl-C stops")
+        preview.log(f"serving http://{escaped(str(host))}:{port}/ — edit the .rules files; Ctrl-C stops")
         try:
             server.serve_forever(poll_interval=0.25)
         except KeyboardInterrupt:
@@ -784,6 +727,6 @@ def main(args) -> int:
             watcher.join(timeout=5)
             if watcher.is_alive():  # Ctrl-C during a rebuild: the rebuild is abandoned, not awaited
                 preview.log("stopped during a rebuild")
-                shutil.rmtree(tmp, ignore_errors=True)
+                shutil.rmtree(work, ignore_errors=True)
                 os._exit(0)
     return 0
