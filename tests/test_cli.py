@@ -132,3 +132,25 @@ def test_build_into_folder(tmp_path):
     out = tmp_path / "out"
     run("build", str(DATA / "python" / "shooting.rules"), "-o", str(out), "--no-site", check=True)
     assert (out / "json" / "manifest.json").exists() and (out / "python" / "prueba" / "procedures.py").exists()
+
+
+def test_a_build_whose_examples_fail_publishes_nothing(tmp_path):
+    """Vectors are expectations: a worked example its own rules contradict is an error of
+    the build, at the failing expect, one per example, and nothing is written."""
+    out = tmp_path / "out"
+    proc = run("build", str(FAILING), "-o", str(out), "--no-site")
+    assert proc.returncode == 1 and not out.exists()
+    errors = [line for line in proc.stderr.splitlines() if ": error: worked example" in line]
+    assert len(errors) == 3, proc.stderr  # one per failing example (the fourth holds)
+    assert any("failing_example.rules:27:" in line and "actual 1/3 (≈ 0.3333), expected 1/2" in line for line in errors)
+    assert "--allow-failing-examples" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_draft_build_marks_the_vectors_that_do_not_hold(tmp_path):
+    out = tmp_path / "out"
+    proc = run("build", str(FAILING), "-o", str(out), "--no-site", "--allow-failing-examples")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.count(": warning: worked example") == 3
+    vectors = json.loads((out / "json" / "examples.json").read_text(encoding="utf-8"))["vectors"]
+    assert [v["holds"] for v in vectors] == [r["ok"] for r in json.loads(run("test", str(FAILING), "--format", "json").stdout)]
+    assert [v["holds"] for v in vectors] == [False, False, True, False]

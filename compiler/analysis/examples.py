@@ -138,22 +138,25 @@ def _number(value: Any) -> str:
 
 def run_examples(package: ModuleType) -> list[ExampleResult]:
     """Evaluate every example of a generated package, in rulebook order."""
-    results = []
-    for example in package.examples.EXAMPLES:
-        res = ExampleResult(example.procedure, example.title, example.src)
-        ev = evaluate(package, example)
-        if ev.error is not None:
-            if ev.expected_error is None:
-                res.error = str(ev.error)
-            elif ev.expected_error not in ev.error.message:
-                res.failures.append(f"{example.src}: expected an error containing {ev.expected_error!r}, got: {ev.error}")
-        elif ev.expected_error is not None:
-            containing = f" containing {ev.expected_error!r}" if ev.expected_error else ""
-            res.failures.append(f"{example.src}: expected an error{containing}, but the procedure resolved")
-        for check in ev.checks:
-            if not check.ok:
-                res.failures.append(f"{check.src}: expect {check.text}: {check.detail or 'fails'}")
-        if ev.distribution is not None:
-            res.distribution = package.PROCEDURES[example.procedure].in_outcome_order(ev.distribution)
-        results.append(res)
-    return results
+    return [verdict(package, example, evaluate(package, example)) for example in package.examples.EXAMPLES]
+
+
+def verdict(package: ModuleType, example: runtime.Example, ev: Evaluation, with_distribution: bool = True) -> ExampleResult:
+    """What went wrong with one evaluated example, if anything (``rulebook test``'s
+    verdict; a build refuses to publish an example whose verdict is not ``ok``), with the
+    distribution of results in outcome order unless ``with_distribution`` is false."""
+    res = ExampleResult(example.procedure, example.title, example.src)
+    if ev.error is not None:
+        if ev.expected_error is None:
+            res.error = str(ev.error)
+        elif ev.expected_error not in ev.error.message:
+            res.failures.append(f"{example.src}: expected an error containing {ev.expected_error!r}, got: {ev.error}")
+    elif ev.expected_error is not None:
+        containing = f" containing {ev.expected_error!r}" if ev.expected_error else ""
+        res.failures.append(f"{example.src}: expected an error{containing}, but the procedure resolved")
+    for check in ev.checks:
+        if not check.ok:
+            res.failures.append(f"{check.src}: expect {check.text}: {check.detail or 'fails'}")
+    if with_distribution and ev.distribution is not None:
+        res.distribution = package.PROCEDURES[example.procedure].in_outcome_order(ev.distribution)
+    return res

@@ -51,6 +51,8 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", type=Path, default=Path("build"),
                    help="carpeta de salida (por defecto build/; sin RULEBOOK, una subcarpeta por reglamento y un index.html que enlaza sus sitios)")
     p.add_argument("--no-site", action="store_true", help="no ejecuta mkdocs (sólo genera docs/)")
+    p.add_argument("--allow-failing-examples", action="store_true",
+                   help="compila un borrador aunque haya ejemplos que las reglas contradicen (avisos, y «holds»: false en sus vectores)")
 
     p = sub.add_parser("resolve", help="resuelve un procedimiento: resultado muestreado o distribución exacta")
     p.add_argument("procedure", nargs="?", help="nombre del procedimiento")
@@ -196,7 +198,8 @@ def _build_one(args, book: Path, output: Path) -> tuple[int, driver.Checked]:
     from rulebook.compiler.pipeline import driver
 
     t0 = time.perf_counter()
-    result = driver.build(book, output, site=not args.no_site, shown=(_shown(book), _shown(output)))
+    result = driver.build(book, output, site=not args.no_site, shown=(_shown(book), _shown(output)),
+                          allow_failing_examples=args.allow_failing_examples)
     _print_diags(result, args.format)
     if not result.ok:
         print(f"build of {_shown(book)} failed; the previous output was left untouched", file=sys.stderr)

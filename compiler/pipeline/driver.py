@@ -155,10 +155,13 @@ def _check_language(rb, sources: dict[str, str], rep: Reporter) -> None:
 
 
 def build(path: Path, out_dir: Path, site: bool = True, shown: tuple[str, str] | None = None,
-          stages: Stages | None = None) -> Checked:
+          stages: Stages | None = None, allow_failing_examples: bool = False) -> Checked:
     """Check, then emit json/, schemas/, python/, docs/ (and site/) into ``out_dir``.
 
-    Nothing in ``out_dir`` changes unless the whole build succeeds. ``shown``:
+    Nothing in ``out_dir`` changes unless the whole build succeeds. A worked example
+    that the rules contradict is an error, one per example at its failing ``expect``
+    (the build publishes no vector its own rules break); ``allow_failing_examples``
+    makes them warnings and builds a draft whose vectors say ``"holds": false``. ``shown``:
     the rulebook and the output folder as the data page's commands name them
     (as typed on the command line); by default ``path`` as given and ``build``.
     ``stages``: see :class:`Stages` (by default, each stage's function).
@@ -182,7 +185,7 @@ def build(path: Path, out_dir: Path, site: bool = True, shown: tuple[str, str] |
             _clean_after_killed_builds(out_dir)
             staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.building-", dir=out_dir.parent))
             locks.enter_context(_locked(staging))
-            _emit_all(result, staging, site, shown or (str(path), "build"), stages)
+            _emit_all(result, staging, site, shown or (str(path), "build"), stages, allow_failing_examples)
             if result.ok:
                 foreign = _foreign_entries(out_dir, staging)
                 if foreign:
@@ -201,13 +204,14 @@ def build(path: Path, out_dir: Path, site: bool = True, shown: tuple[str, str] |
     return result
 
 
-def _emit_all(result: Checked, staging: Path, site: bool, shown: tuple[str, str], stages: Stages) -> None:
+def _emit_all(result: Checked, staging: Path, site: bool, shown: tuple[str, str], stages: Stages,
+              allow_failing_examples: bool = False) -> None:
     """Python package → odds (computed by that package) → JSON → pages → site."""
     program = result.program
     assert program is not None
     ahead = stages.listings(program.sources)
     try:
-        _emit_stages(result, program, staging, site, shown, stages, ahead)
+        _emit_stages(result, program, staging, site, shown, stages, ahead, allow_failing_examples)
     finally:
         if ahead is not None:
             ahead.close()
@@ -229,7 +233,7 @@ def _settled():
 
 
 def _emit_stages(result: Checked, program: Program, staging: Path, site: bool, shown: tuple[str, str], stages: Stages,
-                 ahead: to_pages.ListingsAhead | None) -> None:
+                 ahead: to_pages.ListingsAhead | None, allow_failing_examples: bool = False) -> None:
     from rulebook.compiler.analysis import evaluations, odds
     from rulebook.compiler.pipeline import pyload
     from rulebook.compiler.emit.data import to_json
@@ -255,6 +259,10 @@ def _emit_stages(result: Checked, program: Program, staging: Path, site: bool, s
         odds_tables = odds.compute(package)
     result.timings["odds"] = time.perf_counter() - t - result.timings.get("examples", 0.0)
     gc.freeze()
+    failing = _failing_examples(package, result.sources, "warning" if allow_failing_examples else "error")
+    result.diagnostics.extend(failing)
+    if failing and not allow_failing_examples:
+        return
     t = time.perf_counter()
     problems = to_json.write_all(program, staging, odds_tables, package, stages.json)
     result.timings["json"] = time.perf_counter() - t
@@ -272,6 +280,46 @@ def _emit_stages(result: Checked, program: Program, staging: Path, site: bool, s
         result.timings["mkdocs"] = time.perf_counter() - t
         if err:
             result.diagnostics.append(Diagnostic("error", "mkdocs build --strict failed:\n" + _without_traceback(err), Span("<build>", 0, 0, 0, 0), None, "site"))
+
+
+def _failing_examples(package: ModuleType, sources: dict[str, str], severity: str) -> list[Diagnostic]:
+    """One diagnostic per worked example that does not hold (:func:`rulebook.compiler.analysis.examples.verdict`),
+    at its first failing ``expect`` (or at the example when it stopped with an error)."""
+    from rulebook.compiler.analysis import evaluations, examples
+
+    out = []
+    for index, example in enumerate(package.examples.EXAMPLES):
+        ev, _ = evaluations.evaluated(package, index)
+        res = examples.verdict(package, example, ev, with_distribution=False)
+        if res.ok:
+            continue
+        reasons = res.failures + ([f"{example.src}: stopped with a rule error: {res.error}"] if res.error else [])
+        where, reason = example.src, reasons[0]
+        for src in [c.src for c in ev.checks] + [example.src]:
+            if reason.startswith(src + ": "):
+                where, reason = src, reason[len(src) + 2:]
+                break
+        more = f" (and {len(reasons) - 1} more)" if len(reasons) > 1 else ""
+        out.append(Diagnostic(
+            severity, f"worked example {example.title!r} of {example.procedure} does not hold: {reason}{more}",
+            _line_span(where, sources),
+            "the rules give another result: fix the rule or the example (`rulebook test` shows the distribution); "
+            "`rulebook build --allow-failing-examples` builds a draft whose vectors say \"holds\": false",
+            "example",
+        ))
+    return out
+
+
+def _line_span(src: str, sources: dict[str, str]) -> Span:
+    """``file:line`` → the span of that line's text (without its indentation)."""
+    file, _, line = src.rpartition(":")
+    number = int(line) if line.isascii() and line.isdigit() else 0
+    lines = sources.get(file, "").splitlines()
+    if not 1 <= number <= len(lines):
+        return Span(file or src, 0, 0, 0, 0)
+    text = lines[number - 1]
+    start = len(text) - len(text.lstrip())
+    return Span(file, number, start + 1, number, max(len(text.rstrip()), start) + 1)
 
 
 def _error(message: str, where: Path, hint: str | None = None) -> Diagnostic:

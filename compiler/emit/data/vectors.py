@@ -11,7 +11,9 @@ results in the procedure's order) or the text the rule error must contain.
 A distribution of more than :data:`MAX_LISTED` results is given by its number
 of results and :func:`digest` instead of listed (one such example would
 otherwise weigh megabytes). The ``expect`` lines of the example are kept as
-``checks`` for people.
+``checks`` for people, and ``holds`` says whether they hold: always true in a published
+build (:func:`rulebook.compiler.pipeline.driver.build` refuses failing examples), false
+only in a draft built with ``--allow-failing-examples``.
 
 :data:`VECTORS_SCHEMA` is the body of ``schemas/examples.schema.json``.
 """
@@ -28,7 +30,7 @@ from rulebook import runtime
 
 from rulebook.compiler import ir
 from rulebook.compiler.analysis.evaluations import Kept, evaluated
-from rulebook.compiler.analysis.examples import same_inputs
+from rulebook.compiler.analysis.examples import same_inputs, verdict
 from rulebook.compiler.analysis.reads import example_keys
 
 FRACTION = r"^(0|[1-9][0-9]*)/[1-9][0-9]*$"
@@ -120,6 +122,7 @@ def vectors_doc(program: ir.Program, package: ModuleType, files: dict[str, str],
             "source": _source(example.src, files),
             "input": {name: runtime.to_jsonable(value) for name, value in example.inputs.items()},
             "checks": [x.text for x in example.expectations],
+            "holds": verdict(package, example, ev, with_distribution=False).ok,
             "error": None,
             "results": None,
             "digest": None,
@@ -166,6 +169,9 @@ VECTORS_SCHEMA = {
                 "id": {"type": "string"}, "procedure": {"type": "string"}, "title": {"type": "string"}, "source": {"type": "string"},
                 "input": {"type": "object"},
                 "checks": {"type": "array", "items": {"type": "string"}, "description": "Las líneas expect del ejemplo, tal como se escriben."},
+                "holds": {"type": "boolean", "description": "Si el ejemplo se cumple con las reglas tal como están: "
+                          "siempre true en una versión publicada (una compilación con ejemplos que fallan no publica nada); "
+                          "false sólo en un borrador compilado con --allow-failing-examples, cuyas comprobaciones no deben tomarse como esperadas."},
                 "error": {"type": ["string", "null"], "description": "Texto que contiene el mensaje del error de regla esperado (null: el procedimiento se resuelve)."},
                 "results": {"type": ["integer", "null"], "description": "Número de resultados distintos de la distribución."},
                 "digest": {"type": ["string", "null"], "pattern": "^sha256:[0-9a-f]{64}$", "description": DIGEST_RULE},
@@ -174,7 +180,7 @@ VECTORS_SCHEMA = {
                     "description": f"La distribución exacta, en el orden de los resultados del procedimiento (null con más de {MAX_LISTED} resultados: compárese digest).",
                 },
             },
-            "required": ["id", "procedure", "title", "source", "input", "checks", "error", "results", "digest", "distribution"],
+            "required": ["id", "procedure", "title", "source", "input", "checks", "holds", "error", "results", "digest", "distribution"],
             "additionalProperties": False,
         },
         "ResultProbability": {
