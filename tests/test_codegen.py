@@ -89,7 +89,8 @@ def test_generated_lines_are_short(case):
 
 
 def test_long_expressions_are_broken_at_top_level_commas_and_operators():
-    from rulebook.compiler.emit.python.to_python import Chain, Group, Seq, Text, Writer
+    from rulebook.compiler.emit.python.layout import Chain, Group, Seq, Text
+    from rulebook.compiler.emit.python.writer import Writer
 
     w = Writer()
     w.level = 1

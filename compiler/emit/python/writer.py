@@ -1,0 +1,78 @@
+"""The lines of a generated Python module, written at an indentation level.
+
+Reads: statements as docs (:mod:`.layout`), comments and docstrings of rules text.
+Produces: :attr:`Writer.lines`, each statement laid out to fit :data:`.layout.WIDTH`
+characters, comments and docstrings wrapped to fit; rules text reaches a comment or a
+docstring only through :func:`inline` (escaped: no line break, no quote ends it).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import textwrap
+
+from rulebook.compiler.emit.python.layout import INDENT, WIDTH, Chain, Doc, Seq, flat, laid_out, layout, must_break
+
+
+def inline(text: str) -> str:
+    """Rules text made safe inside a generated docstring or comment: its ``repr()``
+    without the quotes (no line breaks, backslashes escaped), double quotes escaped."""
+    return repr(text)[1:-1].replace('"', '\\"')
+
+
+class Writer:
+    """Lines of a module body with an indentation level; statements are laid out to fit."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.level = 0
+
+    def line(self, text: str = "") -> None:
+        self.lines.append((INDENT * self.level + text) if text else "")
+
+    def code(self, doc: Doc) -> None:
+        """A statement (or a module-level assignment), broken over lines when too long."""
+        indent = len(INDENT) * self.level
+        try:
+            lines = laid_out(doc, indent)
+        except TypeError:  # a part that does not hash: laid out each time
+            lines = layout(doc, indent, indent, 0)
+        self.lines.append(INDENT * self.level + lines[0])
+        self.lines.extend(lines[1:])
+
+    def comment(self, text: str) -> None:
+        """A comment (rules text made safe by :func:`inline`), wrapped to fit."""
+        room = WIDTH - len(INDENT) * self.level - 2
+        for line in textwrap.wrap(inline(text), room, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False):
+            self.line("# " + line)
+
+    def docstring(self, lines: list[str]) -> None:
+        """A docstring of rules text (made safe by :func:`inline`), each line wrapped to fit."""
+        room = WIDTH - len(INDENT) * self.level - 6
+        wrapped: list[str] = []
+        for line in lines:
+            wrapped.extend(textwrap.wrap(inline(line), room, break_long_words=False, break_on_hyphens=False) or [""])
+        wrapped[0] = '"""' + wrapped[0]
+        wrapped[-1] += '"""'
+        for line in wrapped:
+            self.line(line)
+
+    def condition(self, keyword: str, cond: Doc) -> None:
+        """``if cond:``: a chain without its parentheses when the line fits."""
+        self.statement(keyword + " ", cond, ":")
+
+    def statement(self, head: str, value: Doc, tail: str = "") -> None:
+        """``head value tail`` (``x = value``, ``return value``, ``if value:``): a chain
+        without its parentheses when the line fits."""
+        if isinstance(value, Chain) and not must_break(value):
+            bare = f"{head}{flat(dataclasses.replace(value, parens=False))}{tail}"
+            if len(INDENT) * self.level + len(bare) <= WIDTH:
+                self.line(bare)
+                return
+        self.code(Seq((head, value, tail)))
+
+    def indent(self) -> None:
+        self.level += 1
+
+    def outdent(self) -> None:
+        self.level -= 1
