@@ -10,29 +10,30 @@ split into implicitly joined pieces.
 Only :class:`Text` (``repr()``) and the comma of ``(x,)`` are Python spelling; the
 breaking of groups and chains is the same for any language with brackets and infix
 operators.
+
+Docs are named tuples: immutable, and built, hashed and compared by C code (a data literal
+of ``data.py`` is thousands of docs; docs are the keys of :func:`laid_out`'s memo and of
+the tables of values a module builds once). Docs of different classes differ in their
+number of fields or in the type of the first, so they never compare equal.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Union
+from typing import NamedTuple, Union
 
 WIDTH = 120
 INDENT = "    "
 
 
-@dataclass(frozen=True, slots=True)
-class Text:
+class Text(NamedTuple):
     """A string literal: written with ``repr()``; when too long, split into
     implicitly joined pieces inside parentheses."""
 
     value: str
 
 
-@dataclass(frozen=True, slots=True)
-class Group:
+class Group(NamedTuple):
     """``head`` + ``open`` + items separated by commas + ``close``: a call, a tuple,
     a dict, a subscript. ``trailing_comma`` writes a comma after the last item on one
     line too (``(x,)``); ``always_break`` puts one item per line even when all would fit."""
@@ -45,8 +46,7 @@ class Group:
     always_break: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Chain:
+class Chain(NamedTuple):
     """Operands joined by operators in parentheses: ``(a + b - c)``, ``(x if c else y)``,
     ``body for v in xs if c``. Without ``parens`` (the sole argument of a call) the
     call's parentheses hold it."""
@@ -56,15 +56,13 @@ class Chain:
     parens: bool = True
 
 
-@dataclass(frozen=True, slots=True)
-class Seq:
+class Seq(NamedTuple):
     """Parts written one after the other (``obj.field``, ``name=value``, ``x = call(…)``)."""
 
     parts: tuple["Doc", ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Noted:
+class Noted(NamedTuple):
     """An item of a group followed by a comment (``value,  # note``): the group is
     then written one item per line. ``note`` is a Python name (the parameter the
     value fills)."""
@@ -96,7 +94,7 @@ def dict_of(pairs: list[tuple[Doc, Doc]], always_break: bool = False) -> Group:
 def _sole_chain_bare(group: Group) -> tuple[Doc, ...]:
     """A call's only argument needs no parentheses of its own."""
     if group.head and group.open == "(" and len(group.items) == 1 and isinstance(group.items[0], Chain):
-        return (dataclasses.replace(group.items[0], parens=False),)
+        return (group.items[0]._replace(parens=False),)
     return group.items
 
 
@@ -117,13 +115,50 @@ def flat(doc: Doc) -> str:
     return f"({inner})" if doc.parens else inner
 
 
+def width(doc: Doc, room: int) -> int:
+    """``len(flat(doc))`` when that is at most ``room`` and ``doc`` need not break (see
+    :func:`must_break`); else a number over ``room`` (the count stops there, so a long doc
+    costs no more than a short one: a doc is measured again at each level it is laid out)."""
+    if isinstance(doc, str):
+        return len(doc)
+    if isinstance(doc, Text):
+        return len(repr(doc.value))
+    if isinstance(doc, Seq):
+        total = 0
+        for part in doc.parts:
+            total += width(part, room - total)
+            if total > room:
+                break
+        return total
+    if isinstance(doc, Group):
+        if doc.always_break and doc.items:
+            return room + 1
+        items = doc.items
+        total = len(doc.head) + len(doc.open) + len(doc.close) + doc.trailing_comma + 2 * max(len(items) - 1, 0)
+        if doc.head and doc.open == "(" and len(items) == 1 and isinstance(items[0], Chain) and items[0].parens:
+            total -= 2  # the sole argument of a call, without parentheses of its own (_sole_chain_bare)
+        for item in items:
+            total += width(item, room - total)
+            if total > room:
+                break
+        return total
+    if isinstance(doc, Chain):
+        total = 2 * doc.parens + width(doc.first, room - 2 * doc.parens)
+        for op, operand in doc.rest:
+            if total > room:
+                break
+            total += len(op) + 2
+            total += width(operand, room - total)
+        return total
+    return room + 1  # Noted: never on one line
+
+
 def layout(doc: Doc, indent: int, col: int, tail: int) -> list[str]:
     """Lines for ``doc`` written from column ``col`` of a line indented by ``indent``,
     with ``tail`` characters to follow it. The first line continues the current
     line; the others are complete, with their indentation."""
-    one_line = flat(doc)
-    if isinstance(doc, str) or (col + len(one_line) + tail <= WIDTH and not must_break(doc)):
-        return [one_line]
+    if isinstance(doc, str) or width(doc, WIDTH - col - tail) <= WIDTH - col - tail:
+        return [flat(doc)]
     if isinstance(doc, Text):
         return _split_text(doc.value, indent)
     if isinstance(doc, Seq):
@@ -221,8 +256,9 @@ def _lead(parts: tuple[Doc, ...]) -> tuple[int, bool]:
 def _layout_group(doc: Group, indent: int, tail: int) -> list[str]:
     items = _sole_chain_bare(doc)
     inner = indent + len(INDENT)
-    contents = ", ".join(flat(i) for i in items) + ("," if doc.trailing_comma else "")
-    if not must_break(doc) and inner + len(contents) <= WIDTH and indent + len(doc.close) + tail <= WIDTH:
+    brackets = len(doc.head) + len(doc.open) + len(doc.close)
+    if indent + len(doc.close) + tail <= WIDTH and width(doc, WIDTH - inner + brackets) - brackets <= WIDTH - inner:
+        contents = ", ".join(flat(i) for i in items) + ("," if doc.trailing_comma else "")
         return [doc.head + doc.open, " " * inner + contents, " " * indent + doc.close]
     trailing = doc.open != "[" and (len(items) > 1 or doc.trailing_comma)
     lines = [doc.head + doc.open]
@@ -241,9 +277,8 @@ def _layout_group(doc: Group, indent: int, tail: int) -> list[str]:
 
 def _layout_chain(doc: Chain, indent: int, col: int, tail: int) -> list[str]:
     inner = indent + len(INDENT) if doc.parens else indent
-    bare = flat(dataclasses.replace(doc, parens=False))
-    if doc.parens and inner + len(bare) <= WIDTH and not must_break(doc):
-        return ["(", " " * inner + bare, " " * indent + ")"]
+    if doc.parens and width(doc, WIDTH - inner + 2) - 2 <= WIDTH - inner:
+        return ["(", " " * inner + flat(doc._replace(parens=False)), " " * indent + ")"]
     last_tail = 0 if doc.parens else tail
     operands = [("", doc.first)] + [(op + " ", x) for op, x in doc.rest]
     lines = ["("] if doc.parens else []
@@ -261,5 +296,5 @@ def _layout_chain(doc: Chain, indent: int, col: int, tail: int) -> list[str]:
 def laid_out(doc: Doc, indent: int) -> tuple[str, ...]:
     """``layout(doc, indent, indent, 0)``, remembered (the result is not changed by the
     caller): ``rulebook serve`` generates the package again after an edit, and most
-    statements are the ones it laid out before (a doc is a tree of frozen values)."""
+    statements are the ones it laid out before (a doc is a tree of immutable values)."""
     return tuple(layout(doc, indent, indent, 0))

@@ -8,7 +8,6 @@ docstring only through :func:`inline` (escaped: no line break, no quote ends it)
 
 from __future__ import annotations
 
-import dataclasses
 import textwrap
 
 from rulebook.compiler.emit.python.layout import INDENT, WIDTH, Chain, Doc, Seq, flat, laid_out, layout, must_break
@@ -65,7 +64,7 @@ class Writer:
         """``head value tail`` (``x = value``, ``return value``, ``if value:``): a chain
         without its parentheses when the line fits."""
         if isinstance(value, Chain) and not must_break(value):
-            bare = f"{head}{flat(dataclasses.replace(value, parens=False))}{tail}"
+            bare = f"{head}{flat(value._replace(parens=False))}{tail}"
             if len(INDENT) * self.level + len(bare) <= WIDTH:
                 self.line(bare)
                 return
