@@ -15,11 +15,11 @@ from typing import Any
 from rulebook.compiler import ir
 from rulebook.compiler.emit.python import plan
 from rulebook.compiler.emit.python.generation import Generation
-from rulebook.compiler.emit.python.layout import INDENT, Group, Seq, Text, call, dict_of, tuple_of
-from rulebook.compiler.emit.python.literals import literal_doc, python_literal
+from rulebook.compiler.emit.python.layout import Doc, Group, Seq, Text, call, dict_of, flat, tuple_of
+from rulebook.compiler.emit.python.literals import literal_doc
 from rulebook.compiler.emit.python.module_frame import module_text, write_piece
 from rulebook.compiler.emit.python.names import py_name
-from rulebook.compiler.emit.python.writer import Writer, inline
+from rulebook.compiler.emit.python.writer import Writer
 from rulebook.compiler.ir.types import T
 
 
@@ -63,7 +63,7 @@ class DeclarationWriter:
             w.line("__slots__ = (")
             w.indent()
             for (_, ftype, ftitle), field in zip(fields, names):
-                w.line(f"{field!r},  # {inline(str(ftype) + (f' — {ftitle}' if ftitle else ''))}")
+                w.code(Seq((Text(field), ",")), note=str(ftype) + (f" — {ftitle}" if ftitle else ""))
             w.outdent()
             w.line(")")
         else:
@@ -86,26 +86,25 @@ class DeclarationWriter:
         w.outdent()
 
     # ------------------------------------------------------------------ data.py
-    def value(self, v: Any, t: T) -> str:
-        """Python source for data value ``v`` of type ``t`` (record classes from ``types``)."""
+    def value(self, v: Any, t: T) -> Doc:
+        """The doc of data value ``v`` of type ``t`` (record classes from ``types``); a list is
+        a tuple with a comma after each item (``(a, b,)``)."""
         k = t.kind
         if v is None:
             return "None"
         if k == "opt":
             return self.value(v, t.args[0])
         if k == "list":
-            items = [self.value(x, t.args[0]) for x in v]
-            return "(" + "".join(i + ", " for i in items).rstrip(" ") + ")" if items else "()"
+            return data_tuple([self.value(x, t.args[0]) for x in v])
         if k == "map":
-            return "{" + ", ".join(f"{k2!r}: {self.value(x, t.args[0])}" for k2, x in v.items()) + "}"
+            return dict_of([(Text(key) if isinstance(key, str) else repr(key), self.value(x, t.args[0])) for key, x in v.items()])
         if k == "record":
             fields = self.p.records[t.name].fields
-            args = ", ".join(f"{py_name(f.name)}={self.value(v.get(f.name), f.type)}" for f in fields)
-            return f"_t.{py_name(t.name)}({args})"
+            return call(f"_t.{py_name(t.name)}", *[Seq((f"{py_name(f.name)}=", self.value(v.get(f.name), f.type))) for f in fields])
         if k == "rule":
-            args = ", ".join(f"({a!r}, {repr(x) if isinstance(x, (list, dict)) else python_literal(x)})" for a, x in v["args"].items())
-            return f"_rt.RuleApp({v['rule']!r}, ({args}{',' if len(v['args']) == 1 else ''}))"
-        return python_literal(v)
+            args = [tuple_of([Text(a), repr(x) if isinstance(x, (list, dict)) else literal_doc(x)]) for a, x in v["args"].items()]
+            return call("_rt.RuleApp", Text(v["rule"]), tuple_of(args))
+        return literal_doc(v)
 
     def data_module(self) -> str:
         w = Writer()
@@ -121,8 +120,10 @@ class DeclarationWriter:
             w.line()
             w.comment("special rules each rule grants directly (runtime.granted follows the chain): has_rule and rule_param see them")
             w.line("GRANTS = {")
+            w.indent()
             for name, apps in self.generation.grants.items():
-                w.line(f"{INDENT}{name!r}: ({''.join(self.rule_app(a) + ', ' for a in apps).rstrip(' ')}),")
+                w.code(Seq((Text(name), ": ", data_tuple([self.rule_app(a) for a in apps]), ",")))
+            w.outdent()
             w.line("}")
         for d in plan.dice(self.p):
             w.line()
@@ -136,61 +137,80 @@ class DeclarationWriter:
         return module_text(self.generation, "Constants, catalogs, tables, dice and bags of the rulebook, as Python data.", w, imports=("types",))
 
     def catalog_data(self, w: Writer, c: ir.Catalog) -> None:
+        """``CATALOG_<name> = {id: record, …}``, one entry per line (an entry too long broken over several)."""
         record = T("record", c.record)
         w.line()
         w.comment(f"catalog {c.name} ({c.span.src})")
         w.line(f"CATALOG_{py_name(c.name)} = {{")
+        w.indent()
         for ident, entry in c.entries.items():
-            w.line(f"{INDENT}{ident!r}: {self.value(entry, record)},")
+            w.code(Seq((Text(ident), ": ", self.value(entry, record), ",")))
+        w.outdent()
         w.line("}")
 
-
-    def rule_app(self, app: ir.RuleApp) -> str:
+    def rule_app(self, app: ir.RuleApp) -> Doc:
         """``_rt.RuleApp('rule', (('X', 2),))``: a special rule applied with its arguments."""
         return self.value({"rule": app.rule, "args": dict(app.args)}, T("rule"))
 
-    def row_value(self, t: ir.Table, row: ir.TableRow) -> str:
+    def row_value(self, t: ir.Table, row: ir.TableRow) -> Doc:
         if t.across is not None:
             column = t.columns[0].type
-            return "{" + ", ".join(f"{python_literal(a)}: {self.value(v, column)}" for a, v in zip(t.across_values, row.across)) + "}"
+            return dict_of([(literal_doc(a), self.value(v, column)) for a, v in zip(t.across_values, row.across)])
         if len(t.columns) == 1:
             return self.value(row.values[t.columns[0].name], t.columns[0].type)
-        args = ", ".join(f"{py_name(c.name)}={self.value(row.values[c.name], c.type)}" for c in t.columns)
-        return f"_t._Row_{py_name(t.name)}({args})"
+        return call(f"_t._Row_{py_name(t.name)}", *[Seq((f"{py_name(c.name)}=", self.value(row.values[c.name], c.type))) for c in t.columns])
 
-    def range_row(self, t: ir.Table, row: ir.TableRow, pos: int = 0) -> str:
-        """``lo, lo_inclusive, hi, hi_inclusive, value`` of a row keyed by a range (at key ``pos``)."""
+    def range_row(self, t: ir.Table, row: ir.TableRow, pos: int = 0) -> Doc:
+        """``(lo, lo_inclusive, hi, hi_inclusive, value),`` of a row keyed by a range (at key ``pos``)."""
         r = row.keys[pos]
-        return f"{python_literal(r.lo)}, {r.lo_inclusive}, {python_literal(r.hi)}, {r.hi_inclusive}, {self.row_value(t, row)}"
+        bounds = [literal_doc(r.lo), repr(r.lo_inclusive), literal_doc(r.hi), repr(r.hi_inclusive)]
+        return Seq((tuple_of([*bounds, self.row_value(t, row)]), ","))
 
     def table_data(self, w: Writer, t: ir.Table) -> None:
+        """``TABLE_<name> = …``, one row per line (a row too long broken over several): keyed by
+        a range, a tuple of rows each noted with its position; else a dict by key."""
         w.line()
         w.comment(f"table {t.name} ({t.span.src})")
         if t.ranged and len(t.keys) == 1:
             w.line(f"TABLE_{py_name(t.name)} = (")
+            w.indent()
             for row in t.rows:
-                w.line(f"{INDENT}({self.range_row(t, row)}),  # {inline(row.span.src)}")
+                w.code(self.range_row(t, row), note=row.span.src)
+            w.outdent()
             w.line(")")
             return
         if t.ranged:
             # the other keys pick a tuple of range rows: {other keys: ((lo, lo_in, hi, hi_in, value), …)}
             pos = next(i for i, k in enumerate(t.keys) if k.ranged)
-            groups: dict[str, list[ir.TableRow]] = {}
+            groups: dict[str, tuple[Doc, list[ir.TableRow]]] = {}
             for row in t.rows:
-                others = [k for i, k in enumerate(row.keys) if i != pos]
-                key = python_literal(others[0]) if len(others) == 1 else "(" + ", ".join(python_literal(k) for k in others) + ")"
-                groups.setdefault(key, []).append(row)
+                key = _key([k for i, k in enumerate(row.keys) if i != pos])
+                groups.setdefault(flat(key), (key, []))[1].append(row)
             w.line(f"TABLE_{py_name(t.name)} = {{")
-            for key, rows in groups.items():
-                w.line(f"{INDENT}{key}: (")
+            w.indent()
+            for key, rows in groups.values():
+                w.code(Seq((key, ": (")))
+                w.indent()
                 for row in rows:
-                    w.line(f"{INDENT}{INDENT}({self.range_row(t, row, pos)}),  # {inline(row.span.src)}")
-                w.line(f"{INDENT}),")
+                    w.code(self.range_row(t, row, pos), note=row.span.src)
+                w.outdent()
+                w.line("),")
+            w.outdent()
             w.line("}")
             return
         w.line(f"TABLE_{py_name(t.name)} = {{")
+        w.indent()
         for row in t.rows:
-            key = python_literal(row.keys[0]) if len(row.keys) == 1 else "(" + ", ".join(python_literal(k) for k in row.keys) + ")"
-            w.line(f"{INDENT}{key}: {self.row_value(t, row)},")
+            w.code(Seq((_key(row.keys), ": ", self.row_value(t, row), ",")))
+        w.outdent()
         w.line("}")
 
+
+def data_tuple(items: list[Doc]) -> Group:
+    """``(a, b,)``: a tuple of data, with a comma after each item (``()`` when empty)."""
+    return Group("", tuple(items), trailing_comma=bool(items))
+
+
+def _key(keys: list) -> Doc:
+    """The key of a table row: its one value, or the tuple of its values."""
+    return literal_doc(keys[0]) if len(keys) == 1 else tuple_of([literal_doc(k) for k in keys])

@@ -37,9 +37,10 @@ docstring and comment text through ``repr()``. The code imports nothing but
 the runtime, the package's own copy (``from . import _runtime``: see
 :mod:`rulebook.compiler.emit.python.to_project`). Source positions cited by code go through one table per module
 (``_SRC[i]``). Code is laid out by a small pretty-printer (:mod:`.layout`) that breaks long
-calls, collections and operator chains over several lines, so no line is over
-:data:`.layout.WIDTH` characters except the entries of the catalog and table literals
-of ``data.py`` (one entry per line).
+calls, collections and operator chains over several lines and splits long string literals,
+and comments and docstrings are wrapped (:mod:`.writer`), so no line is over
+:data:`.layout.WIDTH` characters (120; counted in characters, not UTF-8 bytes): the data
+literals of ``data.py`` are one entry per line, an entry too long broken like code.
 """
 
 from __future__ import annotations
