@@ -1,0 +1,111 @@
+"""Issue 29, hardening of the language server and of the checker on hostile input.
+
+Each test reproduces one item of the issue and ends in a result or a clear
+error within the hang guard (:func:`guards.deadline`):
+
+* C1 — thousands of unknown ``[[links]]``: did-you-mean is remembered per set of
+  candidates and name, prefiltered, and a check spends at most a budget on it
+  (:class:`~rulebook.rules_dsl.diagnostics.SuggestionBudget`); the answers are
+  difflib's, as before;
+"""
+
+from __future__ import annotations
+
+import difflib
+import random
+
+import pytest
+
+from guards import deadline
+
+# ---------------------------------------------------------------------------- C1: did-you-mean
+
+
+def _difflib_answer(name: str, candidates) -> str | None:
+    """What did-you-mean answered before it was remembered and bounded: a candidate
+    differing only in case, else difflib's closest over the sorted candidates."""
+    pool = sorted({c for c in candidates if isinstance(c, str) and len(c) <= 100})
+    lowered = {c.lower(): c for c in pool}
+    if name.lower() in lowered and lowered[name.lower()] != name:
+        return lowered[name.lower()]
+    match = difflib.get_close_matches(name, pool, n=1, cutoff=0.6)
+    return match[0] if match else None
+
+
+def test_c1_did_you_mean_answers_as_difflib_does():
+    """Random names over random sets (short and long names, case variants, repeats, numbers,
+    the separator the suggester joins names with): the remembered, prefiltered answer is
+    difflib's answer, asked again or not, with a budget that suffices or none."""
+    from rulebook.rules_dsl.diagnostics import SuggestionBudget, did_you_mean
+
+    rng = random.Random(29)
+    letters = "abcdeAB_ñ\x00"
+
+    def word() -> str:
+        return "".join(rng.choice(letters) for _ in range(rng.choice((0, 1, 2, 3, 5, 8, 13, 30))))
+
+    for _ in range(1500):
+        pool = [word() for _ in range(rng.randint(0, 40))] + rng.sample([1, 2.5, None, "x" * 150], 2)
+        words = [c for c in pool if isinstance(c, str)]
+        name = rng.choice([word(), rng.choice(words) if words else "", word().upper()])
+        expected = _difflib_answer(name, pool)
+        assert did_you_mean(name, pool) == expected, (name, pool)
+        assert did_you_mean(name, list(reversed(pool)), SuggestionBudget()) == expected, "asked again, in another order"
+
+
+def test_c1_a_budget_gives_the_same_hints_whether_answers_were_remembered_or_not():
+    """Misspelt names over 300 alike names until the budget is spent: the same hints the
+    first time (computed) and the second (remembered), and no hint once it is spent."""
+    from rulebook.rules_dsl import diagnostics
+
+    names = [f"valor_{chr(97 + i % 26)}{chr(97 + i // 26 % 26)}_{i}" for i in range(300)]
+    misspelt = [names[i % 300][:-1] + f"x{i}" for i in range(1000)]
+    diagnostics._remembered.clear()
+    runs = []
+    for _ in range(2):
+        budget = diagnostics.SuggestionBudget(200_000)
+        runs.append([diagnostics.did_you_mean(name, names, budget) for name in misspelt])
+        assert budget.left == 0
+    assert runs[0] == runs[1]
+    hinted = [guess for guess in runs[0] if guess]
+    assert 0 < len(hinted) < len(misspelt) and runs[0][: len(hinted)] == hinted, "hints until the budget is spent"
+    assert hinted == [_difflib_answer(name, names) for name in misspelt[: len(hinted)]]
+
+
+def _rulebook_with_broken_links(folder, links: int):
+    """A rulebook of 300 constants whose prose links ``links`` names that do not exist
+    (each a constant's name with one letter changed, so that most have a close match)."""
+    names = [f"valor_{chr(97 + i % 26)}{chr(97 + i // 26 % 26)}_{i}" for i in range(300)]
+    decls = "\n".join(f"const {name} = {i}" for i, name in enumerate(names))
+    prose = "".join(f"[[{names[i % 300][:-1]}x{i}]]" + (" " if i % 20 < 19 else "\n\n") for i in range(links))
+    folder.mkdir()
+    (folder / "a.rules").write_text(
+        f'```rules\nrulebook prueba "Prueba" version "1.0" lang "es"\n{decls}\n```\n\n{prose}\n', encoding="utf-8",
+    )
+    return folder
+
+
+def test_c1_thousands_of_unknown_links_check_in_bounded_time(tmp_path, monkeypatch):
+    """1,000 distinct unknown links, each close to some of 300 names: the check gives hints
+    until its budget is spent (before, difflib ran over every name for each, tens of
+    seconds); a second check of the same text (the language server after a keystroke)
+    compares nothing and gives the same hints."""
+    from rulebook.compiler.pipeline import driver
+    from rulebook.rules_dsl import diagnostics
+
+    folder = _rulebook_with_broken_links(tmp_path / "reglamento", 1000)
+    diagnostics._remembered.clear()
+    with deadline(what="1,000 unknown links"):
+        checked = driver.check(folder)
+    unknown = [d for d in checked.diagnostics if d.message.startswith("unknown link target")]
+    assert len(unknown) == 1000
+    hinted = [d for d in unknown if d.hint and d.hint.startswith("did you mean")]
+    assert 0 < len(hinted) < len(unknown)
+    first = sorted(unknown, key=lambda d: (d.span.line, d.span.col))[0]
+    assert first.hint.startswith("did you mean 'valor_aa_0'?"), first.hint
+    compared = []
+    real = difflib.SequenceMatcher.quick_ratio
+    monkeypatch.setattr(difflib.SequenceMatcher, "quick_ratio", lambda self: compared.append(1) or real(self))
+    again = driver.check(folder)
+    assert compared == [], "the second check compares nothing"
+    assert [d.hint for d in again.diagnostics] == [d.hint for d in checked.diagnostics]
