@@ -3,10 +3,15 @@
 Each test reproduces one item of the issue and ends in a result or a clear
 error within the hang guard (:func:`guards.deadline`):
 
+* L1 — a document at ``/`` made the whole disk its rulebook: a rulebook never lies
+  above the workspace folder, a lone document is its own rulebook, listing a folder
+  is bounded and the loader's limits hold in the server;
+* L2 — a 5 MB document was checked at every keystroke: a document over the
+  loader's per-file limit gets one diagnostic instead;
 * C1 — thousands of unknown ``[[links]]``: did-you-mean is remembered per set of
   candidates and name, prefiltered, and a check spends at most a budget on it
   (:class:`~rulebook.rules_dsl.diagnostics.SuggestionBudget`); the answers are
-  difflib's, as before;
+  difflib's, as before.
 """
 
 from __future__ import annotations
@@ -14,9 +19,81 @@ from __future__ import annotations
 import difflib
 import random
 
-import pytest
-
 from guards import deadline
+
+# ---------------------------------------------------------------------------- L1: which files are read
+
+
+def test_l1_a_rulebook_never_lies_above_the_workspace_and_a_lone_file_is_its_own(tmp_path):
+    from rulebook.compiler.lsp.files import rulebook_root
+
+    (tmp_path / "arriba.rules").write_text("", encoding="utf-8")  # .rules files above the workspace
+    workspace = tmp_path / "espacio"
+    book = workspace / "libro"
+    (book / "anexos").mkdir(parents=True)
+    for name in ("libro/a.rules", "libro/b.rules", "libro/anexos/c.rules", "suelto/solo.rules", "z.rules"):
+        (workspace / name).parent.mkdir(parents=True, exist_ok=True)
+        (workspace / name).write_text("", encoding="utf-8")
+    assert rulebook_root(book / "a.rules", [workspace]) == workspace, "climbs to the workspace folder, which holds .rules"
+    assert rulebook_root(book / "a.rules", [book]) == book, "not above the workspace folder"
+    assert rulebook_root(book / "anexos" / "c.rules", [book]) == book, "a file of a subfolder belongs to the rulebook above"
+    assert rulebook_root(workspace / "suelto" / "solo.rules", [book]) == workspace / "suelto" / "solo.rules", "outside the workspace"
+    assert rulebook_root(workspace / "suelto" / "solo.rules", [tmp_path / "otro"]) == workspace / "suelto" / "solo.rules"
+    (workspace / "z.rules").unlink()
+    assert rulebook_root(workspace / "suelto" / "solo.rules", [workspace]) == workspace / "suelto" / "solo.rules", "alone"
+    assert rulebook_root(book / "a.rules", []) == book, "no workspace: its own folder, no higher"
+    assert rulebook_root(tmp_path / "nada" / "x.rules", []) == tmp_path / "nada" / "x.rules"
+
+
+def test_l1_listing_a_rulebook_folder_is_bounded(tmp_path, monkeypatch):
+    from rulebook.compiler.lsp import files
+
+    monkeypatch.setattr(files, "MAX_ENTRIES", 30)
+    for i in range(40):
+        (tmp_path / "sub" / f"{i:02}").mkdir(parents=True)
+        (tmp_path / f"{i:02}.rules").write_text("Texto.\n", encoding="utf-8")
+    paths, sources, diags = files.read_rulebook(tmp_path, {})
+    assert len(paths) < 30
+    (note,) = [d for d in diags if "holds over 30 files and folders" in d.message]
+    assert note.code == "io"
+
+
+def test_l1_the_loaders_limits_hold_for_files_on_disk(tmp_path):
+    """A file over the per-file limit and a rulebook over the total: the loader's diagnostics
+    (the files before the total are read, the rest not)."""
+    from rulebook.compiler.check.loader import MAX_FILE_BYTES, MAX_RULEBOOK_BYTES, load
+    from rulebook.compiler.lsp.files import read_rulebook
+
+    (tmp_path / "a.rules").write_bytes(b"\n" * (MAX_FILE_BYTES + 1))
+    for name in "bcdef":
+        (tmp_path / f"{name}.rules").write_bytes(b"\n" * (MAX_RULEBOOK_BYTES // 4))
+    paths, sources, diags = read_rulebook(tmp_path, {})
+    problems = sorted((d.span.file, d.message) for d in diags)
+    _, loaded, loader_diags = load(tmp_path, parse=lambda text, name: (None, []))
+    assert problems == sorted((d.span.file, d.message) for d in loader_diags)
+    assert [m for _, m in problems] == [
+        f"this file has {MAX_FILE_BYTES + 1} bytes; a .rules file may have at most {MAX_FILE_BYTES}",
+        f"the rulebook is over {MAX_RULEBOOK_BYTES} bytes at this file; the rest is not read",
+    ]
+    assert sorted(sources) == sorted(loaded) and len(sources) == 4
+
+
+# ---------------------------------------------------------------------------- L2: large documents
+
+
+def test_l2_an_open_document_over_the_limit_gets_one_diagnostic_and_is_not_parsed(tmp_path):
+    from rulebook.compiler.check.loader import MAX_FILE_BYTES
+    from rulebook.compiler.lsp.workspace import Rulebook
+
+    path = tmp_path / "grande.rules"
+    rulebook = Rulebook(path)
+    rulebook.set_text(path, "```rules\nconst a = 1\n```\n" + "ñ" * (MAX_FILE_BYTES // 2))  # over the limit in UTF-8 bytes only
+    with deadline(what="a document over the limit"):
+        analysis = rulebook.analyze()
+    (d,) = analysis.diagnostics
+    assert d.message.startswith(f"this file has {MAX_FILE_BYTES + 25} bytes; a .rules file may have at most {MAX_FILE_BYTES}")
+    assert rulebook.parse_count == 0 and analysis.sources == {}
+
 
 # ---------------------------------------------------------------------------- C1: did-you-mean
 

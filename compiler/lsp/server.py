@@ -4,9 +4,12 @@ Entry point: :func:`serve()` (also :func:`make_server()` for tests that drive it
 in-process). Reads LSP messages on stdin, answers on stdout (logs go to stderr
 and to the client's log).
 
-The documents an editor opens are grouped by rulebook folder
-(:func:`~rulebook.compiler.lsp.workspace.rulebook_root`); each folder is a
-:class:`~rulebook.compiler.lsp.workspace.Rulebook`. After an edit the folder is checked
+The documents an editor opens are grouped by rulebook
+(:func:`~rulebook.compiler.lsp.files.rulebook_root`: a folder, never above the
+editor's workspace folder, or a lone file); each is a
+:class:`~rulebook.compiler.lsp.workspace.Rulebook`, read within the loader's limits
+(an open document over the largest ``.rules`` file is not checked: it gets one
+diagnostic saying so). After an edit the folder is checked
 again once the typing pauses (``DEBOUNCE`` seconds) and the diagnostics of
 every file of the folder are published, as ``rulebook check`` prints them. A
 request (hover, definition…) checks the folder first if an edit is still
@@ -29,8 +32,9 @@ from pygls.uris import to_fs_path
 from rulebook.rules_dsl import parser
 
 from rulebook.compiler.lsp import features
+from rulebook.compiler.lsp.files import file_key, rulebook_root
 from rulebook.compiler.lsp.positions import Locator
-from rulebook.compiler.lsp.workspace import Analysis, Rulebook, file_key, rulebook_root
+from rulebook.compiler.lsp.workspace import Analysis, Rulebook
 
 DEBOUNCE = 0.05  # seconds of quiet after a keystroke before the rulebook is checked again
 
@@ -51,13 +55,30 @@ class RulesLanguageServer(LanguageServer):
         self._failures: set[str] = set()
 
     # ------------------------------------------------------------------ documents
+    def workspace_folders(self) -> list[Path]:
+        """The editor's workspace folders (``workspaceFolders``, else ``rootUri``), resolved."""
+        try:
+            workspace = self.workspace
+        except RuntimeError:  # not initialized yet
+            return []
+        uris = [folder.uri for folder in workspace.folders.values()] or ([workspace.root_uri] if workspace.root_uri else [])
+        folders = []
+        for uri in uris:
+            fs_path = to_fs_path(uri) if uri.startswith("file:") else None
+            if fs_path:
+                folders.append(Path(fs_path).resolve())
+        return folders
+
     def rulebook_of(self, uri: str) -> tuple[Rulebook, Path] | None:
-        """The rulebook folder of a document (None for a document that is not a file)."""
-        fs_path = to_fs_path(uri)
-        if not fs_path or not uri.startswith("file:"):
+        """The rulebook of a document (None for a document that is not a ``.rules`` file)."""
+        fs_path = to_fs_path(uri) if uri.startswith("file:") else None
+        if not fs_path or not fs_path.endswith(".rules") or "\x00" in fs_path:
             return None
-        path = file_key(Path(fs_path))
-        root = rulebook_root(path)
+        try:
+            path = file_key(Path(fs_path))
+            root = rulebook_root(path, self.workspace_folders())
+        except (OSError, RuntimeError):  # a path the system refuses (too long, a loop of links)
+            return None
         if root not in self.rulebooks:
             self.rulebooks[root] = Rulebook(root)
         return self.rulebooks[root], path
