@@ -1,37 +1,53 @@
 """``rulebook lsp``: the language server for ``.rules`` files, over stdio.
 
 Entry point: :func:`serve()` (also :func:`make_server()` for tests that drive it
-in-process). Reads LSP messages on stdin, answers on stdout (logs go to stderr
-and to the client's log).
+in-process). Reads LSP messages on stdin, answers on stdout (logs go to stderr,
+one line each and never a traceback, and to the client's log).
 
 The documents an editor opens are grouped by rulebook
 (:func:`~rulebook.compiler.lsp.files.rulebook_root`: a folder, never above the
 editor's workspace folder, or a lone file); each is a
 :class:`~rulebook.compiler.lsp.workspace.Rulebook`, read within the loader's limits
 (an open document over the largest ``.rules`` file is not checked: it gets one
-diagnostic saying so). After an edit the folder is checked
-again once the typing pauses (``DEBOUNCE`` seconds) and the diagnostics of
-every file of the folder are published, as ``rulebook check`` prints them. A
-request (hover, definition…) checks the folder first if an edit is still
-waiting, so it answers for the text on screen. Every request gets an answer or
-an LSP error; nothing the rules contain stops the server.
+diagnostic saying so). After an edit the rulebook is checked again once the typing
+pauses (``DEBOUNCE`` seconds without another edit: of a burst of edits only the
+last is checked) and the diagnostics of every file of it are published, as
+``rulebook check`` prints them. A request (hover, definition…) checks the
+rulebook first if an edit is still waiting, so it answers for the text on screen.
+Every request gets an answer or an LSP error; nothing the rules contain stops the
+server.
+
+Nor does anything the input contains (:mod:`~rulebook.compiler.lsp.transport`
+reads it): a frame too large is read past without being kept, and after a
+malformed frame (a bad or missing ``Content-Length``, a wrong length, bytes that
+are not a frame) the server resynchronises on the next ``Content-Length:`` header
+and goes on, logging one line about what it skipped; a request it could not read
+is answered with an LSP error when its id can be read. It resynchronises rather
+than exit: exiting would lose the open documents and their state until the editor
+noticed and restarted it (not every editor does), while a broken frame costs
+only that message. It ends when its input ends or the client says exit.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
+import sys
+import threading
 import traceback
 from importlib import metadata
 from pathlib import Path
 
 from lsprotocol import types
+from pygls.exceptions import FeatureRequestError
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from rulebook.rules_dsl import parser
 
-from rulebook.compiler.lsp import features
+from rulebook.compiler.lsp import features, transport
 from rulebook.compiler.lsp.files import file_key, rulebook_root
 from rulebook.compiler.lsp.positions import Locator
 from rulebook.compiler.lsp.workspace import Analysis, Rulebook
@@ -53,6 +69,8 @@ class RulesLanguageServer(LanguageServer):
         self._pending: dict[Path, asyncio.Task] = {}
         self._published: dict[str, list[types.Diagnostic]] = {}
         self._failures: set[str] = set()
+        self._input_problems = 0
+        self.connection: transport.Connection | None = None  # the stdio input, once serving
 
     # ------------------------------------------------------------------ documents
     def workspace_folders(self) -> list[Path]:
@@ -106,6 +124,10 @@ class RulesLanguageServer(LanguageServer):
         return analysis, Locator(analysis, self.workspace.position_codec), name
 
     # ------------------------------------------------------------------ diagnostics
+    DEBOUNCE_WAITS = 20
+    """How many more ``debounce`` waits a check may wait for input still on its way (a
+    client that never pauses gets its diagnostics after a second all the same)."""
+
     def schedule(self, rulebook: Rulebook | None, delay: float | None = None) -> None:
         """Check ``rulebook`` again after ``delay`` seconds without another edit."""
         if rulebook is None:
@@ -117,6 +139,10 @@ class RulesLanguageServer(LanguageServer):
 
     async def _publish_later(self, rulebook: Rulebook, delay: float) -> None:
         await asyncio.sleep(delay)
+        for _ in range(self.DEBOUNCE_WAITS):  # more input on its way (the rest of a burst of edits): wait for it
+            if self.connection is None or not self.connection.waiting():
+                break
+            await asyncio.sleep(self.debounce)
         self._pending.pop(rulebook.root, None)
         try:
             self.publish(rulebook)
@@ -141,6 +167,52 @@ class RulesLanguageServer(LanguageServer):
     def log(self, kind: types.MessageType, message: str) -> None:
         logging.getLogger(__name__).error(message)
         self.window_log_message(types.LogMessageParams(type=kind, message=message))
+
+    def report_server_error(self, error: Exception, source) -> None:
+        """A handler failed on a notification (e.g. an edit of a document never opened):
+        a line in the logs, not a message box for each keystroke as pygls would show (a
+        request that failed was answered with the error already)."""
+        if source is not FeatureRequestError:
+            self.log(types.MessageType.Error, f"rulebook: {type(error).__name__}: {str(error)[:200]}")
+
+    INPUT_PROBLEMS_TO_CLIENT = 20
+    """The problems of the input also told to the client's log (stderr gets them all)."""
+
+    def report_input_problem(self, problem: str) -> None:
+        """A piece of the input that was not a message, or not one the server could read."""
+        self._input_problems += 1
+        message = f"rulebook: skipped input: {problem}"
+        if self._input_problems > self.INPUT_PROBLEMS_TO_CLIENT:
+            logging.getLogger(__name__).error(message)
+        else:
+            self.log(types.MessageType.Warning, message)
+
+    # ------------------------------------------------------------------ input
+    def start_io(self, stdin=None, stdout=None) -> int:
+        """Serve over stdio until the input ends or the client says exit; the exit status
+        (0, or 1 for an exit without shutdown, as the protocol says).
+
+        pygls' own loop (``pygls.io_.run_async``) trusts the input: a length it
+        cannot allocate ends the server, a malformed frame leaves it deaf.
+        :mod:`~rulebook.compiler.lsp.transport` reads the frames instead."""
+        self._stop_event = threading.Event()  # pygls' shutdown() sets it
+        out = StdoutWriter(stdout or sys.stdout.buffer)
+        self.protocol.set_writer(out)
+        reader = transport.stdin_reader(stdin or sys.stdin.buffer)
+
+        async def run() -> None:
+            self.connection = transport.Connection(reader, self.protocol, out.write, self.report_input_problem)
+            await self.connection.run(self._stop_event)
+
+        try:
+            asyncio.run(run())
+        except BrokenPipeError:
+            logging.getLogger(__name__).error("the client closed the connection")
+        except SystemExit as exc:  # pygls' exit handler
+            return exc.code if isinstance(exc.code, int) else 0
+        finally:
+            self.shutdown()
+        return 0
 
 
 PARSES_REMEMBERED = 4096
@@ -225,8 +297,22 @@ def _at(ls: RulesLanguageServer, params, feature, *extra):
     return feature(analysis, locator, name, line, col, *extra)
 
 
+class OneLineFormatter(logging.Formatter):
+    """Log records as one line each: the message up to any traceback pygls put in it,
+    and the exception's type and message instead of its traceback."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        lines = record.getMessage().split("\n")
+        message = " ".join(itertools.takewhile(lambda line: "Traceback (most recent call last)" not in line, lines)).strip()
+        if record.exc_info and record.exc_info[1] is not None:
+            exc = record.exc_info[1]
+            message += f" ({type(exc).__name__}: {str(exc)[:200]})"
+        return "rulebook lsp: " + message[:2000]
+
+
 def serve() -> int:
-    """Run the server on stdin/stdout until the client says exit."""
-    logging.basicConfig(level=logging.WARNING, format="rulebook lsp: %(message)s")
-    make_server().start_io()
-    return 0
+    """Run the server on stdin/stdout until the input ends or the client says exit."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(OneLineFormatter())
+    logging.basicConfig(level=logging.WARNING, handlers=[handler])
+    return make_server().start_io()
