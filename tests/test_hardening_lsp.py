@@ -191,6 +191,22 @@ def test_l2_a_burst_of_edits_is_checked_once(server):
     assert len(after) == 1, [m[0][:40] for m in after]
 
 
+def test_c1_l2_a_file_with_thousands_of_problems_publishes_a_bounded_number(server):
+    """1,200 broken links in an open document: the server publishes the first 500 and one
+    diagnostic saying how many more there are (before: all of them at each keystroke,
+    megabytes of JSON and seconds to place them)."""
+    from rulebook.compiler.lsp.server import DIAGNOSTICS_PER_FILE
+
+    uri = (server.folder / "enlaces.rules").as_uri()
+    text = "".join(f"[[roto_{i}]]" + (" " if i % 20 < 19 else "\n\n") for i in range(1200))
+    _open(server, uri, text)
+    assert server.wait_for(lambda: _published(server, uri)), "no diagnostics in time"
+    messages = _published(server, uri)[-1]
+    assert len(messages) == DIAGNOSTICS_PER_FILE + 1
+    assert messages[0] == f"{1200 - DIAGNOSTICS_PER_FILE} more problems in this file are not shown here; rulebook check lists them all"
+    assert messages[1].startswith("unknown link target 'roto_0'"), "the first of the file, in order"
+
+
 # ---------------------------------------------------------------------------- L3, L4: frames
 
 

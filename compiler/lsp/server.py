@@ -12,7 +12,8 @@ editor's workspace folder, or a lone file); each is a
 diagnostic saying so). After an edit the rulebook is checked again once the typing
 pauses (``DEBOUNCE`` seconds without another edit: of a burst of edits only the
 last is checked) and the diagnostics of every file of it are published, as
-``rulebook check`` prints them. A request (hover, definition…) checks the
+``rulebook check`` prints them (the first ``DIAGNOSTICS_PER_FILE`` of a file, and how
+many more). A request (hover, definition…) checks the
 rulebook first if an edit is still waiting, so it answers for the text on screen.
 Every request gets an answer or an LSP error; nothing the rules contain stops the
 server.
@@ -31,6 +32,8 @@ only that message. It ends when its input ends or the client says exit.
 from __future__ import annotations
 
 import asyncio
+import collections
+import dataclasses
 import itertools
 import logging
 import sys
@@ -46,6 +49,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from rulebook.rules_dsl import parser
+from rulebook.rules_dsl.diagnostics import Diagnostic, Span
 
 from rulebook.compiler.lsp import features, transport
 from rulebook.compiler.lsp.files import file_key, rulebook_root
@@ -150,11 +154,12 @@ class RulesLanguageServer(LanguageServer):
             self.log(types.MessageType.Error, "rulebook: checking failed\n" + traceback.format_exc())
 
     def publish(self, rulebook: Rulebook) -> None:
-        """Publish the diagnostics of every file of the rulebook that changed since last time."""
+        """Publish the diagnostics of every file of the rulebook that changed since last time
+        (at most :data:`DIAGNOSTICS_PER_FILE` of a file)."""
         analysis = rulebook.analyze()
         self._report_failure(analysis)
         locator = Locator(analysis, self.workspace.position_codec)
-        for uri, diags in features.diagnostics(analysis, locator).items():
+        for uri, diags in features.diagnostics(_at_most_per_file(analysis, DIAGNOSTICS_PER_FILE), locator).items():
             if self._published.get(uri) != diags:
                 self._published[uri] = diags
                 self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diags))
@@ -213,6 +218,29 @@ class RulesLanguageServer(LanguageServer):
         finally:
             self.shutdown()
         return 0
+
+
+DIAGNOSTICS_PER_FILE = 500
+"""The most diagnostics published for one file, in the order of the file; a last one says
+how many more ``rulebook check`` lists. Prose with thousands of broken links would
+otherwise send megabytes at each keystroke (and take seconds to place them)."""
+
+
+def _at_most_per_file(analysis: Analysis, most: int) -> Analysis:
+    """``analysis`` with at most ``most`` diagnostics per file, then one saying how many more."""
+    counts = collections.Counter(d.span.file for d in analysis.diagnostics)
+    if not counts or max(counts.values()) <= most:
+        return analysis
+    seen: collections.Counter[str] = collections.Counter()
+    kept = []
+    for d in sorted(analysis.diagnostics, key=lambda d: (d.span.file, d.span.line, d.span.col, d.message)):
+        seen[d.span.file] += 1
+        if seen[d.span.file] <= most:
+            kept.append(d)
+    for file, count in counts.items():
+        if count > most:
+            kept.append(Diagnostic("warning", f"{count - most} more problems in this file are not shown here; rulebook check lists them all", Span(file, 0, 0, 0, 0), None, "limit"))
+    return dataclasses.replace(analysis, diagnostics=kept)
 
 
 PARSES_REMEMBERED = 4096
