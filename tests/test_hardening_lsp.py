@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import difflib
 import io
-import json
 import random
 import time
 import uuid
