@@ -16,6 +16,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -250,7 +251,7 @@ class _Suggestions:
             if limit <= self.costs_over.get(name, -1):
                 return None
             known = self._closest(name, limit)
-            if len(self.answers) >= ANSWERS_PER_SET:
+            if len(self.answers) + len(self.costs_over) >= ANSWERS_PER_SET:
                 self.answers.clear()
                 self.costs_over.clear()
             if known is None:
@@ -310,20 +311,22 @@ _PER_COMPARISON = 10
 """The work counted for one of difflib's comparisons, besides the characters compared."""
 
 _remembered: OrderedDict[frozenset[str], _Suggestions] = OrderedDict()
+_remembering = threading.Lock()  # ``rulebook serve`` may check in more than one thread
 
 
 def _suggestions_for(pool: frozenset[str]) -> _Suggestions:
     """The prepared suggestions of ``pool`` (remembered: a checker asks many names of the same set)."""
-    found = _remembered.get(pool)
-    if found is not None:
-        _remembered.move_to_end(pool)
+    with _remembering:
+        found = _remembered.get(pool)
+        if found is not None:
+            _remembered.move_to_end(pool)
+            return found
+        found = _remembered[pool] = _Suggestions(pool)
+        kept = sum(len(p) for p in _remembered)
+        while len(_remembered) > 1 and (len(_remembered) > REMEMBERED_SETS or kept > REMEMBERED_CANDIDATES):
+            oldest, _ = _remembered.popitem(last=False)
+            kept -= len(oldest)
         return found
-    found = _remembered[pool] = _Suggestions(pool)
-    kept = sum(len(p) for p in _remembered)
-    while len(_remembered) > 1 and (len(_remembered) > REMEMBERED_SETS or kept > REMEMBERED_CANDIDATES):
-        oldest, _ = _remembered.popitem(last=False)
-        kept -= len(oldest)
-    return found
 
 
 def did_you_mean(name: str, candidates: Iterable, budget: SuggestionBudget | None = None) -> str | None:
