@@ -16,6 +16,8 @@ from __future__ import annotations
 import difflib
 import json
 import re
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterable
@@ -171,18 +173,178 @@ class Reporter:
 MAX_SUGGESTED_NAME = 100
 """Names longer than this get no did-you-mean (comparing them costs their length squared)."""
 
+SUGGESTION_CUTOFF = 0.6
+"""How alike a candidate must be to be suggested (:func:`difflib.get_close_matches`' ``cutoff``)."""
 
-def did_you_mean(name: str, candidates: Iterable) -> str | None:
+SUGGESTION_WORK = 5_000_000
+"""What one check may spend on did-you-mean (:class:`SuggestionBudget`), in pairs of
+characters compared: a second or two at worst (every candidate a long name much like
+the misspelt one); hundreds of misspelt names over the names of a large rulebook."""
+
+REMEMBERED_CANDIDATES = 100_000
+"""The most candidates kept, over all the sets remembered by :func:`did_you_mean` (the oldest sets go first)."""
+
+REMEMBERED_SETS = 32
+"""The most sets of candidates remembered by :func:`did_you_mean`."""
+
+ANSWERS_PER_SET = 4096
+"""The most names whose answer is remembered for one set of candidates (then they are forgotten at once)."""
+
+
+class SuggestionBudget:
+    """What did-you-mean may still spend in one run: each answer costs the characters
+    compared to find it (the same whether it was remembered or computed, so that a run
+    gives the same hints however many ran before it); once spent, names get no hint."""
+
+    __slots__ = ("left",)
+
+    def __init__(self, work: int = SUGGESTION_WORK):
+        self.left = work
+
+
+def _alike_enough(matches: int, total: int) -> bool:
+    """Is a ratio of ``matches`` characters out of ``total`` (both names) at least the
+    cutoff? Computed as :mod:`difflib` computes its ratios."""
+    return (2.0 * matches / total if total else 1.0) >= SUGGESTION_CUTOFF
+
+
+def _may_be_close(length: int, other: int) -> bool:
+    """Can a name of ``length`` characters and one of ``other`` be alike enough? The
+    bound :mod:`difflib` tries first (``real_quick_ratio``)."""
+    return _alike_enough(min(length, other), length + other)
+
+
+_SEPARATOR = "\x00"
+"""What joins the candidates of one length into one string (a candidate holding it is looked at alone)."""
+
+
+@lru_cache(maxsize=None)
+def _fewest_shared(size: int, length: int) -> int:
+    """The fewest letters two names of ``size`` and ``length`` characters must share to be alike enough."""
+    return next(m for m in range(min(size, length) + 1) if _alike_enough(m, size + length))
+
+
+class _Suggestions:
+    """Did-you-mean over one set of candidates: sorted, lower-cased and grouped by
+    length once; the answer for each name remembered with what it cost (or, for a name
+    given up on, that it costs more than what was left)."""
+
+    __slots__ = ("lowered", "by_length", "answers", "costs_over")
+
+    def __init__(self, pool: frozenset[str]):
+        ordered = sorted(pool)
+        self.lowered = {c.lower(): c for c in ordered}
+        groups: dict[int, list[str]] = {}
+        for c in ordered:
+            groups.setdefault(len(c), []).append(c)
+        self.by_length: dict[int, tuple[list[str], str | None]] = {
+            length: (group, None if any(_SEPARATOR in c for c in group) else _SEPARATOR.join(group))
+            for length, group in groups.items()
+        }
+        self.answers: dict[str, tuple[str | None, int]] = {}
+        self.costs_over: dict[str, float] = {}  # names given up on: their answer costs more than this
+
+    def closest(self, name: str, limit: float) -> tuple[str | None, int] | None:
+        """The closest candidate (or None) and its cost; None when it costs over ``limit``."""
+        known = self.answers.get(name)
+        if known is None:
+            if limit <= self.costs_over.get(name, -1):
+                return None
+            known = self._closest(name, limit)
+            if len(self.answers) + len(self.costs_over) >= ANSWERS_PER_SET:
+                self.answers.clear()
+                self.costs_over.clear()
+            if known is None:
+                self.costs_over[name] = limit
+                return None
+            self.answers[name] = known
+        return known if known[1] <= limit else None
+
+    def _closest(self, name: str, limit: float) -> tuple[str | None, int] | None:
+        """:func:`difflib.get_close_matches` with ``n=1``, step by step to count its work,
+        stopping once the work is over ``limit``. Two bounds of difflib's ratio, cheap to
+        compute, leave out the candidates that cannot be close enough (the same answer,
+        sooner): their length, difflib's own first test; and how many of their letters
+        are in ``name`` (at most these can match), found for all the candidates of one
+        length by one :meth:`str.translate` that deletes the name's letters."""
+        same = self.lowered.get(name.lower())
+        if same is not None and same != name:
+            return same, 0
+        matcher = difflib.SequenceMatcher()
+        matcher.set_seq2(name)
+        size = len(name)
+        letters_of_name = dict.fromkeys(map(ord, name))
+        work = 0
+        scored: list[tuple[float, str]] = []
+        for length, (group, joined) in self.by_length.items():
+            if not _may_be_close(size, length):
+                continue
+            work += len(group) * _PER_CANDIDATE
+            if work > limit:
+                return None
+            most_unshared = length - _fewest_shared(size, length)
+            if joined is not None and _SEPARATOR not in name:
+                unshared = joined.translate(letters_of_name).split(_SEPARATOR)
+                near = [c for c, rest in zip(group, unshared) if len(rest) <= most_unshared]
+            else:
+                near = [c for c in group if len(c.translate(letters_of_name)) <= most_unshared]
+            for candidate in near:
+                work += size + length + _PER_COMPARISON
+                if work > limit:
+                    return None
+                matcher.set_seq1(candidate)
+                if matcher.quick_ratio() >= SUGGESTION_CUTOFF:
+                    work += size * length + _PER_COMPARISON
+                    if work > limit:
+                        return None
+                    if matcher.ratio() >= SUGGESTION_CUTOFF:
+                        scored.append((matcher.ratio(), candidate))
+        best = max(scored, default=None)  # as difflib's heapq.nlargest(1, ...): the best score, then the last name
+        return (best[1] if best else None), work
+
+
+_PER_CANDIDATE = 1
+"""The work counted for looking at a candidate's length and letters (a unit of work is
+about one pair of characters compared by difflib, a third of a microsecond)."""
+
+_PER_COMPARISON = 10
+"""The work counted for one of difflib's comparisons, besides the characters compared."""
+
+_remembered: OrderedDict[frozenset[str], _Suggestions] = OrderedDict()
+_remembering = threading.Lock()  # ``rulebook serve`` may check in more than one thread
+
+
+def _suggestions_for(pool: frozenset[str]) -> _Suggestions:
+    """The prepared suggestions of ``pool`` (remembered: a checker asks many names of the same set)."""
+    with _remembering:
+        found = _remembered.get(pool)
+        if found is not None:
+            _remembered.move_to_end(pool)
+            return found
+        found = _remembered[pool] = _Suggestions(pool)
+        kept = sum(len(p) for p in _remembered)
+        while len(_remembered) > 1 and (len(_remembered) > REMEMBERED_SETS or kept > REMEMBERED_CANDIDATES):
+            oldest, _ = _remembered.popitem(last=False)
+            kept -= len(oldest)
+        return found
+
+
+def did_you_mean(name: str, candidates: Iterable, budget: SuggestionBudget | None = None) -> str | None:
     """The closest candidate to a misspelt ``name``, if any is close enough;
-    candidates that are not strings (e.g. numeric table keys) are ignored."""
-    if len(name) > MAX_SUGGESTED_NAME:
+    candidates that are not strings (e.g. numeric table keys) are ignored.
+
+    The answer of :func:`difflib.get_close_matches` (``n=1``, cutoff
+    :data:`SUGGESTION_CUTOFF`) over the sorted candidates, after a candidate
+    that differs from ``name`` only in case. Remembered per set of candidates
+    and name. With a ``budget``, its cost is taken from it, and a name that
+    costs more than is left gets None (and spends the rest)."""
+    if len(name) > MAX_SUGGESTED_NAME or (budget is not None and budget.left <= 0):
         return None
-    pool = sorted({c for c in candidates if isinstance(c, str) and len(c) <= MAX_SUGGESTED_NAME})
-    lowered = {c.lower(): c for c in pool}
-    if name.lower() in lowered and lowered[name.lower()] != name:
-        return lowered[name.lower()]
-    match = difflib.get_close_matches(name, pool, n=1, cutoff=0.6)
-    return match[0] if match else None
+    pool = frozenset(c for c in candidates if isinstance(c, str) and len(c) <= MAX_SUGGESTED_NAME)
+    found = _suggestions_for(pool).closest(name, budget.left if budget is not None else float("inf"))
+    if budget is not None:
+        budget.left = budget.left - found[1] if found is not None else 0
+    return found[0] if found is not None else None
 
 
 def render_all(diagnostics: Iterable[Diagnostic], sources: dict[str, str], fmt: str = "text") -> str:

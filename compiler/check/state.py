@@ -12,7 +12,7 @@ from collections import defaultdict
 from typing import Any
 
 from rulebook.rules_dsl import nodes as n
-from rulebook.rules_dsl.diagnostics import Reporter, Span, did_you_mean
+from rulebook.rules_dsl.diagnostics import Reporter, Span, SuggestionBudget, did_you_mean
 
 from rulebook.compiler import ir
 from rulebook.compiler.ir.types import T
@@ -77,6 +77,7 @@ class CheckState:
         self.doc: dict[str, str | None] = {}
         self.doc_is_prose: dict[str, bool] = {}
         self.broken: set[str] = set()  # declarations with syntax errors: not reported again as unknown
+        self.suggestions = SuggestionBudget()  # did-you-mean of unknown names: bounded per check
         self.rulebook: n.RulebookDecl | None = None
         self.section_items: list[tuple[n.SectionDecl | None, str, str, list]] = []  # (section, file, slug, items)
         self.section_notes: dict[str, tuple[str, str | None]] = {}  # slug -> the section's @status and @doc
@@ -112,10 +113,11 @@ class CheckState:
         self.rep.warning(msg, span, hint, code)
 
     def unknown(self, what: str, name: str, span: Span, candidates, kinds: str = "") -> None:
-        """``unknown <what> 'name'`` with a did-you-mean (silent for declarations that failed to parse)."""
+        """``unknown <what> 'name'`` with a did-you-mean while the check's budget for them
+        lasts (silent for declarations that failed to parse)."""
         if name in self.broken:
             return
-        guess = did_you_mean(name, [c for c in candidates if isinstance(c, str)])
+        guess = did_you_mean(name, candidates, self.suggestions)
         hint = None
         if guess:
             where = self.ast.get(guess)

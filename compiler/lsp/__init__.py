@@ -7,6 +7,8 @@ other answers of the protocol.
 Modules, from the text to the editor:
 
 ==============  ==============================================================
+files           which files make a document's rulebook (never above the
+                workspace folder) and their texts, within the loader's limits
 workspace       a rulebook folder with the editor's texts → :class:`Analysis`
                 (parses cached by text, the checker run on every change)
 index           every name written in the rulebook and what it stands for
@@ -15,6 +17,8 @@ docs            what annotations, kinds of warning and army clauses do
 snippets        declaration templates (completions; editors/ snippets)
 positions       spans ↔ LSP positions (the client's position encoding)
 features        one function per LSP request, over an analysis
+transport       stdin bytes → checked, capped frames for pygls (resynchronised
+                after a malformed frame)
 server          the pygls server: documents, debounced diagnostics, requests
 ==============  ==============================================================
 """

@@ -1,36 +1,60 @@
 """``rulebook lsp``: the language server for ``.rules`` files, over stdio.
 
 Entry point: :func:`serve()` (also :func:`make_server()` for tests that drive it
-in-process). Reads LSP messages on stdin, answers on stdout (logs go to stderr
-and to the client's log).
+in-process). Reads LSP messages on stdin, answers on stdout (logs go to stderr,
+one line each and never a traceback, and to the client's log).
 
-The documents an editor opens are grouped by rulebook folder
-(:func:`~rulebook.compiler.lsp.workspace.rulebook_root`); each folder is a
-:class:`~rulebook.compiler.lsp.workspace.Rulebook`. After an edit the folder is checked
-again once the typing pauses (``DEBOUNCE`` seconds) and the diagnostics of
-every file of the folder are published, as ``rulebook check`` prints them. A
-request (hover, definition…) checks the folder first if an edit is still
-waiting, so it answers for the text on screen. Every request gets an answer or
-an LSP error; nothing the rules contain stops the server.
+The documents an editor opens are grouped by rulebook
+(:func:`~rulebook.compiler.lsp.files.rulebook_root`: a folder, never above the
+editor's workspace folder, or a lone file); each is a
+:class:`~rulebook.compiler.lsp.workspace.Rulebook`, read within the loader's limits
+(an open document over the largest ``.rules`` file is not checked: it gets one
+diagnostic saying so). After an edit the rulebook is checked again once the typing
+pauses (``DEBOUNCE`` seconds without another edit: of a burst of edits only the
+last is checked) and the diagnostics of every file of it are published, as
+``rulebook check`` prints them (the first ``DIAGNOSTICS_PER_FILE`` of a file, and how
+many more). A request (hover, definition…) checks the
+rulebook first if an edit is still waiting, so it answers for the text on screen.
+Every request gets an answer or an LSP error; nothing the rules contain stops the
+server.
+
+Nor does anything the input contains (:mod:`~rulebook.compiler.lsp.transport`
+reads it): a frame too large is read past without being kept, and after a
+malformed frame (a bad or missing ``Content-Length``, a wrong length, bytes that
+are not a frame) the server resynchronises on the next ``Content-Length:`` header
+and goes on, logging one line about what it skipped; a request it could not read
+is answered with an LSP error when its id can be read. It resynchronises rather
+than exit: exiting would lose the open documents and their state until the editor
+noticed and restarted it (not every editor does), while a broken frame costs
+only that message. It ends when its input ends or the client says exit.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
+import dataclasses
+import itertools
 import logging
+import sys
+import threading
 import traceback
 from importlib import metadata
 from pathlib import Path
 
 from lsprotocol import types
+from pygls.exceptions import FeatureRequestError
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from rulebook.rules_dsl import parser
+from rulebook.rules_dsl.diagnostics import Diagnostic, Span
 
-from rulebook.compiler.lsp import features
+from rulebook.compiler.lsp import features, transport
+from rulebook.compiler.lsp.files import file_key, rulebook_root
 from rulebook.compiler.lsp.positions import Locator
-from rulebook.compiler.lsp.workspace import Analysis, Rulebook, file_key, rulebook_root
+from rulebook.compiler.lsp.workspace import Analysis, Rulebook
 
 DEBOUNCE = 0.05  # seconds of quiet after a keystroke before the rulebook is checked again
 
@@ -49,15 +73,34 @@ class RulesLanguageServer(LanguageServer):
         self._pending: dict[Path, asyncio.Task] = {}
         self._published: dict[str, list[types.Diagnostic]] = {}
         self._failures: set[str] = set()
+        self._input_problems = 0
+        self.connection: transport.Connection | None = None  # the stdio input, once serving
 
     # ------------------------------------------------------------------ documents
+    def workspace_folders(self) -> list[Path]:
+        """The editor's workspace folders (``workspaceFolders``, else ``rootUri``), resolved."""
+        try:
+            workspace = self.workspace
+        except RuntimeError:  # not initialized yet
+            return []
+        uris = [folder.uri for folder in workspace.folders.values()] or ([workspace.root_uri] if workspace.root_uri else [])
+        folders = []
+        for uri in uris:
+            fs_path = to_fs_path(uri) if uri.startswith("file:") else None
+            if fs_path:
+                folders.append(Path(fs_path).resolve())
+        return folders
+
     def rulebook_of(self, uri: str) -> tuple[Rulebook, Path] | None:
-        """The rulebook folder of a document (None for a document that is not a file)."""
-        fs_path = to_fs_path(uri)
-        if not fs_path or not uri.startswith("file:"):
+        """The rulebook of a document (None for a document that is not a ``.rules`` file)."""
+        fs_path = to_fs_path(uri) if uri.startswith("file:") else None
+        if not fs_path or not fs_path.endswith(".rules") or "\x00" in fs_path:
             return None
-        path = file_key(Path(fs_path))
-        root = rulebook_root(path)
+        try:
+            path = file_key(Path(fs_path))
+            root = rulebook_root(path, self.workspace_folders())
+        except (OSError, RuntimeError):  # a path the system refuses (too long, a loop of links)
+            return None
         if root not in self.rulebooks:
             self.rulebooks[root] = Rulebook(root)
         return self.rulebooks[root], path
@@ -85,6 +128,10 @@ class RulesLanguageServer(LanguageServer):
         return analysis, Locator(analysis, self.workspace.position_codec), name
 
     # ------------------------------------------------------------------ diagnostics
+    DEBOUNCE_WAITS = 20
+    """How many more ``debounce`` waits a check may wait for input still on its way (a
+    client that never pauses gets its diagnostics after a second all the same)."""
+
     def schedule(self, rulebook: Rulebook | None, delay: float | None = None) -> None:
         """Check ``rulebook`` again after ``delay`` seconds without another edit."""
         if rulebook is None:
@@ -96,6 +143,10 @@ class RulesLanguageServer(LanguageServer):
 
     async def _publish_later(self, rulebook: Rulebook, delay: float) -> None:
         await asyncio.sleep(delay)
+        for _ in range(self.DEBOUNCE_WAITS):  # more input on its way (the rest of a burst of edits): wait for it
+            if self.connection is None or not self.connection.waiting():
+                break
+            await asyncio.sleep(self.debounce)
         self._pending.pop(rulebook.root, None)
         try:
             self.publish(rulebook)
@@ -103,11 +154,12 @@ class RulesLanguageServer(LanguageServer):
             self.log(types.MessageType.Error, "rulebook: checking failed\n" + traceback.format_exc())
 
     def publish(self, rulebook: Rulebook) -> None:
-        """Publish the diagnostics of every file of the rulebook that changed since last time."""
+        """Publish the diagnostics of every file of the rulebook that changed since last time
+        (at most :data:`DIAGNOSTICS_PER_FILE` of a file)."""
         analysis = rulebook.analyze()
         self._report_failure(analysis)
         locator = Locator(analysis, self.workspace.position_codec)
-        for uri, diags in features.diagnostics(analysis, locator).items():
+        for uri, diags in features.diagnostics(_at_most_per_file(analysis, DIAGNOSTICS_PER_FILE), locator).items():
             if self._published.get(uri) != diags:
                 self._published[uri] = diags
                 self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diags))
@@ -120,6 +172,75 @@ class RulesLanguageServer(LanguageServer):
     def log(self, kind: types.MessageType, message: str) -> None:
         logging.getLogger(__name__).error(message)
         self.window_log_message(types.LogMessageParams(type=kind, message=message))
+
+    def report_server_error(self, error: Exception, source) -> None:
+        """A handler failed on a notification (e.g. an edit of a document never opened):
+        a line in the logs, not a message box for each keystroke as pygls would show (a
+        request that failed was answered with the error already)."""
+        if source is not FeatureRequestError:
+            self.log(types.MessageType.Error, f"rulebook: {type(error).__name__}: {str(error)[:200]}")
+
+    INPUT_PROBLEMS_TO_CLIENT = 20
+    """The problems of the input also told to the client's log (stderr gets them all)."""
+
+    def report_input_problem(self, problem: str) -> None:
+        """A piece of the input that was not a message, or not one the server could read."""
+        self._input_problems += 1
+        message = f"rulebook: skipped input: {problem}"
+        if self._input_problems > self.INPUT_PROBLEMS_TO_CLIENT:
+            logging.getLogger(__name__).error(message)
+        else:
+            self.log(types.MessageType.Warning, message)
+
+    # ------------------------------------------------------------------ input
+    def start_io(self, stdin=None, stdout=None) -> int:
+        """Serve over stdio until the input ends or the client says exit; the exit status
+        (0, or 1 for an exit without shutdown, as the protocol says).
+
+        pygls' own loop (``pygls.io_.run_async``) trusts the input: a length it
+        cannot allocate ends the server, a malformed frame leaves it deaf.
+        :mod:`~rulebook.compiler.lsp.transport` reads the frames instead."""
+        self._stop_event = threading.Event()  # pygls' shutdown() sets it
+        out = StdoutWriter(stdout or sys.stdout.buffer)
+        self.protocol.set_writer(out)
+        reader = transport.stdin_reader(stdin or sys.stdin.buffer)
+
+        async def run() -> None:
+            self.connection = transport.Connection(reader, self.protocol, out.write, self.report_input_problem)
+            await self.connection.run(self._stop_event)
+
+        try:
+            asyncio.run(run())
+        except BrokenPipeError:
+            logging.getLogger(__name__).error("the client closed the connection")
+        except SystemExit as exc:  # pygls' exit handler
+            return exc.code if isinstance(exc.code, int) else 0
+        finally:
+            self.shutdown()
+        return 0
+
+
+DIAGNOSTICS_PER_FILE = 500
+"""The most diagnostics published for one file, in the order of the file; a last one says
+how many more ``rulebook check`` lists. Prose with thousands of broken links would
+otherwise send megabytes at each keystroke (and take seconds to place them)."""
+
+
+def _at_most_per_file(analysis: Analysis, most: int) -> Analysis:
+    """``analysis`` with at most ``most`` diagnostics per file, then one saying how many more."""
+    counts = collections.Counter(d.span.file for d in analysis.diagnostics)
+    if not counts or max(counts.values()) <= most:
+        return analysis
+    seen: collections.Counter[str] = collections.Counter()
+    kept = []
+    for d in sorted(analysis.diagnostics, key=lambda d: (d.span.file, d.span.line, d.span.col, d.message)):
+        seen[d.span.file] += 1
+        if seen[d.span.file] <= most:
+            kept.append(d)
+    for file, count in counts.items():
+        if count > most:
+            kept.append(Diagnostic("warning", f"{count - most} more problems in this file are not shown here; rulebook check lists them all", Span(file, 0, 0, 0, 0), None, "limit"))
+    return dataclasses.replace(analysis, diagnostics=kept)
 
 
 PARSES_REMEMBERED = 4096
@@ -204,8 +325,22 @@ def _at(ls: RulesLanguageServer, params, feature, *extra):
     return feature(analysis, locator, name, line, col, *extra)
 
 
+class OneLineFormatter(logging.Formatter):
+    """Log records as one line each: the message up to any traceback pygls put in it,
+    and the exception's type and message instead of its traceback."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        lines = record.getMessage().split("\n")
+        message = " ".join(itertools.takewhile(lambda line: "Traceback (most recent call last)" not in line, lines)).strip()
+        if record.exc_info and record.exc_info[1] is not None:
+            exc = record.exc_info[1]
+            message += f" ({type(exc).__name__}: {str(exc)[:200]})"
+        return "rulebook lsp: " + message[:2000]
+
+
 def serve() -> int:
-    """Run the server on stdin/stdout until the client says exit."""
-    logging.basicConfig(level=logging.WARNING, format="rulebook lsp: %(message)s")
-    make_server().start_io()
-    return 0
+    """Run the server on stdin/stdout until the input ends or the client says exit."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(OneLineFormatter())
+    logging.basicConfig(level=logging.WARNING, handlers=[handler])
+    return make_server().start_io()

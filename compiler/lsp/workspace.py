@@ -2,8 +2,8 @@
 them open (and edited) in the editor, checked again after every change.
 
 Entry point: :meth:`Rulebook.analyze() -> Analysis`. It reads the rulebook's
-``.rules`` files (the text of the open documents instead of the file on disk),
-parses each with :func:`rulebook.rules_dsl.parser.parse` and checks them all with
+``.rules`` files (the text of the open documents instead of the file on disk, within
+the loader's limits: :mod:`rulebook.compiler.lsp.files`), parses each with :func:`rulebook.rules_dsl.parser.parse` and checks them all with
 :func:`rulebook.compiler.check.check_program`, as ``rulebook check`` does: the same
 files, the same names in diagnostics, the same messages.
 
@@ -25,7 +25,7 @@ from rulebook.rules_dsl.parser import parse
 
 from rulebook.compiler import ir
 from rulebook.compiler.check import check_program
-from rulebook.compiler.check.loader import display_path, rule_files
+from rulebook.compiler.lsp.files import file_key, read_rulebook
 
 
 @dataclass(slots=True)
@@ -49,29 +49,16 @@ class Analysis:
         return next((name for name, p in self.paths.items() if file_key(p) == key), None)
 
 
-def file_key(path: Path) -> Path:
-    """A file as the loader names it: its folders resolved, its own name kept (a link stays a link)."""
-    return path.parent.resolve() / path.name
-
-
-def rulebook_root(file: Path) -> Path:
-    """The rulebook folder a ``.rules`` file belongs to: its folder, or the
-    highest folder above it that holds ``.rules`` files itself (a rulebook may
-    keep some files in subfolders; ``rulebook check`` reads them all)."""
-    folder = file.parent
-    while folder.parent != folder and any(folder.parent.glob("*.rules")):
-        folder = folder.parent
-    return folder
-
-
 class Rulebook:
-    """A rulebook folder with the texts of its open documents."""
+    """A rulebook folder (or a lone file, see :func:`~rulebook.compiler.lsp.files.rulebook_root`)
+    with the texts of its open documents."""
 
     def __init__(self, root: Path):
-        self.root = root.resolve()
+        self.root = root.resolve() if root.is_dir() else file_key(root)
         self.open_texts: dict[Path, str] = {}
         self._parses: dict[str, tuple[str, n.Module, list[Diagnostic]]] = {}
         self._last: Analysis | None = None
+        self._read_problems: list[Diagnostic] = []  # the files refused when the last analysis read them
         self._known: dict[str, ir.Declaration] = {}  # kept while a declaration is half-typed
         self.parse_count = 0  # how many files were parsed (the tests check that unchanged files are not)
 
@@ -85,10 +72,11 @@ class Rulebook:
     def analyze(self) -> Analysis:
         """Parse what changed and check the whole rulebook (or reuse the last
         analysis when no text changed)."""
-        paths, sources, diags = self._read()
+        paths, sources, diags = read_rulebook(self.root, self.open_texts)
         last = self._last
-        if last is not None and last.sources == sources and last.paths == paths:
+        if last is not None and last.sources == sources and last.paths == paths and self._read_problems == diags:
             return last
+        self._read_problems = list(diags)
         modules: dict[str, n.Module] = {}
         for name, text in sources.items():
             module, errors = self._parse(name, text)
@@ -104,28 +92,6 @@ class Rulebook:
             self._known.update(program.armies)  # armies are not declarations of the program's namespace, but have names
         self._last = Analysis(self.root, paths, sources, modules, reporter.diagnostics, program, dict(self._known), failure)
         return self._last
-
-    def _read(self) -> tuple[dict[str, Path], dict[str, str], list[Diagnostic]]:
-        """The rulebook's files in manual order, with their texts, as the loader reads them."""
-        files = {file_key(p) for p in rule_files(self.root)} if self.root.is_dir() else set()
-        files |= {p for p in self.open_texts if p.suffix == ".rules" and self.root in p.parents}
-        paths: dict[str, Path] = {}
-        sources: dict[str, str] = {}
-        diags: list[Diagnostic] = []
-        for f in sorted(files):
-            name = display_path(f, self.root.parent)
-            paths[name] = f
-            text = self.open_texts.get(f)
-            if text is None:
-                try:
-                    text = f.read_text(encoding="utf-8")
-                except (OSError, UnicodeDecodeError) as exc:
-                    diags.append(Diagnostic("error", f"cannot read file: {exc}", Span(name, 0, 0, 0, 0), "files must be UTF-8 text", "io"))
-                    continue
-            sources[name] = text
-        if not paths:
-            diags.append(Diagnostic("error", f"no .rules files in {self.root}", Span(str(self.root), 0, 0, 0, 0), None, "io"))
-        return paths, sources, diags
 
     def _parse(self, name: str, text: str) -> tuple[n.Module, list[Diagnostic]]:
         cached = self._parses.get(name)
