@@ -227,8 +227,8 @@ def cmd_diff(args) -> int:
     try:
         result = diff.diff_rulebooks(args.old, args.new)
     except diff.DiffError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+        print(str(exc) if isinstance(exc, diff.BadBuild) else f"error: {exc}", file=sys.stderr)  # a BadBuild's names its file
+        return exc.status
     if args.format == "json":
         print(json.dumps(diff.as_json(result), ensure_ascii=False, indent=2))
     else:
