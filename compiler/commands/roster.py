@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import collections
 import difflib
+import functools
 import html
 import json
 import re
@@ -79,6 +80,13 @@ def suggest(value: Any, candidates: list[str]) -> str | None:
     """The did-you-mean for an unknown id (see the module docstring)."""
     if not isinstance(value, str):
         return None
+    return _suggested(value, tuple(candidates))
+
+
+@functools.lru_cache(maxsize=256)
+def _suggested(value: str, candidates: tuple[str, ...]) -> str | None:
+    """:func:`suggest`, once for each value and candidates (a roster may repeat an unknown id
+    thousands of times; ``get_close_matches`` compares it with every candidate)."""
     for c in candidates:
         if c.lower() == value.lower():
             return c
@@ -347,6 +355,7 @@ def validate(army: dict, roster: dict) -> dict:
     "options" (keys of the options counted)}``.
     """
     run = _Run(army)
+    _suggested.cache_clear()  # what it holds is this roster's (its values may be long texts)
     if roster.get("rulebook") != army["rulebook"]:
         run.add("rulebook-mismatch", "$.rulebook", None, roster=roster.get("rulebook"), rulebook=army["rulebook"])
     if "content_hash" in roster and roster["content_hash"] != army["content_hash"]:
@@ -570,7 +579,13 @@ def load_armies(rulebook: Path) -> tuple[dict[str, dict], dict]:
 
 
 def schema_problems(roster: dict, schema: dict) -> list[str]:
-    """Where the roster does not follow the roster schema (JSON path: message)."""
+    """Where the roster does not follow the roster schema (JSON path: message); a roster
+    that follows it is said so by jsonschema-rs, without building jsonschema's validator
+    (a roster of a thousand units: 0.12 s → under 1 ms)."""
+    from rulebook.compiler.support.untrusted_json import fast_valid
+
+    if fast_valid(roster, schema):
+        return []
     from jsonschema import Draft202012Validator
 
     validator = Draft202012Validator(schema)
@@ -745,7 +760,9 @@ def main(args) -> int:
         return 2
     if args.roster_command == "validate":
         if args.format == "json":
-            print(json.dumps({"file": str(args.roster), **result}, ensure_ascii=False, indent=2))
+            from rulebook.compiler.emit.data.to_json import dumps  # json.dumps(indent=2)'s text, twice as fast
+
+            sys.stdout.write(dumps({"file": str(args.roster), **result}))
         else:
             print(report_text(args.roster, army, roster, result))
         return 0 if result["legal"] else 1
