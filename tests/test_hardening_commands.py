@@ -25,6 +25,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
 
 from conftest import DATA, ROOT
 from guards import deadline
@@ -448,3 +450,29 @@ def test_s2_the_tool_s_distributions_are_listed_as_taken():
                 todo.append((name, frozenset(req.extras)))
     assert seen and "jinja2" in seen
     assert sorted(seen - TOOL_DISTRIBUTIONS - PACKAGING_TOOLS) == []
+
+
+# ---------------------------------------------------------------------------- fuzzed rosters (tests/fuzz_roster.py)
+
+ROSTER_CASES = 200  # about 10 s on one core; bench/fuzz_roster.py runs thousands
+
+
+@pytest.fixture(scope="module")
+def roster_fuzz(tmp_path_factory, skirmish_build):
+    import fuzz_roster
+
+    for folder in fuzz_roster.RULEBOOKS.values():  # the army documents, made once (not counted in the cases' deadline)
+        fuzz_roster.armies(folder)
+        fuzz_roster.armies(folder.resolve())
+    return fuzz_roster, tmp_path_factory.mktemp("fuzz-roster"), skirmish_build
+
+
+@settings(max_examples=ROSTER_CASES, derandomize=True, database=None, deadline=None, phases=(Phase.explicit, Phase.generate),
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture], print_blob=True)
+@given(rng=st.randoms(use_true_random=False))
+def test_fuzzed_rosters_end_in_a_result_or_a_clear_error(rng, roster_fuzz):
+    fuzz_roster, folder, build = roster_fuzz
+    data, rulebook, how = fuzz_roster.make_case(rng)
+    with deadline(what=how):
+        problem = fuzz_roster.failure(data, rulebook, folder, build if rulebook == "skirmish" else None, rng)
+    assert problem is None, f"{problem} on {how}\n--- case ---\n{data[:3000]!r}"
