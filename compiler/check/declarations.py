@@ -5,7 +5,8 @@ Entry point: :func:`collect(state)`. Reads the parsed modules; adds to the
 state the declaration of each name (duplicates, reserved names and
 declarations that failed to parse are reported), its file, manual reference
 (``@source`` or the enclosing section and numbered heading), ``@status`` and
-``@doc``, the rulebook declaration, and the items of each section.
+``@doc``, the rulebook declaration (its id must not name a Python distribution that
+installing the generated package would replace), and the items of each section.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from rulebook.rules_dsl import nodes as n
 from rulebook.rules_dsl.diagnostics import Span
 from rulebook.rules_dsl.parser import KEYWORDS
 
+from rulebook.compiler.support import distributions
 from rulebook.compiler.ir.builtins import BUILTINS
 from rulebook.compiler.ir.types import PRIMITIVES
 from rulebook.compiler.check.state import CheckState, hint
@@ -76,6 +78,7 @@ def collect(st: CheckState) -> None:
                 if st.rulebook is not None:
                     st.err("a rulebook is declared twice", item.span, f"first declared at {st.rulebook.span}", "duplicate")
                 st.rulebook = item
+                _check_distribution_name(st, item)
                 continue
             name = getattr(item, "name", None)
             if name is None or isinstance(item, (n.ShowDecl, n.ExampleDecl)) or not hasattr(item, "span"):
@@ -104,6 +107,17 @@ def collect(st: CheckState) -> None:
     if st.rulebook is None and not any(isinstance(i, n.BrokenDecl) and i.keyword == "rulebook" for m in st.modules for i in m.items):
         first = st.modules[0].filename if st.modules else "<rulebook>"
         st.err("no rulebook declaration found", Span(first, 1, 1, 1, 1), 'add a fence with: rulebook <id> "Título" version "1.0" lang "es"', "rulebook")
+
+
+def _check_distribution_name(st: CheckState, item: n.RulebookDecl) -> None:
+    """The rulebook id names the generated Python package and its distribution: not one
+    that installing it would replace (pip, the standard library's modules, the tool's own
+    dependencies…: :mod:`rulebook.compiler.support.distributions`)."""
+    taken = distributions.taken_by(item.name)
+    if taken is not None:
+        st.err(f"the rulebook id '{item.name}' would name its Python package and distribution '{distributions.normalized(item.name)}', the name of {taken}",
+               item.span, f"installing the generated package would replace it (or be hidden by it); choose another id, e.g. {item.name}_rules",
+               "rulebook")
 
 
 def plain_text(inlines) -> str:

@@ -1,7 +1,9 @@
 """The ``rulebook`` command line: check, build, resolve, test.
 
 Every command prints diagnostics (text with carets, or ``--format json``) and
-exits with status 1 on errors, 2 on bad usage; never a Python traceback.
+exits with status 1 on errors, 2 on bad usage; never a Python traceback. What a
+command prints goes through :mod:`rulebook.compiler.support.terminal` (no control
+character of an input reaches the terminal).
 """
 
 from __future__ import annotations
@@ -228,8 +230,8 @@ def cmd_diff(args) -> int:
     try:
         result = diff.diff_rulebooks(args.old, args.new)
     except diff.DiffError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+        print(str(exc) if isinstance(exc, diff.BadBuild) else f"error: {exc}", file=sys.stderr)  # a BadBuild's names its file
+        return exc.status
     if args.format == "json":
         print(json.dumps(diff.as_json(result), ensure_ascii=False, indent=2))
     else:
@@ -281,12 +283,24 @@ def _collector_for(command: str):
         gc.set_threshold(*before)
 
 
+def _output_filter(args):
+    """What the command prints, through the one terminal filter (rulebook.compiler.support.terminal):
+    control characters from a rules file, a roster or a build never reach the terminal raw,
+    and JSON output keeps its meaning. ``lsp`` speaks its protocol on the standard streams
+    and ``serve`` runs threads that print: neither is wrapped."""
+    if args.command in ("lsp", "serve"):
+        return contextlib.nullcontext()
+    from rulebook.compiler.support import terminal
+
+    return terminal.filtered(json_stdout=getattr(args, "format", None) == "json")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = make_parser()
     args = parser.parse_args(argv)
     handler = {"check": cmd_check, "build": cmd_build, "resolve": cmd_resolve, "test": cmd_test, "diff": cmd_diff, "lsp": cmd_lsp, "roster": cmd_roster, "serve": cmd_serve}[args.command]
     try:
-        with _collector_for(args.command):
+        with _collector_for(args.command), _output_filter(args):
             return handler(args)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
