@@ -39,8 +39,8 @@ class _Checked:
         self.label = ""
         self.reused = 0
 
-    def __call__(self, program, out_dir, package, odds, shown, memo=None, ahead=None):
-        self.write_docs(program, out_dir, package, odds, shown, memo, ahead)
+    def __call__(self, program, out_dir, package, odds, memo=None, ahead=None):
+        self.write_docs(program, out_dir, package, odds, memo, ahead)
         if memo is None:
             return
         fresh = self.scratch / "fresh"
@@ -48,7 +48,7 @@ class _Checked:
         fresh.mkdir(parents=True)
         for sub in ("json", "schemas"):  # what the data page publishes, as written by this build
             (fresh / sub).symlink_to(out_dir / sub, target_is_directory=True)
-        self.write_docs(program, fresh, package, odds, shown, None)
+        self.write_docs(program, fresh, package, odds, None)
         with_memo, without = _tree(out_dir / "docs"), _tree(fresh / "docs")
         differ = sorted(set(with_memo) ^ set(without)) + [name for name in without if name in with_memo and with_memo[name] != without[name]]
         if differ:

@@ -53,7 +53,7 @@ from rulebook.compiler.emit.site import to_army_page, to_changelog_page
 from rulebook.compiler.emit.site.markdown import attr, esc, inlines
 from rulebook.compiler.emit.site.pages.army_lists import builder_pages
 from rulebook.compiler.emit.site.pages.context import INDEX_PAGE, NAV, PAGE_NAME_LIMIT, WEIGHT_PAGE, SiteContext
-from rulebook.compiler.emit.site.pages.data_page import Invocation, write_data_page
+from rulebook.compiler.emit.site.pages.data_page import write_data_page
 from rulebook.compiler.emit.site.pages.datasheets import Cards, write_card_index, write_card_pages
 from rulebook.compiler.emit.site.pages.glossary import write_glossary
 from rulebook.compiler.emit.site.pages.listings import ListingsAhead, write_listings
@@ -68,31 +68,32 @@ from rulebook.compiler.support import i18n
 from rulebook.compiler.support.i18n import _
 
 __all__ = [
-    "CompiledTemplates", "Invocation", "ListingsAhead", "PAGE_NAME_LIMIT", "PageMemo", "environment", "finish_site",
+    "CompiledTemplates", "ListingsAhead", "PAGE_NAME_LIMIT", "PageMemo", "environment", "finish_site",
     "round_half_up", "run_mkdocs", "write_bundle_index", "write_docs",
 ]
 
 
-def write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, odds: dict, shown: Invocation,
+def write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, odds: dict,
                memo: PageMemo | None = None, ahead: ListingsAhead | None = None) -> None:
     """Render docs/ (Markdown, the search index) and mkdocs.yml into ``out_dir``.
 
     ``package`` is the generated resolver package (it evaluates the worked
     examples; None shows them unevaluated), ``odds`` the ``"tables"`` of
-    ``json/odds.json``, ``shown`` the rulebook and output folder the data page's
-    commands name. Reads ``out_dir/json`` and ``out_dir/schemas`` (already
-    written) to publish them under ``docs/datos/``. Every phrase is in the
+    ``json/odds.json``. Reads ``out_dir/json`` and ``out_dir/schemas`` (already
+    written) to publish them under ``docs/datos/``; nothing written depends on
+    where ``out_dir`` or the rulebook is (the data page's commands name them by
+    placeholders). Every phrase is in the
     rulebook's ``lang`` (:mod:`rulebook.compiler.i18n`). ``memo``: the section pages of
     the previous build (:class:`PageMemo`), reused where nothing they read changed, and
     replaced by this build's. ``ahead``: the source listings' lines, worked out meanwhile
     (:class:`ListingsAhead`).
     """
     with i18n.using(i18n.of_rulebook(program)) as lang:
-        _write_docs(program, out_dir, package, odds, lang, shown, memo, ahead)
+        _write_docs(program, out_dir, package, odds, lang, memo, ahead)
 
 
 def _write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, odds: dict, lang: i18n.Language,
-                shown: Invocation, memo: PageMemo | None = None, ahead: ListingsAhead | None = None) -> None:
+                memo: PageMemo | None = None, ahead: ListingsAhead | None = None) -> None:
     env = environment(lang)
     ctx = SiteContext(program, package, odds)
     values = Values(ctx, program)
@@ -123,7 +124,7 @@ def _write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, 
     has_quick = bool(quick["groups"] or quick["odds"])
 
     # for designers: the data for tools, the army builder, the version history, the rules source of every file, the front matter
-    write_data_page(program, ctx, env, out_dir, docs, package, shown, title)
+    write_data_page(program, ctx, env, out_dir, docs, package, title)
     army_pages = to_army_page.write_pages(ctx, out_dir, docs, env, WEIGHT_PAGE)  # the army builder, one page per army
     write_sections(ctx, manual, env, docs, builder_pages(program, army_pages), kept)
     if memo is not None:

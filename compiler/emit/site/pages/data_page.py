@@ -15,7 +15,6 @@ import json
 import os
 import shlex
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -25,7 +24,10 @@ import jinja2
 from rulebook.compiler import ir
 from rulebook.compiler.emit.site.markdown import attr, esc, highlight
 from rulebook.compiler.emit.site.pages.context import SiteContext
-from rulebook.compiler.support.i18n import _
+from rulebook.compiler.support.i18n import N_, _
+
+RULEBOOK_FOLDER = N_("<rulebook-folder>")  # how the data page's commands name the folder of the rulebook's files
+OUTPUT_FOLDER = N_("<output>")  # and the folder the build writes (``-o``)
 
 
 def _link_or_copy(src: str, dst: str) -> None:
@@ -48,7 +50,7 @@ def _data_heading(text: str) -> tuple[Any, Any, Any]:
     return obj.get("id"), obj.get("kind", ""), obj.get("title")
 
 
-def publish_data(program: ir.Program, ctx: SiteContext, out_dir: Path, dest: Path, package: ModuleType | None) -> dict:
+def publish_data(program: ir.Program, ctx: SiteContext, out_dir: Path, dest: Path) -> dict:
     """Copy json/ and schemas/ under docs/datos/, write the glossary as JSON, and
     build the view-model of the data page (its file list)."""
     if dest.exists():
@@ -85,24 +87,11 @@ def publish_data(program: ir.Program, ctx: SiteContext, out_dir: Path, dest: Pat
         {"title": ctx.a(ctx.title_of(pn), ctx.href(pn)), "name": attr(pn), "input": r.get("input"), "result": r.get("result")}
         for pn, r in proc_schemas.items()
     ]
-    return {
-        "files": files,
-        "procedures": proc_rows,
-        "rulebook_name": attr(program.rulebook.name if program.rulebook else ""),
-    }
+    return {"files": files, "procedures": proc_rows}
 
 
 def _json_scalar(v) -> bool:
     return isinstance(v, (bool, int, str)) or v is None
-
-
-@dataclass(frozen=True)
-class Invocation:
-    """How the build was asked for, as the data page's commands repeat it: the rulebook's
-    path and the output folder, as given on the command line (or relative to where it runs)."""
-
-    rulebook: str
-    output: str = "build"
 
 
 def _typical_call(program: ir.Program, package: ModuleType) -> tuple[str, dict] | None:
@@ -115,26 +104,30 @@ def _typical_call(program: ir.Program, package: ModuleType) -> tuple[str, dict] 
     return min(calls, key=lambda call: abs(len(call[1]) - 4), default=None)
 
 
-def data_examples(program: ir.Program, ctx: SiteContext, package: ModuleType | None, shown: Invocation) -> dict:
-    """Usage examples built from this rulebook's own data and this build's folders (highlighted HTML).
+def data_examples(program: ir.Program, ctx: SiteContext, package: ModuleType | None) -> dict:
+    """Usage examples built from this rulebook's own data (highlighted HTML).
 
-    Every snippet runs as shown from the folder the build was run in: the Python
-    ones with the project installed, the shell ones with ``rulebook`` and ``jq``."""
+    The commands name the rulebook's folder and the build's output folder by placeholders
+    (:data:`RULEBOOK_FOLDER`, :data:`OUTPUT_FOLDER`, in the rulebook's language), never by
+    where this build ran or wrote: two builds of the same rulebook write the same page. With
+    them filled in, every snippet runs: the Python ones with the generated package installed
+    (``pip install <output>/python/<package>``), the shell ones with ``rulebook`` and ``jq``."""
     rb = program.rulebook.name if program.rulebook else "rulebook"
-    site_data = f"{shown.output}/site/datos"
+    rulebook_folder, output = _(RULEBOOK_FOLDER), _(OUTPUT_FOLDER)
+    site_data = f"{output}/site/datos"
     out: dict[str, Any] = {"python": None, "cli": None, "jq": None, "js": None, "schema": None,
-                           "build": highlight(f"rulebook build {shlex.quote(shown.rulebook)} -o {shlex.quote(shown.output)}\n", "bash"),
-                           "python_dir": esc(f"{shown.output}/python/"), "site_data": esc(site_data + "/")}
+                           "build": highlight(f"rulebook build {rulebook_folder} -o {output}\n", "bash"),
+                           "install": highlight(f"pip install {output}/{shlex.quote(f'python/{rb}')}\n", "bash"),
+                           "package": attr(rb), "rulebook_folder": esc(rulebook_folder), "output": esc(output),
+                           "python_dir": esc(f"{output}/python/{rb}/"), "site_data": esc(site_data + "/")}
     call = _typical_call(program, package) if package is not None else None
     if call is not None:
         proc, inputs = call
-        package_note = _("the package that `rulebook build` generated")
+        runtime_note = _("the runtime the package carries")
         input_note = _("the JSON of %(schema)s") % {"schema": f"schemas/procedures/{proc}.input.schema.json"}
         fraction_note = _("p is an exact fraction")
         out["python"] = highlight(
-            "import sys\n"
-            f"sys.path.insert(0, {shown.output + '/python'!r})  # {package_note}\n"
-            f"import {rb}\nfrom {rb} import runtime\n\n"
+            f"import {rb}\nfrom {rb} import runtime  # {runtime_note}\n\n"
             f"proc = {rb}.PROCEDURES[{proc!r}]\n"
             f"inputs = {inputs!r}  # {input_note}\n"
             "dist = runtime.exact(proc.function, **proc.convert(inputs))\n"
@@ -145,7 +138,7 @@ def data_examples(program: ir.Program, ctx: SiteContext, package: ModuleType | N
             "python",
         )
         out["cli"] = highlight(
-            f"rulebook resolve {shlex.quote(proc)} --rulebook {shlex.quote(shown.rulebook)} --exact"
+            f"rulebook resolve {shlex.quote(proc)} --rulebook {rulebook_folder} --exact"
             f" --input {shlex.quote(json.dumps(inputs, ensure_ascii=False))}\n",
             "bash",
         )
@@ -157,7 +150,7 @@ def data_examples(program: ir.Program, ctx: SiteContext, package: ModuleType | N
         ident = next(iter(ctx.catalogs[cat].entries))
         fields = ctx.fields(ctx.catalogs[cat].record)
         field = next((f.name for f in fields if f.type.kind == "int"), fields[0].name if fields else None)
-        doc = shlex.quote(f"{site_data}/json/{cat}.json")
+        doc = f"{output}/" + shlex.quote(f"site/datos/json/{cat}.json")
         out["jq"] = highlight(f"jq {shlex.quote('.entries[' + json.dumps(ident) + ']')} {doc}\njq '.entries | keys' {doc}\n", "bash")
         out["js"] = highlight(
             f"const catalog = await (await fetch({json.dumps(f'datos/json/{cat}.json')})).json();\n"
@@ -182,10 +175,10 @@ def data_examples(program: ir.Program, ctx: SiteContext, package: ModuleType | N
 
 
 def write_data_page(program: ir.Program, ctx: SiteContext, env: jinja2.Environment, out_dir: Path, docs: Path,
-                    package: ModuleType | None, shown: Invocation, title: str) -> None:
+                    package: ModuleType | None, title: str) -> None:
     """Publish the build's data under ``docs/datos/`` and write the page that presents it."""
-    data = publish_data(program, ctx, out_dir, docs / "datos", package)
+    data = publish_data(program, ctx, out_dir, docs / "datos")
     page = ctx.pages["data"]
     ctx.start_page(page)
-    data["examples"] = data_examples(program, ctx, package, shown)
+    data["examples"] = data_examples(program, ctx, package)
     (docs / page).write_text(env.get_template("datos.md.j2").render(title=esc(title), **data), encoding="utf-8")
