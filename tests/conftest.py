@@ -67,3 +67,15 @@ def compare_golden(actual: str, expected_path: Path, update: bool) -> None:
             pytest.fail(f"golden file {expected_path.name} was missing and has been written; check it and rerun")
         return
     assert actual == expected_path.read_text(encoding="utf-8")
+
+
+def filled_in(snippet: str, lang: str, rulebook: Path | str, output: Path | str) -> str:
+    """A command or snippet of a data page (in the rulebook's language ``lang``) with its
+    placeholders for the rulebook's folder and the output folder replaced by ``rulebook`` and
+    ``output``, as a reader fills them in."""
+    from rulebook.compiler.emit.site.pages.data_page import OUTPUT_FOLDER, RULEBOOK_FOLDER
+    from rulebook.compiler.support import i18n
+
+    with i18n.using(lang):
+        rulebook_folder, output_folder = i18n._(RULEBOOK_FOLDER), i18n._(OUTPUT_FOLDER)
+    return snippet.replace(rulebook_folder, str(rulebook)).replace(output_folder, str(output))

@@ -1,6 +1,6 @@
 """A one-shot build hands work to a second core (:mod:`rulebook.compiler.support.ahead`): a forked
 worker highlights the source listings while it runs the Python, odds and JSON stages
-(:class:`rulebook.compiler.emit.site.to_pages.ListingsAhead`), and another computes the odds tables
+(:class:`rulebook.compiler.emit.site.pages.listings.ListingsAhead`), and another computes the odds tables
 while it resolves the worked examples (:func:`rulebook.compiler.analysis.odds.ahead`).
 
 A worker's answer is what the build computes itself (the same lines for the same text, the
@@ -22,6 +22,7 @@ from rulebook.compiler.support import ahead
 from rulebook.compiler.pipeline import driver, pyload
 from rulebook.compiler.analysis import odds
 from rulebook.compiler.emit.site import to_pages
+from rulebook.compiler.emit.site.pages import listings
 
 RULES = DATA / "python" / "shooting.rules"
 
@@ -35,7 +36,7 @@ def test_the_workers_lines_are_the_builds_own():
     ahead = to_pages.ListingsAhead(sources)
     try:
         for file, text in sources.items():
-            assert ahead.lines(file, text) == to_pages._source_lines(text)
+            assert ahead.lines(file, text) == listings.source_lines(text)
         assert ahead.lines("a.rules", sources["a.rules"] + "\n") is None  # another text: not its answer
         assert ahead.lines("c.rules", "x") is None
     finally:
@@ -48,25 +49,23 @@ def _docs(folder: Path) -> dict[str, bytes]:
 
 
 def test_a_worker_that_dies_leaves_the_listings_to_the_build(tmp_path, monkeypatch):
-    shown = ("reglas", "build")
-    plain = driver.build(RULES, tmp_path / "plain", site=False, shown=shown)
+    plain = driver.build(RULES, tmp_path / "plain", site=False)
     assert plain.ok
     started: list[to_pages.ListingsAhead] = []
-    monkeypatch.setattr(to_pages, "_all_source_lines", _die)
+    monkeypatch.setattr(listings, "all_source_lines", _die)
     monkeypatch.setattr(to_pages.ListingsAhead, "start", classmethod(lambda cls, sources: started.append(cls(sources)) or started[-1]))
-    died = driver.build(RULES, tmp_path / "died", site=False, shown=shown)
+    died = driver.build(RULES, tmp_path / "died", site=False)
     assert died.ok and started and started[0]._answer == {}  # the worker's answer never came
     assert _docs(tmp_path / "died") == _docs(tmp_path / "plain")
     assert any(name.startswith("codigo-") for name in _docs(tmp_path / "plain"))
 
 
 def test_a_working_worker_gives_the_same_pages(tmp_path, monkeypatch):
-    shown = ("reglas", "build")
     monkeypatch.setattr(to_pages.ListingsAhead, "start", classmethod(lambda cls, sources: None))
-    assert driver.build(RULES, tmp_path / "plain", site=False, shown=shown).ok
+    assert driver.build(RULES, tmp_path / "plain", site=False).ok
     started: list[to_pages.ListingsAhead] = []
     monkeypatch.setattr(to_pages.ListingsAhead, "start", classmethod(lambda cls, sources: started.append(cls(sources)) or started[-1]))
-    assert driver.build(RULES, tmp_path / "ahead", site=False, shown=shown).ok
+    assert driver.build(RULES, tmp_path / "ahead", site=False).ok
     assert started and started[0]._answer  # the listings came from the worker
     assert _docs(tmp_path / "ahead") == _docs(tmp_path / "plain")
 
@@ -143,14 +142,13 @@ def test_the_workers_odds_are_the_builds_own(tmp_path):
 
 
 def test_the_odds_worker_gives_the_same_build_and_one_that_dies_leaves_them_to_it(tmp_path, monkeypatch):
-    shown = ("reglas", "build")
     asked: list = []
     monkeypatch.setattr(odds, "ahead", lambda package: asked.append(package) or ahead.Ahead(odds.compute, package))
-    assert driver.build(RULES, tmp_path / "worker", site=False, shown=shown).ok and asked
+    assert driver.build(RULES, tmp_path / "worker", site=False).ok and asked
     monkeypatch.setattr(odds, "ahead", lambda package: ahead.Ahead(_dies_too, package))
-    assert driver.build(RULES, tmp_path / "died", site=False, shown=shown).ok
+    assert driver.build(RULES, tmp_path / "died", site=False).ok
     monkeypatch.setattr(driver.Stages, "odds_ahead", lambda self, package: None)
-    assert driver.build(RULES, tmp_path / "alone", site=False, shown=shown).ok
+    assert driver.build(RULES, tmp_path / "alone", site=False).ok
     alone = _tree(tmp_path / "alone")
     assert any(name.startswith("json/") for name in alone) and any(name.startswith("docs/") for name in alone)
     assert _tree(tmp_path / "worker") == alone

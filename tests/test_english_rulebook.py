@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
 import subprocess
 import sys
@@ -154,7 +155,8 @@ def test_the_generated_package_speaks_english(english, tmp_path):
     snippets = [html.unescape(re.sub(r"<[^>]+>", "", m)) for m in
                 re.findall(r'<div class="language-python highlight"><pre>(.*?)</pre></div>', page, flags=re.S)]
     assert snippets
-    proc = subprocess.run([sys.executable, "-c", snippets[0]], capture_output=True, text=True, cwd=out.parent, timeout=120)
+    installed = dict(os.environ, PYTHONPATH=str(out / "python"))  # the generated package, as pip installs it
+    proc = subprocess.run([sys.executable, "-c", snippets[0]], capture_output=True, text=True, cwd=out.parent, env=installed, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "data: " in proc.stdout and "⇒ result: " in proc.stdout, proc.stdout
     assert "resultado" not in proc.stdout and "datos:" not in proc.stdout

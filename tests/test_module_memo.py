@@ -290,17 +290,18 @@ def test_reach_masks_follow_cycles_and_chains():
 
 def test_spellings_reused_after_an_edit_are_those_of_the_edited_text(program):
     """``rulebook serve`` keeps a spelling found in the previous text when the words it looks for
-    are not written where the edit changed the text (:meth:`rulebook.compiler.emit.site.to_pages._Reading._unchanged`).
+    are not written where the edit changed the text (:meth:`rulebook.compiler.emit.site.pages.reading.NotedReadable._unchanged`).
     Seeded edits of the rulebook's text — a phrase written again, a word deleted, an accent
     changed, two words joined or split, a line break added, a dash between two words deleted
     (which makes them a phrase) — and every spelling the pages ask for, and the phrases around
     those dashes: each answer kept from the previous text is the edited text's own answer."""
-    from rulebook.compiler.emit.site import to_pages
-    from rulebook.compiler.emit.site.readable import Readable, words_of
+    from rulebook.compiler.emit.site.pages.memo import PageReads
+    from rulebook.compiler.emit.site.pages.reading import NotedReadable
+    from rulebook.compiler.emit.site.readable import Readable, fold, words_of
 
     def reading(text: str, previous=None):
-        r = to_pages._Reading(program, to_pages._Log())
-        r._corpus, r._folded = text, to_pages.fold(text)
+        r = NotedReadable(program, PageReads())
+        r._corpus, r._folded = text, fold(text)
         r.previous = previous
         return r
 
@@ -346,16 +347,16 @@ def test_spellings_reused_after_an_edit_are_those_of_the_edited_text(program):
 
 
 def test_a_scan_of_the_text_finds_what_its_word_index_finds(program):
-    """After an edit, the first spellings looked up again scan the text (``to_pages._Scan``) rather
+    """After an edit, the first spellings looked up again scan the text (``reading.TextScan``) rather
     than index it: the same counts, for every declaration's name, its words and their stems, and
     words written in a row many times over (matches do not overlap)."""
-    from rulebook.compiler.emit.site import to_pages
+    from rulebook.compiler.emit.site.pages.reading import TextScan
     from rulebook.compiler.emit.site.readable import Readable, _WordIndex, fold, words_of
 
     corpus, folded = Readable(program)._text()
     corpus += "\nuna una una una. la la la"
     folded = fold(corpus)
-    scan, index = to_pages._Scan(corpus, folded), _WordIndex(corpus, folded)
+    scan, index = TextScan(corpus, folded), _WordIndex(corpus, folded)
     phrases = {tuple(fold(w) for w in words_of(name)) for name in program.decls} | {("una", "una"), ("la", "la", "la"), ("a",)}
     for words in sorted(phrases):
         assert scan.phrase(list(words)) == index.phrase(list(words)), words

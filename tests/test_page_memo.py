@@ -39,8 +39,8 @@ class _Checked:
         self.label = ""
         self.reused = 0
 
-    def __call__(self, program, out_dir, package, odds, shown, memo=None, ahead=None):
-        self.write_docs(program, out_dir, package, odds, shown, memo, ahead)
+    def __call__(self, program, out_dir, package, odds, memo=None, ahead=None):
+        self.write_docs(program, out_dir, package, odds, memo, ahead)
         if memo is None:
             return
         fresh = self.scratch / "fresh"
@@ -48,7 +48,7 @@ class _Checked:
         fresh.mkdir(parents=True)
         for sub in ("json", "schemas"):  # what the data page publishes, as written by this build
             (fresh / sub).symlink_to(out_dir / sub, target_is_directory=True)
-        self.write_docs(program, fresh, package, odds, shown, None)
+        self.write_docs(program, fresh, package, odds, None)
         with_memo, without = _tree(out_dir / "docs"), _tree(fresh / "docs")
         differ = sorted(set(with_memo) ^ set(without)) + [name for name in without if name in with_memo and with_memo[name] != without[name]]
         if differ:
@@ -101,6 +101,8 @@ def test_pages_kept_across_edits_are_the_pages_a_build_without_memo_writes(tmp_p
     from rulebook.compiler.pipeline import driver
     from rulebook.compiler.analysis import reads
     from rulebook.compiler.emit.site import to_pages
+    from rulebook.compiler.emit.site.pages.datasheets import Cards
+    from rulebook.compiler.emit.site.pages.memo import PageMemo
     from rulebook.compiler.emit.python import to_python
     from rulebook.compiler.commands.serve import Preview, _Remembering
 
@@ -109,28 +111,27 @@ def test_pages_kept_across_edits_are_the_pages_a_build_without_memo_writes(tmp_p
     checked = _Checked(to_pages, tmp_path)
     monkeypatch.setattr(to_pages, "write_docs", checked)
     asked: list = []  # what the memo answered for each page of each rebuild (None: rendered again)
-    reuse = to_pages._kept
+    reuse = PageMemo.kept
 
     def counted(memo, *args):
         page = reuse(memo, *args)
-        if memo is not None:
-            asked.append(page)
+        asked.append(page)
         return page
 
-    monkeypatch.setattr(to_pages, "_kept", counted)
+    monkeypatch.setattr(PageMemo, "kept", counted)
     cards: dict[str, list[int]] = {}  # edit → cards of the card pages rendered again with the memo, and those not reused
-    remembered, card = to_pages.PageBuilder.remembered_card, to_pages.PageBuilder.card
+    remembered, card = Cards.remembered_card, Cards.card
 
     def remembered_counted(self, *args):
-        cards.setdefault(checked.label, [0, 0])[0] += self.cards is not None
+        cards.setdefault(checked.label, [0, 0])[0] += self.remembered is not None
         return remembered(self, *args)
 
     def card_counted(self, *args):
-        cards.setdefault(checked.label, [0, 0])[1] += self.cards is not None
+        cards.setdefault(checked.label, [0, 0])[1] += self.remembered is not None
         return card(self, *args)
 
-    monkeypatch.setattr(to_pages.PageBuilder, "remembered_card", remembered_counted)
-    monkeypatch.setattr(to_pages.PageBuilder, "card", card_counted)
+    monkeypatch.setattr(Cards, "remembered_card", remembered_counted)
+    monkeypatch.setattr(Cards, "card", card_counted)
     preview = Preview(folder, tmp_path / "work", log=lambda text: None)
 
     def build() -> bool:

@@ -310,7 +310,7 @@ def test_pages_that_read_what_an_edit_changed_are_rendered_again(tmp_path, monke
     renders only its section's page (from the first rebuild on); edits of a glossary term
     and of a title that another section links to and shows render the pages reading them;
     after all of them the served site is, file by file, a fresh build's."""
-    from rulebook.compiler.emit.site import to_pages
+    from rulebook.compiler.emit.site.pages.sections import SectionBlocks
     from rulebook.compiler.commands.serve import Preview
 
     edits = [
@@ -319,8 +319,8 @@ def test_pages_that_read_what_an_edit_changed_are_rendered_again(tmp_path, monke
         ('"Dados de disparo y Calidad"', '"Dados de Calidad, renombrados"', True),  # linked and shown from section VII
     ]
     rendered: list[str] = []
-    section_blocks = to_pages.PageBuilder.section_blocks
-    monkeypatch.setattr(to_pages.PageBuilder, "section_blocks",
+    section_blocks = SectionBlocks.section_blocks
+    monkeypatch.setattr(SectionBlocks, "section_blocks",
                         lambda self, items, page, *args: rendered.append(page) or section_blocks(self, items, page, *args))
     per_rebuild: list[list[str]] = []
     rebuild = Preview.rebuild

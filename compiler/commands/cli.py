@@ -200,8 +200,7 @@ def _build_one(args, book: Path, output: Path) -> tuple[int, driver.Checked]:
     from rulebook.compiler.pipeline import driver
 
     t0 = time.perf_counter()
-    result = driver.build(book, output, site=not args.no_site, shown=(_shown(book), _shown(output)),
-                          allow_failing_examples=args.allow_failing_examples)
+    result = driver.build(book, output, site=not args.no_site, allow_failing_examples=args.allow_failing_examples)
     _print_diags(result, args.format)
     if not result.ok:
         print(f"build of {_shown(book)} failed; the previous output was left untouched", file=sys.stderr)

@@ -154,17 +154,16 @@ def _check_language(rb, sources: dict[str, str], rep: Reporter) -> None:
     )
 
 
-def build(path: Path, out_dir: Path, site: bool = True, shown: tuple[str, str] | None = None,
-          stages: Stages | None = None, allow_failing_examples: bool = False) -> Checked:
+def build(path: Path, out_dir: Path, site: bool = True, stages: Stages | None = None,
+          allow_failing_examples: bool = False) -> Checked:
     """Check, then emit json/, schemas/, python/, docs/ (and site/) into ``out_dir``.
 
-    Nothing in ``out_dir`` changes unless the whole build succeeds. A worked example
-    that the rules contradict is an error, one per example at its failing ``expect``
-    (the build publishes no vector its own rules break); ``allow_failing_examples``
-    makes them warnings and builds a draft whose vectors say ``"holds": false``. ``shown``:
-    the rulebook and the output folder as the data page's commands name them
-    (as typed on the command line); by default ``path`` as given and ``build``.
-    ``stages``: see :class:`Stages` (by default, each stage's function).
+    Nothing in ``out_dir`` changes unless the whole build succeeds; what it writes does
+    not depend on where ``out_dir`` is. A worked example that the rules contradict is an
+    error, one per example at its failing ``expect`` (the build publishes no vector its
+    own rules break); ``allow_failing_examples`` makes them warnings and builds a draft
+    whose vectors say ``"holds": false``. ``stages``: see :class:`Stages` (by default,
+    each stage's function).
     """
     stages = stages or Stages()
     t0 = time.perf_counter()
@@ -185,7 +184,7 @@ def build(path: Path, out_dir: Path, site: bool = True, shown: tuple[str, str] |
             _clean_after_killed_builds(out_dir)
             staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.building-", dir=out_dir.parent))
             locks.enter_context(_locked(staging))
-            _emit_all(result, staging, site, shown or (str(path), "build"), stages, allow_failing_examples)
+            _emit_all(result, staging, site, stages, allow_failing_examples)
             if result.ok:
                 foreign = _foreign_entries(out_dir, staging)
                 if foreign:
@@ -204,14 +203,13 @@ def build(path: Path, out_dir: Path, site: bool = True, shown: tuple[str, str] |
     return result
 
 
-def _emit_all(result: Checked, staging: Path, site: bool, shown: tuple[str, str], stages: Stages,
-              allow_failing_examples: bool = False) -> None:
+def _emit_all(result: Checked, staging: Path, site: bool, stages: Stages, allow_failing_examples: bool = False) -> None:
     """Python package → odds (computed by that package) → JSON → pages → site."""
     program = result.program
     assert program is not None
     ahead = stages.listings(program.sources)
     try:
-        _emit_stages(result, program, staging, site, shown, stages, ahead, allow_failing_examples)
+        _emit_stages(result, program, staging, site, stages, ahead, allow_failing_examples)
     finally:
         if ahead is not None:
             ahead.close()
@@ -232,7 +230,7 @@ def _settled():
         gc.unfreeze()
 
 
-def _emit_stages(result: Checked, program: Program, staging: Path, site: bool, shown: tuple[str, str], stages: Stages,
+def _emit_stages(result: Checked, program: Program, staging: Path, site: bool, stages: Stages,
                  ahead: to_pages.ListingsAhead | None, allow_failing_examples: bool = False) -> None:
     from rulebook.compiler.analysis import evaluations, odds
     from rulebook.compiler.pipeline import pyload
@@ -272,7 +270,7 @@ def _emit_stages(result: Checked, program: Program, staging: Path, site: bool, s
     if problems:
         return
     t = time.perf_counter()
-    to_pages.write_docs(program, staging, package, to_json.odds_doc(odds_tables)["tables"], to_pages.Invocation(*shown), stages.pages, ahead)
+    to_pages.write_docs(program, staging, package, to_json.odds_doc(odds_tables)["tables"], stages.pages, ahead)
     result.timings["docs"] = time.perf_counter() - t
     if site:
         t = time.perf_counter()

@@ -1,12 +1,13 @@
-"""Every snippet of every bundled rulebook's data page runs as shown (issue 9 §5).
+"""Every snippet of every bundled rulebook's data page runs once its placeholders are filled in (issue 9 §5).
 
-The page "Datos para herramientas" shows commands and code for *its* rulebook
-and the folders its build wrote. Each build here was made as
-``rulebook build <rulebook> -o build`` would make it (``driver.build`` with
-the default shown output ``build``), so every snippet runs from the folder
-that holds ``build/``: Python snippets in a subprocess, shell ones with
-``bash`` (``rulebook`` and ``jq`` on the PATH), the JavaScript one through
-``node --check`` (it fetches from a served site, so it is only parsed).
+The page "Datos para herramientas" shows commands and code for *its* rulebook, naming the
+rulebook's folder and the output folder by placeholders (never a path of the machine that
+built it). Each build here is a ``build/`` folder; with the placeholders filled in (the
+rulebook's folder, ``build``), every snippet runs from the folder that holds ``build/``:
+Python snippets in a subprocess, with the generated package importable as ``pip install``
+leaves it (tests/test_wheel.py installs it for real), shell ones with ``bash`` (``rulebook``
+and ``jq`` on the PATH), the JavaScript one through ``node --check`` (it fetches from a
+served site, so it is only parsed).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from bundled import BUNDLED, ROOT, bundled_builds  # noqa: F401 - fixture
+from conftest import filled_in
 
 SNIPPET = re.compile(r'<div class="language-(\w+) highlight"><pre>(.*?)</pre></div>', re.S)
 
@@ -33,8 +35,12 @@ def snippets(build: Path) -> list[tuple[str, str]]:
     return [(lang, html.unescape(re.sub(r"<[^>]+>", "", code))) for lang, code in SNIPPET.findall(page)]
 
 
-def run(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""))
+def page_language(build: Path) -> str:
+    return re.search(r'<html lang="(\w+)"', (build / "site" / "datos.html").read_text(encoding="utf-8")).group(1)
+
+
+def run(cmd: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""), **env)
     return subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, env=env, timeout=300)
 
 
@@ -43,15 +49,21 @@ def test_every_snippet_of_the_data_page_runs(name, bundled_builds):  # noqa: F81
     build = bundled_builds[name]
     found = snippets(build)
     langs = [lang for lang, _code in found]
-    assert langs.count("python") == 2 and langs.count("bash") == 3 and langs.count("javascript") == 1, langs
+    assert langs.count("python") == 2 and langs.count("bash") == 4 and langs.count("javascript") == 1, langs
     package = next(p.name for p in (build / "python").iterdir() if p.is_dir() and not p.name.startswith("_"))
-    for lang, code in found:
-        assert "content/1936" not in code or name == "1936", code
+    page_lang = page_language(build)
+    for lang, shown in found:
+        assert str(ROOT) not in shown and "content/" not in shown and "build/" not in shown, shown  # no folder of this build
+        code = filled_in(shown, page_lang, ROOT / "content" / name, build.name)
         if lang == "bash" and code.startswith("rulebook build "):
-            assert code.strip() == f"rulebook build {ROOT / 'content' / name} -o build"
+            assert code.strip() == f"rulebook build {ROOT / 'content' / name} -o {build.name}" != shown.strip()
             continue
-        if lang == "python":
-            proc = run([sys.executable, "-c", code], build.parent)
+        if lang == "bash" and code.startswith("pip install "):  # the generated project, which pip installs alone
+            project = build.parent / code.split()[2]
+            assert project == build / "python" / package and (project / "pyproject.toml").is_file(), code
+            continue
+        if lang == "python":  # the package importable as pip installs it
+            proc = run([sys.executable, "-c", code], build.parent, PYTHONPATH=str(build / "python"))
         elif lang == "bash":
             proc = run(["bash", "-euo", "pipefail", "-c", code], build.parent)
         else:
@@ -63,18 +75,20 @@ def test_every_snippet_of_the_data_page_runs(name, bundled_builds):  # noqa: F81
         assert proc.returncode == 0, f"{lang} snippet failed:\n{code}\n{proc.stderr[-2000:]}"
         assert "Traceback" not in proc.stderr
         if lang == "python" and "PROCEDURES" in code:
-            assert f"from {package} import runtime\n" in code
+            assert code.startswith(f"import {package}\nfrom {package} import runtime")  # as installed: no path to add
             assert "⇒ resultado: " in proc.stdout  # the trace, in the rulebook's language
         if lang == "bash" and code.startswith("rulebook resolve"):
             assert json.loads(proc.stdout)["distribution"], proc.stdout[:500]
 
 
 def test_the_build_command_of_the_data_page_builds(tmp_path):
-    """The page's first command, run as shown (the smallest bundled rulebook), writes the
-    folders the other snippets read."""
+    """The page's first command, with its placeholders filled in (the smallest bundled rulebook),
+    writes the folders the other snippets read."""
     name = min(BUNDLED, key=lambda n: sum(p.stat().st_size for p in (ROOT / "content" / n).glob("*.rules")))
-    proc = run(["rulebook", "build", str(ROOT / "content" / name), "-o", "build"], tmp_path)
+    proc = run(["rulebook", "build", str(ROOT / "content" / name), "-o", "salida"], tmp_path)
     assert proc.returncode == 0, proc.stderr
-    build = tmp_path / "build"
+    build = tmp_path / "salida"
     assert (build / "site" / "datos" / "json").is_dir() and (build / "python").is_dir()
-    assert snippets(build)[0] == ("bash", f"rulebook build {ROOT / 'content' / name} -o build")
+    lang, command = snippets(build)[0]
+    assert lang == "bash" and filled_in(command, page_language(build), ROOT / "content" / name, "salida") == \
+        f"rulebook build {ROOT / 'content' / name} -o salida"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
 import subprocess
 import sys
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import CONTENT, filled_in
 from rulebook.compiler import ir
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -252,14 +254,17 @@ def test_data_page_python_examples_run(built):
     page = _read(built, "datos.html")
     python = _code_blocks(page, "python")
     assert len(python) == 2
-    # no __pycache__ in the shared build folder (other tests compare build trees)
-    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"}
-    # the resolver example runs from the folder that holds build/
+    # no __pycache__ in the shared build folder (other tests compare build trees); the generated
+    # package importable as `pip install build/python/<package>` leaves it
+    env = {"PYTHONPATH": os.pathsep.join([str(ROOT), str(built / "python")]), "PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"}
+    # the resolver example runs anywhere once the package is installed
     run = subprocess.run([sys.executable, "-c", python[0]], cwd=built.parent, capture_output=True, text=True, env=env, timeout=300)
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip()
-    # so does the schema example (it reads build/site/datos/)
-    run = subprocess.run([sys.executable, "-c", python[1]], cwd=built.parent, capture_output=True, text=True, env=env, timeout=300)
+    # so does the schema example, from the folder that holds build/ (it reads build/site/datos/)
+    schema = filled_in(python[1], "es", CONTENT, built.name)
+    assert schema != python[1]
+    run = subprocess.run([sys.executable, "-c", schema], cwd=built.parent, capture_output=True, text=True, env=env, timeout=300)
     assert run.returncode == 0, run.stderr
 
 
@@ -268,7 +273,8 @@ def test_data_page_cli_example_runs(built):
 
     page = _read(built, "datos.html")
     (cli,) = [b for b in _code_blocks(page, "bash") if b.startswith("rulebook resolve ")]
-    argv = shlex.split(cli.strip())
+    argv = shlex.split(filled_in(cli, "es", CONTENT, built.name).strip())
+    assert str(CONTENT) in argv
     assert argv[:2] == ["rulebook", "resolve"]
     env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"}
     run = subprocess.run([sys.executable, "-m", "rulebook.compiler.commands.cli", *argv[1:]], cwd=ROOT, capture_output=True, text=True, env=env, timeout=300)

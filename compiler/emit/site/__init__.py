@@ -2,8 +2,20 @@
 
 Reads: a checked :class:`rulebook.compiler.ir.Program`, the generated package's evaluated
 examples and odds tables, the army documents of :mod:`rulebook.compiler.emit.data`.
-Produces: the pages under ``docs/`` (:mod:`.to_pages`, one module per kind of page),
-the army builder (:mod:`.to_army_page`) and changelog (:mod:`.to_changelog_page`) pages;
-everything from a rules file reaches HTML through :mod:`.markdown`, players' formulas
-through :mod:`.readable`; :mod:`.mkdocs_raw` is the MkDocs plugin of the built site.
+Produces: the pages under ``docs/``, ``mkdocs.yml`` and the HTML site.
+
+==================  ==============================================================
+to_pages            the entry points: the pages put together in order
+                    (:func:`~.to_pages.write_docs`), the MkDocs run, the bundle index
+pages               one module per kind of page over the context they share (see
+                    :mod:`.pages`: context, values, references, sections,
+                    army_lists, datasheets, glossary, rules_a_to_z,
+                    quick_reference, data_page, listings, memo, reading,
+                    templates, site_build)
+to_army_page        the army builder page of each army list
+to_changelog_page   the version history (``@changelog``)
+markdown            everything from a rules file reaches HTML through it (escaping)
+readable            players' formulas and names in the rulebook's words
+mkdocs_raw          the MkDocs plugin of the built site (finished HTML blocks)
+==================  ==============================================================
 """

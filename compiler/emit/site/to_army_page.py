@@ -2,7 +2,7 @@
 
 Reads the army documents and the roster schema the build already wrote
 (``json/armies/<army>.json``, ``schemas/roster.schema.json``, from
-:mod:`rulebook.compiler.emit.data.to_armies`) and the page map of :class:`rulebook.compiler.emit.site.to_pages.PageBuilder`
+:mod:`rulebook.compiler.emit.data.to_armies`) and the page map of :class:`rulebook.compiler.emit.site.pages.context.SiteContext`
 (page names, the href of each entry's card). Writes, for each army,
 ``docs/ejercito.md`` (``ejercito-<army>.md`` when a rulebook declares several) through
 ``site/templates/ejercito.md.j2``, its data beside the assets as
@@ -94,7 +94,7 @@ def write_pages(pb, out_dir: Path, docs: Path, env: jinja2.Environment, weight: 
     """Write the builder page of every army document of ``out_dir/json/armies``, and its data
     script (``docs/assets/armies/<page stem>.js``, :func:`data_script`).
 
-    ``pb`` is the site's :class:`rulebook.compiler.emit.site.to_pages.PageBuilder` (page names,
+    ``pb`` is the site's :class:`rulebook.compiler.emit.site.pages.context.SiteContext` (page names,
     card links and the search index, where the page gets ``weight``). Returns
     the navigation entries (``{"title", "path"}``), none when the rulebook
     declares no army."""

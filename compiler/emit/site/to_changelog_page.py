@@ -30,7 +30,7 @@ def changelog(program: ir.Program) -> ir.Catalog | None:
 
 
 def write_page(pb, program: ir.Program, docs: Path, env: jinja2.Environment, weight: float) -> list[dict]:
-    """Write the changelog page; ``pb`` is the site's :class:`rulebook.compiler.emit.site.to_pages.PageBuilder`
+    """Write the changelog page; ``pb`` is the site's :class:`rulebook.compiler.emit.site.pages.context.SiteContext`
     (its search index gets the page with ``weight``). Returns the navigation entries."""
     catalog = changelog(program)
     if catalog is None:
