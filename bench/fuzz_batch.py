@@ -14,11 +14,8 @@ rate, and one line per failure class with its count and first case. Exit status 
 
 from __future__ import annotations
 
-import argparse
-import collections
 import os
 import random
-import signal
 import sys
 import tempfile
 import time
@@ -28,18 +25,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import fuzz_batch  # noqa: E402
-
-
-class _Timeout(BaseException):
-    pass
+import fuzz_harness  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--cases", type=int, default=5000, help="how many cases (default 5000)")
-    parser.add_argument("--start", type=int, default=0, help="the first case number (default 0)")
+    parser = fuzz_harness.options(__doc__, cases=5000, jobs=False)
     parser.add_argument("--command-every", type=int, default=50, help="run every Nth case through the command too (0: never)")
-    parser.add_argument("--limit", type=float, default=10.0, help="seconds per case before it counts as a timeout")
     args = parser.parse_args(argv)
 
     from rulebook.compiler.commands import resolve
@@ -47,42 +38,26 @@ def main(argv: list[str] | None = None) -> int:
     resolver = resolve.Resolver(*resolve.load(fuzz_batch.RULEBOOK, "json"))
     procedures = fuzz_batch.procedures_of(resolver)
 
-    def timeout(signum, frame):
-        raise _Timeout
-
-    signal.signal(signal.SIGALRM, timeout)
-    counts: collections.Counter[str] = collections.Counter()
-    first: dict[str, tuple[int, str]] = {}
+    fuzz_harness.start_alarm(args.limit)
+    tally = fuzz_harness.Tally()
     through_command = 0
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="rulebook-fuzz-batch-") as tmp:
         env = {**os.environ, "XDG_CACHE_HOME": str(Path(tmp) / "xdg")}
         for i in range(args.start, args.start + args.cases):
             reads, how = fuzz_batch.make_case(random.Random(i), procedures)
-            signal.setitimer(signal.ITIMER_REAL, args.limit)
-            try:
-                problem = fuzz_batch.batch_failure(resolver, reads)
-            except _Timeout:
-                problem = "timeout"
-            finally:
-                signal.setitimer(signal.ITIMER_REAL, 0)
+            problem = fuzz_harness.within_limit(lambda: fuzz_batch.batch_failure(resolver, reads))
             if args.command_every and i % args.command_every == 0:
                 through_command += 1
                 if not problem:
                     seen = fuzz_batch.command_failure(fuzz_batch.RULEBOOK, reads, env)
                     problem = seen and f"command: {seen}"
             if problem:
-                counts[problem] += 1
-                first.setdefault(problem, (i, how))
+                tally.add(problem, i, how)
     elapsed = time.perf_counter() - t0
     done = args.cases
-    print(f"{done} cases ({args.start}..{args.start + done - 1}), {through_command} also through the command, in {elapsed:.0f} s: "
-          f"{done / elapsed:.0f} cases/s")
-    print(f"{sum(counts.values())} failures" + (":" if counts else ""))
-    for problem, count in counts.most_common():
-        i, how = first[problem]
-        print(f"  {count:>7}  {problem}  (first: case {i}, {how[:100]})")
-    return 1 if counts else 0
+    return tally.report(f"{done} cases ({args.start}..{args.start + done - 1}), {through_command} also through the command, in {elapsed:.0f} s: "
+                        f"{done / elapsed:.0f} cases/s")
 
 
 if __name__ == "__main__":

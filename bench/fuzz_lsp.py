@@ -19,8 +19,6 @@ A surface of its own (not in ``bench/fuzz.py``, which fuzzes the compiler).
 
 from __future__ import annotations
 
-import argparse
-import collections
 import multiprocessing
 import random
 import sys
@@ -31,6 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
+import fuzz_harness  # noqa: E402
 import fuzz_lsp  # noqa: E402
 
 
@@ -59,16 +58,11 @@ def run_batches(seeds: list[int]) -> list[tuple[int, int, str | None, str]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--batches", type=int, default=1000, help="how many batches (default 1000)")
-    parser.add_argument("--start", type=int, default=0, help="the first batch number (default 0)")
-    parser.add_argument("--jobs", type=int, default=2, help="worker processes, each with its own server (default 2)")
-    args = parser.parse_args(argv)
+    args = fuzz_harness.options(__doc__, cases=1000, unit="batches", jobs=2, limit=False).parse_args(argv)
 
     seeds = list(range(args.start, args.start + args.batches))
     chunks = [seeds[k :: args.jobs] for k in range(args.jobs) if seeds[k :: args.jobs]]
-    counts: collections.Counter[str] = collections.Counter()
-    first: dict[str, tuple[int, str]] = {}
+    tally = fuzz_harness.Tally("batch")
     batches = frames = 0
     t0 = time.perf_counter()
     with multiprocessing.Pool(len(chunks)) as pool:
@@ -77,16 +71,9 @@ def main(argv: list[str] | None = None) -> int:
                 batches += sent > 0
                 frames += sent
                 if problem:
-                    counts[problem] += 1
-                    if problem not in first or i < first[problem][0]:
-                        first[problem] = (i, how)
+                    tally.add(problem, i, how)
     elapsed = time.perf_counter() - t0
-    print(f"{batches} batches ({args.start}..{args.start + args.batches - 1}), {frames} frames in {elapsed:.0f} s on {len(chunks)} processes: {frames / elapsed:.0f} frames/s")
-    print(f"{sum(counts.values())} failures" + (":" if counts else ""))
-    for problem, count in counts.most_common():
-        i, how = first[problem]
-        print(f"  {count:>7}  {problem}  (first: batch {i}, {how[:100]})")
-    return 1 if counts else 0
+    return tally.report(f"{batches} batches ({args.start}..{args.start + args.batches - 1}), {frames} frames in {elapsed:.0f} s on {len(chunks)} processes: {frames / elapsed:.0f} frames/s")
 
 
 if __name__ == "__main__":

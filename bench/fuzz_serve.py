@@ -14,8 +14,6 @@ its count and the first case that showed it. Exit status 1 when any case failed.
 
 from __future__ import annotations
 
-import argparse
-import collections
 import os
 import random
 import shutil
@@ -29,6 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
+import fuzz_harness  # noqa: E402
 import fuzz_serve  # noqa: E402
 
 RULES = ROOT / "tests" / "data" / "python" / "shooting.rules"
@@ -58,19 +57,14 @@ def start_serve(tmp: Path) -> tuple[subprocess.Popen, int, list[str]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--cases", type=int, default=5000, help="how many cases (default 5000)")
-    parser.add_argument("--start", type=int, default=0, help="the first case number (default 0)")
+    parser = fuzz_harness.options(__doc__, cases=5000, jobs=False, limit=False, show="print the bytes of each failing case")
     parser.add_argument("--check-every", type=int, default=100, help="cases between checks of the terminal and a normal request")
-    parser.add_argument("--show", action="store_true", help="print the bytes of each failing case")
     args = parser.parse_args(argv)
 
-    counts: collections.Counter[str] = collections.Counter()
-    first: dict[str, tuple[int, str]] = {}
+    tally = fuzz_harness.Tally()
 
     def failed(problem: str, i: int, how: str) -> None:
-        counts[problem] += 1
-        first.setdefault(problem, (i, how))
+        tally.add(problem, i, how)
         if args.show:
             print(f"--- case {i}: {problem} ({how})\n{fuzz_serve.make_request(random.Random(i))[0][:2000]!r}")
 
@@ -101,12 +95,7 @@ def main(argv: list[str] | None = None) -> int:
             elapsed = time.perf_counter() - t0
             proc.terminate()
             proc.wait(timeout=60)
-    print(f"{done} cases ({args.start}..{args.start + done - 1}) in {elapsed:.1f} s: {done / elapsed:.0f} cases/s")
-    print(f"{sum(counts.values())} failures" + (":" if counts else ""))
-    for problem, count in counts.most_common():
-        i, how = first[problem]
-        print(f"  {count:>7}  {problem}  (first: case {i}, {how[:100]})")
-    return 1 if counts else 0
+    return tally.report(f"{done} cases ({args.start}..{args.start + done - 1}) in {elapsed:.1f} s: {done / elapsed:.0f} cases/s")
 
 
 if __name__ == "__main__":
