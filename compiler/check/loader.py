@@ -4,8 +4,9 @@ Reads: the file system under a rulebook's folder (or a single file). Produces:
 :func:`load(path) -> (modules, sources, diagnostics)`, the parsed files (read in
 file-name order) with a diagnostic for each problem; and, for the language server
 (:mod:`rulebook.compiler.lsp.files`), which reads the same files within the same
-limits, its parts: :func:`find` (a rulebook's files, over a bounded walk) and
-:func:`read_file` (one file's text, or why it is not read).
+limits, its parts: :func:`find` (a rulebook's files, over a bounded walk),
+:func:`read_file` (one file's text, or why it is not read) and
+:func:`read_within_total` (the files read in order up to :data:`MAX_RULEBOOK_BYTES`).
 
 What is read is bounded and stays inside the rulebook: listing a folder looks at
 no more than :data:`MAX_ENTRIES` files and folders (past them the folder is not
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from rulebook.rules_dsl import nodes as n
@@ -189,6 +190,28 @@ def read_file(path: Path, name: str) -> tuple[str | None, int, Diagnostic | None
         )
 
 
+Read = Callable[[Path, str], tuple[str | None, int, Diagnostic | None]]
+"""What reads one file (and its name as shown): :func:`read_file`, or the language
+server's version of it that takes an open document's text instead."""
+
+
+def read_within_total(files: Iterable[tuple[str, Path]], read: Read = read_file) -> Iterator[tuple[str, str | None, Diagnostic | None]]:
+    """``(name, text, None)`` for each ``(name, file)`` read, in order, or ``(name, None, why)``
+    for a file not read; a file not read does not count towards :data:`MAX_RULEBOOK_BYTES`,
+    and past it the files are not read (the last one yielded says so)."""
+    total = 0
+    for name, f in files:
+        text, size, problem = read(f, name)
+        if problem is not None:
+            yield name, None, problem
+            continue
+        total += size
+        if total > MAX_RULEBOOK_BYTES:
+            yield name, None, over_total(name)
+            return
+        yield name, text, None
+
+
 Parse = Callable[[str, str], tuple[n.Module, list[Diagnostic]]]
 """What parses one file's text (and its name as shown): :func:`rulebook.rules_dsl.parser.parse`,
 or a caller's version of it that remembers (``rulebook serve``)."""
@@ -211,17 +234,7 @@ def load(path: Path, parse: Parse = parse) -> tuple[list[n.Module], dict[str, st
         )]
     if not files and not diags:
         diags.append(no_rules(path))
-    total = 0
-    for f in files:
-        name = display_path(f, path.parent)
-        text, size, problem = read_file(f, name)
-        if problem is not None and size > MAX_FILE_BYTES:  # too large: not counted in the total
-            diags.append(problem)
-            continue
-        total += size
-        if total > MAX_RULEBOOK_BYTES:
-            diags.append(over_total(name))
-            break
+    for name, text, problem in read_within_total((display_path(f, path.parent), f) for f in files):
         if problem is not None:
             diags.append(problem)
             continue

@@ -20,8 +20,9 @@ editor opened:
   a link to nowhere and a control character in a name are refused, with the loader's
   messages.
 
-Finding the files and reading one from disk are the loader's own functions
-(:func:`~rulebook.compiler.check.loader.find`, :func:`~rulebook.compiler.check.loader.read_file`).
+Finding the files, reading one from disk and the total are the loader's own functions
+(:func:`~rulebook.compiler.check.loader.find`, :func:`~rulebook.compiler.check.loader.read_file`,
+:func:`~rulebook.compiler.check.loader.read_within_total`).
 """
 
 from __future__ import annotations
@@ -34,8 +35,7 @@ from pathlib import Path
 from rulebook.rules_dsl.diagnostics import Diagnostic
 
 from rulebook.compiler.check.loader import (
-    MAX_ENTRIES, MAX_FILE_BYTES, MAX_RULEBOOK_BYTES, SUFFIX, display_path, find, no_rules, over_total, read_file, too_large,
-    too_many_entries,
+    MAX_ENTRIES, MAX_FILE_BYTES, SUFFIX, display_path, find, no_rules, read_file, read_within_total, too_large, too_many_entries,
 )
 
 
@@ -98,26 +98,23 @@ def read_rulebook(root: Path, open_texts: dict[Path, str]) -> tuple[dict[str, Pa
         files |= {p for p in open_texts if p.suffix == SUFFIX and root in p.parents}
     else:
         files = {root} if root.is_file() or root in open_texts else set()
-    paths: dict[str, Path] = {}
-    sources: dict[str, str] = {}
-    total = 0
-    for f in sorted(files):
-        name = display_path(f, root.parent)
-        paths[name] = f
+    named = [(display_path(f, root.parent), f) for f in sorted(files)]
+
+    def read(f: Path, name: str) -> tuple[str | None, int, Diagnostic | None]:
         text = open_texts.get(f)
         if text is None:
-            text, size, problem = read_file(f, name)
-        else:
-            size = _size_of(text)
-            problem = too_large(size, name) if size > MAX_FILE_BYTES else None
+            return read_file(f, name)
+        size = _size_of(text)
+        return (None, size, too_large(size, name)) if size > MAX_FILE_BYTES else (text, size, None)
+
+    paths: dict[str, Path] = {}
+    sources: dict[str, str] = {}
+    for (name, f), (_, text, problem) in zip(named, read_within_total(named, read)):  # stops where reading stops
+        paths[name] = f
         if problem is not None:
             diags.append(problem)
-            continue
-        total += size
-        if total > MAX_RULEBOOK_BYTES:
-            diags.append(over_total(name))
-            break
-        sources[name] = text
+        else:
+            sources[name] = text
     if not paths and not diags:
         diags.append(no_rules(root))
     return paths, sources, diags
