@@ -64,6 +64,12 @@ class Procedure:
     schema: Schema
     result_order: tuple[str, ...] | None = None
 
+    def __repr__(self) -> str:
+        """Short: the name, parameters, result type and source line (not the schema and
+        function the dataclass repr would print, hundreds of thousands of characters)."""
+        params = ", ".join(p.name for p in self.params)
+        return f"<Procedure {self.name}({params}) -> {self.result} at {self.src}>"
+
     def convert(self, inputs: Any) -> dict[str, Any]:
         """JSON inputs (a dict by parameter name) → keyword arguments for ``function``;
         :class:`~rulebook.runtime.errors.InputError` names the bad JSON path. A parameter left
