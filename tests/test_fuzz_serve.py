@@ -10,27 +10,12 @@ and answer a normal request every 50 cases and after the last; its terminal must
 from __future__ import annotations
 
 import random
-import shutil
 
-import pytest
 
 import fuzz_serve
-from test_serve import RULES, Served
+from test_serve import served  # noqa: F401  (the running serve, one per module)
 
 CASES = 1500  # about 2 s once the serve runs
-
-
-@pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("fuzz-serve")
-    folder = tmp / "reglas"
-    folder.mkdir()
-    shutil.copy(RULES, folder / "reglas.rules")
-    running = Served(folder, tmp)
-    yield running
-    if running.proc.poll() is None:
-        running.proc.kill()
-        running.proc.wait()
 
 
 def test_random_requests_are_answered_and_leave_no_traceback(served):
