@@ -65,6 +65,7 @@ from pathlib import Path
 from typing import Any
 
 from rulebook.compiler.emit.data.to_armies import ROSTER_MAX_BYTES, ROSTER_MAX_UNITS
+from rulebook.compiler.support import untrusted_json
 from rulebook.compiler.support.terminal import one_line, visible
 
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
@@ -426,12 +427,9 @@ def read_roster(path: Path) -> dict:
     roster of more than :data:`MAX_UNITS` units (so a huge file costs neither
     time nor memory)."""
     try:
-        with path.open("rb") as f:
-            raw = f.read(MAX_BYTES + 1)
-    except FileNotFoundError:
-        raise RosterFileError(f"{path}: error: no such file") from None
-    except OSError as exc:
-        raise RosterFileError(f"{path}: error: cannot read the file: {exc.strerror or exc}") from None
+        raw = untrusted_json.read_at_most(path, MAX_BYTES)
+    except untrusted_json.UntrustedJson as exc:
+        raise RosterFileError(str(exc)) from None
     if len(raw) > MAX_BYTES:
         raise RosterFileError(f"{path}: error: the file is larger than {MAX_BYTES // 1000} kB, the most a roster may be\n"
                               "hint: a roster lists a force's units; is this the right file?")
@@ -508,7 +506,6 @@ def read_build_armies(rulebook: Path) -> tuple[dict[str, dict], dict]:
     validator looks up in it (:func:`army_problem`); the roster schema is the compiler's
     for those armies. Anything else is :class:`RosterFileError`, naming the file."""
     from rulebook.compiler.emit.data import to_armies
-    from rulebook.compiler.support import untrusted_json
 
     files = sorted((rulebook / "json" / "armies").glob("*.json"))[:MAX_ARMY_FILES + 1]
     if not files:

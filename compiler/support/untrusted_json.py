@@ -36,16 +36,22 @@ class _Refused(ValueError):
 
 def load(path: Path, max_bytes: int, max_int: int | None = None, max_depth: int = MAX_DEPTH, what: str = "the file") -> Any:
     """The JSON value of ``path`` (see the module docstring for what is refused)."""
+    raw = read_at_most(path, max_bytes, what)
+    if len(raw) > max_bytes:
+        raise UntrustedJson(f"{path}: error: {what} is larger than {max_bytes:,} bytes, the most this command reads")
+    return loads(raw, str(path), max_int, max_depth)
+
+
+def read_at_most(path: Path, max_bytes: int, what: str = "the file") -> bytes:
+    """The first ``max_bytes + 1`` bytes of ``path`` (one more than allowed, so the caller
+    can tell a file over the limit without reading it whole), or :class:`UntrustedJson`."""
     try:
         with path.open("rb") as f:
-            raw = f.read(max_bytes + 1)
+            return f.read(max_bytes + 1)
     except FileNotFoundError:
         raise UntrustedJson(f"{path}: error: no such file") from None
     except OSError as exc:
         raise UntrustedJson(f"{path}: error: cannot read {what}: {exc.strerror or exc}") from None
-    if len(raw) > max_bytes:
-        raise UntrustedJson(f"{path}: error: {what} is larger than {max_bytes:,} bytes, the most this command reads")
-    return loads(raw, str(path), max_int, max_depth)
 
 
 def loads(raw: bytes | str, where: str, max_int: int | None = None, max_depth: int = MAX_DEPTH) -> Any:
