@@ -12,7 +12,7 @@ The clauses (LANGUAGE.md, "army"):
 ``side ID "Title"`` / ``sides Enum`` · ``roles Enum`` · ``sizes table [column: c]``
 · ``size ID "Title" points: N`` (or ``role: N`` per role) · ``agreed [min: N]`` ·
 ``bonus role: percent …`` · ``quality Enum [percent: table]`` ·
-``units catalog [side:] [cost:] [category:] [weight:] [name:] [per_model:] [models:]
+``units catalog [side: id|field] [cost:] [category:] [weight:] [name:] [per_model:] [models:]
 [max_models:] [composition: f amount: f alternatives: f] { options … / option … }``
 (each option offered to every unit of the block, or ``entries: [ids]``, or all but ``exclude: [ids]``) ·
 ``limit total|category: c|entry: e [min: N] [max: N]`` · ``limits table min: col max: col``.

@@ -61,6 +61,47 @@ class EntryFormulas:
         text = next((f for f, t in fields.items() if t.inner.kind == "text"), None)
         return lambda rec, ident: (rec.get(text) if text else None) or ident
 
+    def side(self, a: ClauseArgs, fields: dict):
+        """``side:``: one side id for every entry, or a field (an enum, a ref, a text or an
+        id) whose value, in each entry, is a side id; a function (entry, id, span) → side, or None."""
+        v = a.named.get("side")
+        if v is None:
+            return None
+        st, ids = self.st, [s.id for s in self.army.sides]
+        name = v.name if isinstance(v, n.VName) else None
+        field = fields.get(name) if name else None
+        if name in ids and field is not None:
+            st.err(f"'side: {name}' is both a side and a field of the catalog's record", v.span, "rename the side or the field: a side of the units clause must say which it is", "army")
+            return None
+        if name in ids:
+            return lambda rec, ident, span: name
+        if field is not None and field.inner.kind in ("enum", "ref", "text", "id"):
+            if not ids:
+                st.err(f"'side: {name}' reads each unit's side from a field, but the army declares no sides", v.span, "declare the sides first: side <id> \"Title\" (or sides Enum)", "army")
+                return None
+
+            def side(rec, ident, span):
+                value = rec.get(name)
+                if value in ids:
+                    return value
+                if value is None:
+                    st.err(f"entry {ident} has no side in '{name}'", span, f"give it one of the army's sides: {', '.join(ids)}", "army")
+                else:
+                    st.err(f"entry {ident}'s side '{value}' (field '{name}') is not a side of army {self.army.d.name}", span,
+                           hint(str(value), ids) or "sides: " + ", ".join(ids), "army")
+                return None
+
+            return side
+        if field is not None:
+            fit = fields_of(fields, ("enum", "ref", "text", "id"))
+            st.err(f"'side:' field {name} is {field}, not an enum, ref, text or id", v.span, f"fields that fit: {', '.join(fit)}" if fit else "write a side id", "army")
+            return None
+        if name is None:
+            st.err("'side:' takes a side id or a field of the catalog's record", v.span, "write it without quotes", "army")
+        else:
+            st.err(f"unknown side '{name}'", v.span, hint(name, ids + list(fields)) or ("sides: " + ", ".join(ids) if ids else "declare the sides first: side <id> \"Title\""), "army")
+        return None
+
     def category(self, a: ClauseArgs, fields: dict):
         """``category:``: an enum field (its values become the army's categories) or one category id
         for every entry; a function entry → category, or None."""

@@ -40,14 +40,7 @@ class UnitsClause:
             self.army.broken_categories = self.army.broken_categories or "category" in a.named
             return
         fields = {f: t for f, t, _ in st.record_fields.get(catalog.record, [])}
-        side = None
-        if "side" in a.named:
-            v = a.named["side"]
-            ids = [s.id for s in self.army.sides]
-            side = v.name if isinstance(v, n.VName) else None
-            if side not in ids:
-                st.err(f"unknown side '{side}'" if side else "'side:' takes a side id", v.span, hint(side or "", ids) or ("sides: " + ", ".join(ids) if ids else "declare the sides first: side <id> \"Title\""), "army")
-                side = None
+        side_of = self.formulas.side(a, fields)
         if "cost" not in a.named:
             ints = fields_of(fields, ("int",))
             st.err(f"units {catalog.name} needs 'cost:' (a field or a number)", c.span, f"e.g. cost: {ints[0]}" if ints else "e.g. cost: 10", "army")
@@ -76,6 +69,7 @@ class UnitsClause:
                 else:
                     st.err(f"entry {ident} has no cost in '{field}'", span, None, "army")
                 base = 0
+            side = side_of(rec, ident, span) if side_of else None
             lo = models(rec) if models else None
             hi = max_models(rec) if max_models else lo
             if lo is not None and hi is not None and hi < lo:
