@@ -54,7 +54,7 @@ from .numbers import (
 )
 from .protocol import Example, Expectation, Odds, OddsAxis, Param, Procedure
 from .records import RuleApp, Schema, field, from_input, has_rule, rule_param
-from .tables import index, lookup, lookup_range, ordinal, shift
+from .tables import index, lookup, lookup_among, lookup_range, ordinal, shift
 from .trace import LetEvent, ProcedureFrame, RollEvent, Step, Trace
 from .values import Counts, Record, format_value, granted, largest, number_text, record, smallest, sort_key, stacked_param, to_jsonable
 
@@ -138,6 +138,7 @@ __all__ = [
     "Odds",
     # tables
     "lookup",
+    "lookup_among",
     "lookup_range",
     "index",
     "shift",

@@ -32,6 +32,17 @@ def lookup(mapping: Mapping, key: Any, table: str, src: str | None) -> Any:
         raise RuleError(N_("there is no row for %(key)r in the table %(table)s"), src, {"key": key, "table": table}) from None
 
 
+def lookup_among(mappings: Sequence[Mapping], key: Any, tables: str, src: str | None) -> Any:
+    """``mapping[key]`` in the one mapping that has ``key`` (their keys are unique among
+    them); none has it: RuleError at ``src``."""
+    for mapping in mappings:
+        try:
+            return mapping[key]
+        except (KeyError, TypeError):
+            continue
+    raise RuleError(N_("there is no row for %(key)r in the table %(table)s"), src, {"key": key, "table": tables})
+
+
 def lookup_range(rows: Sequence[RangeRow], key: Any, table: str, src: str | None) -> Any:
     """Value of the first row whose range contains ``key``; none raises RuleError."""
     if type(key) is not int and not isinstance(key, (int, Fraction)):

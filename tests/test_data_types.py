@@ -42,6 +42,15 @@ def _load(tmp_path: Path, body: str):
     return pyload.compile_and_load(_ok(tmp_path, body).program)
 
 
+def _run(package, name: str, **kwargs):
+    """The one result of a procedure that rolls nothing (exact distribution of a single outcome)."""
+    from rulebook import runtime
+
+    outcomes = list(runtime.exact(package.PROCEDURES[name].function, **kwargs).items())
+    assert len(outcomes) == 1, outcomes
+    return outcomes[0][0]
+
+
 def _expect_one_error(tmp_path: Path, body: str, message: str, hint_text: str, line: int | None = None) -> None:
     got = _errors(tmp_path, body)
     assert len(got) == 1, got
@@ -112,3 +121,56 @@ def test_side_field_mistakes(tmp_path, old, new, message, hint_text):
 def test_a_side_field_that_is_empty_is_refused(tmp_path):
     body = ARMY.replace("faction: Faction", "faction: Faction?").replace("| blue | 12", "| - | 12")
     _expect_one_error(tmp_path, body, "entry blue_guard has no side in 'faction'", "give it one of the army's sides: red, blue")
+
+
+# ---- 2. references to several catalogs, read through their shared fields -------------------------
+
+SEVERAL = """
+record Infantry "Infantry" {
+  name: text "Name"
+  shoot: int "Shoot"
+  men: int "Men"
+}
+
+record Vehicle "Vehicle" {
+  name: text "Name"
+  armour: int "Armour"
+  shoot: int "Shoot"
+}
+
+catalog a_units "A units" of Infantry {
+  rifles | "Rifles" | 4 | 10
+}
+
+catalog b_units "B units" of Vehicle {
+  tank | "Tank" | 3 | 5
+}
+
+procedure to_hit "To hit" (shooter: ref a_units | b_units) -> int {
+  return shooter.shoot + 1
+}
+"""
+
+
+def test_a_ref_of_several_catalogs_reads_their_shared_fields(tmp_path):
+    package = _load(tmp_path, SEVERAL)
+    assert _run(package, "to_hit", shooter="tank") == 6 and _run(package, "to_hit", shooter="rifles") == 5
+
+
+@pytest.mark.parametrize("old,new,message,hint_text", [
+    ("shooter.shoot", "shooter.men", "ref a_units | b_units: 'men' is a field of a_units but not of b_units", "fields every one has: name, shoot"),
+    ("shooter.shoot", "shooter.shot", "ref a_units | b_units has no field 'shot'", "did you mean 'shoot'"),
+    ("  armour: int \"Armour\"\n  shoot: int", "  armour: int \"Armour\"\n  shoot: decimal", "field 'shoot' has a different type in each catalog (int in a_units, decimal in b_units)", "one type"),
+    ("tank | \"Tank\"", "rifles | \"Tank\"", "ref a_units | b_units: 'rifles' is an id of both a_units and b_units", "must be unique"),
+])
+def test_several_catalog_mistakes(tmp_path, old, new, message, hint_text):
+    _expect_one_error(tmp_path, SEVERAL.replace(old, new), message, hint_text, line=SEVERAL.count("\n", 0, SEVERAL.index("return shooter")) + 1)
+
+
+def test_a_one_column_table_among_several_catalogs_has_no_fields(tmp_path):
+    body = SEVERAL.replace("ref a_units | b_units", "ref a_units | extra") + """
+table extra "Extra" by id: id "Id" -> shoot: int "Shoot" {
+  gun "Gun" | 3
+}
+"""
+    _expect_one_error(tmp_path, body, "table extra has one column", "extra[")

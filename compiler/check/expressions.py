@@ -168,6 +168,51 @@ def _name(st: CheckState, e: n.Name, scope: Scope) -> ir.Expr:
     return _placeholder(e.span)
 
 
+def _shared_fields(st: CheckState, base: T, name: str, at) -> list[tuple[str, T]] | None:
+    """The fields a ``ref a | b`` reads: those with the same name and type in every
+    catalog's record (or id-keyed table's columns); None after an error (a field that
+    some catalog lacks or types otherwise, a one-column table, an id in two catalogs)."""
+    owners = base.name.split("|")
+    each: dict[str, dict[str, T]] = {}
+    for owner in owners:
+        if owner in st.tables:
+            columns = st.tables[owner].columns
+            if len(columns) == 1:
+                st.err(f"{base} has no fields: table {owner} has one column, its rows are values", at,
+                       f"read the value with {owner}[…], or give the table a second column", "type")
+                return None
+            each[owner] = {c.name: c.type for c in columns}
+        else:
+            each[owner] = {f: t for f, t, _ in st.record_fields.get(st.ast[owner].record, [])}
+    if name in each[owners[0]] or any(name in fs for fs in each.values()):
+        lacking = [o for o in owners if name not in each[o]]
+        if lacking:
+            having = next(o for o in owners if name in each[o])
+            st.err(f"{base}: '{name}' is a field of {having} but not of {', '.join(lacking)}", at,
+                   f"fields every one has: {', '.join(_common(each, owners)) or 'none'}", "unknown-name")
+            return None
+        types = {o: each[o][name] for o in owners}
+        if len(set(types.values())) > 1:
+            shown = ", ".join(f"{t} in {o}" for o, t in types.items())
+            st.err(f"{base}: field '{name}' has a different type in each catalog ({shown})", at,
+                   "a field read through several catalogs has one type in all of them", "type")
+            return None
+        seen: dict[str, str] = {}
+        for owner in owners:
+            for ident in st.ref_ids(owner):
+                if ident in seen:
+                    st.err(f"{base}: '{ident}' is an id of both {seen[ident]} and {owner}, so its '{name}' could be either", at,
+                           "ids read through several catalogs must be unique among them: rename one", "type")
+                    return None
+                seen[ident] = owner
+    return [(f, each[owners[0]][f]) for f in _common(each, owners)]
+
+
+def _common(each: dict[str, dict[str, T]], owners: list[str]) -> list[str]:
+    """The fields (in the first catalog's order) every catalog has, with one type."""
+    return [f for f, t in each[owners[0]].items() if all(each[o].get(f) == t for o in owners)]
+
+
 def _enums_with_member(st: CheckState, name: str) -> list[tuple[str, str]]:
     """The (enum, value) pairs a bare name in code stands for: ``green`` or its
     old spelling ``Green`` → ``[("Calidad", "green")]``."""
@@ -215,6 +260,11 @@ def _attr(st: CheckState, e: n.Attr, scope: Scope, in_expect: bool) -> ir.Expr:
     elif base.kind == "ref":
         fields = [(f, t) for f, t, _ in st.record_fields.get(st.ast[base.name].record, [])]
         via = "catalog"
+    elif base.kind == "refs":
+        fields = _shared_fields(st, base, e.name, at)
+        if fields is None:
+            return _placeholder(e.span)
+        via = "catalogs"
     elif base.kind == "row":
         fields = [(c.name, c.type) for c in st.tables[base.name].columns]
     elif base.kind == "counts":

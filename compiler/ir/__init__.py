@@ -187,8 +187,9 @@ class FieldAccess:
 
     ``via`` says how the field is reached: ``"value"`` (obj is a record or a table
     row), ``"catalog"`` (obj is a ``ref`` to an entry of catalog ``owner``: look
-    it up first) or ``"table"`` (obj is a ``ref`` to a row of the id-keyed table
-    ``owner``). ``nullable``: obj may be ``none`` (the access then fails at run
+    it up first), ``"table"`` (obj is a ``ref`` to a row of the id-keyed table
+    ``owner``) or ``"catalogs"`` (obj is a ``ref a | b``, ``owner`` ``"a|b"``: look
+    it up in the one that has it). ``nullable``: obj may be ``none`` (the access then fails at run
     time with the rule's position).
     """
 

@@ -136,8 +136,8 @@ class ExpressionNames:
             return Target("member", resolved.obj.type.inner.name or "", e.name)
         if isinstance(resolved, ir.FieldAccess):
             base = resolved.obj.type.inner
-            if resolved.via == "catalog":
-                catalog = self.index.decl(resolved.owner or "")
+            if resolved.via in ("catalog", "catalogs"):
+                catalog = self.index.decl((resolved.owner or "").split("|")[0])
                 return Target("field", catalog.record if isinstance(catalog, ir.Catalog) else "", e.name)
             return Target("field", resolved.owner if resolved.via == "table" else base.name or "", e.name)
         return Target("field", "", e.name)

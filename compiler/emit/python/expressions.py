@@ -179,7 +179,11 @@ class ExpressionWriter:
 
     def visit_FieldAccess(self, e: ir.FieldAccess) -> Doc:
         obj = self.expr(e.obj)
-        if e.via in ("catalog", "table"):
+        if e.via == "catalogs":  # a ref of several catalogs (or id-keyed tables), whose ids are unique among them
+            owners = e.owner.split("|")
+            mappings = tuple_of([f"_d.{'TABLE' if o in self.p.tables else 'CATALOG'}_{py_name(o)}" for o in owners])
+            obj = call("_rt.lookup_among", mappings, obj, Text(" | ".join(owners)), self.cite(e.span))
+        elif e.via in ("catalog", "table"):
             mapping = f"_d.{'CATALOG' if e.via == 'catalog' else 'TABLE'}_{py_name(e.owner)}"
             obj = self.lookup(mapping, obj, e.owner, e.span, e.obj.type == T("ref", e.owner))
             if e.via == "table" and len(self.p.tables[e.owner].columns) == 1:
