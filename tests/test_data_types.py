@@ -174,3 +174,50 @@ table extra "Extra" by id: id "Id" -> shoot: int "Shoot" {
 }
 """
     _expect_one_error(tmp_path, body, "table extra has one column", "extra[")
+
+
+# ---- 3. list concatenation; 4. filters narrow optional types -------------------------------------
+
+LISTS = """
+procedure joined "Joined" (xs: list[int], ys: list[int], y: int) -> list[int] {
+  return xs + ys + [y] + []
+}
+
+procedure widened "Widened" (xs: list[int], zs: list[decimal]) -> list[decimal] {
+  return xs + zs
+}
+
+procedure least "Least" (ws: list[int?]) -> int {
+  return min([w for w in ws if w != none])
+}
+
+record Slot "Slot" {
+  bonus: int? "Bonus"
+}
+
+procedure bonuses "Bonuses" (slots: list[Slot]) -> int {
+  return sum([s.bonus for s in slots if s.bonus != none and s.bonus > 0])
+}
+"""
+
+
+def test_lists_join_and_filters_narrow(tmp_path):
+    from fractions import Fraction
+
+    package = _load(tmp_path, LISTS)
+    assert _run(package, "joined", xs=[1, 2], ys=(3,), y=4) == (1, 2, 3, 4)
+    assert _run(package, "widened", xs=[1], zs=[Fraction(1, 2)]) == (1, Fraction(1, 2))
+    assert _run(package, "least", ws=[None, 5, 3, None]) == 3
+    slot = package.types.Slot
+    assert _run(package, "bonuses", slots=[slot(bonus=None), slot(bonus=2), slot(bonus=-1), slot(bonus=3)]) == 5
+
+
+@pytest.mark.parametrize("old,new,message,hint_text", [
+    ("return xs + ys + [y] + []", "return xs + y", "'+' joins two lists, got int", "[x] + ys"),
+    ("return xs + ys + [y] + []", "return y + xs", "'+' joins two lists, got int", "[x] + ys"),
+    ("return xs + ys + [y] + []", 'return xs + ["a"]', "'+' joins lists of one type, got list[int] and list[text]", ""),
+    ("[w for w in ws if w != none]", "[w for w in ws if w == none]", "returns int?, but the procedure's result is int", ""),
+    ("[w for w in ws if w != none]", "[w for w in ws]", "returns int?, but the procedure's result is int", ""),
+])
+def test_list_mistakes(tmp_path, old, new, message, hint_text):
+    _expect_one_error(tmp_path, LISTS.replace(old, new), message, hint_text)

@@ -132,7 +132,8 @@ def _expr(st: CheckState, e, scope: Scope, in_expect: bool) -> ir.Expr:
         inner.vars[e.name] = (it.type.args[0] if it.type.kind == "list" else ANY, e.span)
         st.local_uses.add((inner, e.name))
         cond = want_bool(st, e.cond, inner, "if", in_expect) if e.cond is not None else None
-        body = check_expr(st, e.expr, inner, in_expect)
+        # the filter narrows: in [w for w in ws if w != none], w is not none
+        body = check_expr(st, e.expr, Scope(inner, not_none(e.cond, True)) if e.cond is not None else inner, in_expect)
         return ir.Comprehension(body, e.name, it, cond, T("list", None, (body.type,)), e.span)
     if isinstance(e, n.Roll):
         return _roll(st, e, scope)
@@ -532,6 +533,8 @@ def _binary(st: CheckState, e: n.Binary, scope: Scope, in_expect: bool) -> ir.Ex
         return ir.Binary(op, left, right, BOOL, e.span)
     right = check_expr(st, e.right, scope, in_expect)
     b = right.type
+    if op == "+" and "list" in (a.kind, b.kind):
+        return _concatenation(st, e, left, right)
     if op in ("+", "-", "*", "/"):
         if not is_numeric(a) or not is_numeric(b):
             bad, bt = (e.left, a) if not is_numeric(a) else (e.right, b)
@@ -566,6 +569,21 @@ def _binary(st: CheckState, e: n.Binary, scope: Scope, in_expect: bool) -> ir.Ex
         return ir.Binary(op, left, right, BOOL, e.span, enum=a.name)
     st.err(f"cannot compare {a} with {b} using '{op}'", e.span, None, "type")
     return ir.Binary(op, left, right, BOOL, e.span)
+
+
+def _concatenation(st: CheckState, e: n.Binary, left: ir.Expr, right: ir.Expr) -> ir.Expr:
+    """``xs + ys``: the items of both lists, in order; the lists hold one type."""
+    a, b = left.type, right.type
+    if a.kind not in ("list", "any") or b.kind not in ("list", "any"):
+        bad, bt = (e.left, a) if a.kind not in ("list", "any") else (e.right, b)
+        st.err(f"'+' joins two lists, got {bt}", bad.span,
+               "a list of one item is written [x]: [x] + ys" if bt.kind != "opt" else OPTIONAL_HINT, "type")
+        return ir.Binary("+", left, right, ANY, e.span)
+    t = unify(a, b)
+    if t is None:
+        st.err(f"'+' joins lists of one type, got {a} and {b}", e.span, None, "type")
+        return ir.Binary("+", left, right, ANY, e.span)
+    return ir.Binary("+", left, right, t, e.span)
 
 
 def _roll(st: CheckState, e: n.Roll, scope: Scope) -> ir.Expr:

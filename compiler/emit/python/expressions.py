@@ -258,6 +258,14 @@ class ExpressionWriter:
 
     def visit_Binary(self, e: ir.Binary) -> Doc:
         op = e.op
+        if e.type.kind == "list":  # xs + ys: a tuple of the items of each (a chain of + is one tuple)
+            parts: list[ir.Expr] = []
+            node: ir.Expr = e
+            while isinstance(node, ir.Binary) and node.op == "+" and node.type.kind == "list":
+                parts.append(node.right)
+                node = node.left
+            parts.append(node)
+            return tuple_of([Seq(("*", self.expr(x))) for x in reversed(parts)])
         if (op in ("+", "-", "*") and e.type != DEC) or (op in ("and", "or") and isinstance(e.left, ir.Binary) and e.left.op == op):
             return self.chain(e)
         a, b = self.expr(e.left), self.expr(e.right)
