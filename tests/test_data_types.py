@@ -221,3 +221,73 @@ def test_lists_join_and_filters_narrow(tmp_path):
 ])
 def test_list_mistakes(tmp_path, old, new, message, hint_text):
     _expect_one_error(tmp_path, LISTS.replace(old, new), message, hint_text)
+
+
+# ---- 5. odds tables over booleans, catalog ids and lists of values written as in code ------------
+
+ODDS = UNITS + """
+procedure shot "Shot" (unit: ref units, aimed: bool, side: Faction) -> bool {
+  return roll d6 + (if aimed then 1 else 0) + (if side == Faction.red then 1 else 0) >= unit.shoot + 2
+}
+
+odds by_unit "Shots by unit" {
+  procedure shot(unit: u, aimed: a, side: Faction.blue)
+  rows u in units "Unit"
+  columns a in [true, false] "Aimed"
+  cell probability(result)
+}
+
+odds by_aim "Shots by aim" {
+  procedure shot(unit: u, aimed: a, side: Faction.blue)
+  rows a in bool "Aimed"
+  columns u in [units.blue_guard] "Unit"
+  cell probability(result)
+}
+
+odds by_side "Shots by side" {
+  procedure shot(unit: units.red_guard, aimed: false, side: s)
+  rows s in [Faction.blue, Faction.red] "Side"
+  cell probability(result)
+}
+"""
+
+
+def _odds_tables(checked) -> dict:
+    from rulebook.compiler.analysis.odds import compute
+    from rulebook.compiler.emit.data import to_json
+    from rulebook.compiler.pipeline import pyload
+
+    package = pyload.compile_and_load(checked.program)
+    return to_json.odds_doc(compute(package), checked.program)["tables"]
+
+
+def test_odds_rows_and_columns_over_booleans_catalog_ids_and_listed_values(tmp_path):
+    tables = _odds_tables(_ok(tmp_path, ODDS))
+    unit = tables["by_unit"]
+    assert unit["rows"]["values"] == ["red_guard", "blue_guard"] and unit["columns"]["values"] == [True, False]
+    # red_guard shoots 4: needs 6 (5 aimed); blue_guard shoots 5: needs 7 (6 aimed)
+    assert unit["cells"] == [["1/3", "1/6"], ["1/6", 0]]
+    aim = tables["by_aim"]
+    assert aim["rows"] == {"variable": "a", "title": "Aimed", "values": [True, False]} and aim["cells"] == [["1/6"], [0]]
+    assert tables["by_side"]["rows"]["values"] == ["blue", "red"] and tables["by_side"]["cells"] == [["1/6"], ["1/3"]]
+
+
+def test_odds_over_ids_and_booleans_show_titles_on_the_site(tmp_path):
+    _ok(tmp_path, ODDS)
+    out = tmp_path.parent / (tmp_path.name + "-out")
+    built = driver.build(tmp_path, out, site=False)
+    assert built.ok, [d.message for d in built.diagnostics if d.severity == "error"]
+    page = next((out / "docs").glob("01-*.md")).read_text(encoding="utf-8")
+    assert "| <a href=\"#units--red_guard\">Red Guard</a> |" in page and "| yes |" in page and "| Blue |" in page
+
+
+@pytest.mark.parametrize("old,new,message,hint_text", [
+    ("rows u in units", "rows u in unitz", "unknown enum, catalog or bool 'unitz'", "did you mean 'units'"),
+    ("[true, false]", "[true, 1]", "the values of an odds axis are whole numbers, true/false, Enum.value or catalogo.id, all of one kind; got the number 1", ""),
+    ("[units.blue_guard]", "[blue_guard]", "the values of an odds axis are whole numbers", "write units.blue_guard"),
+    ("[units.blue_guard]", "[units.green_guard]", "'green_guard' is not an entry of units", "did you mean 'red_guard'"),
+    ("[Faction.blue, Faction.red]", "[Faction.blue, units.red_guard]", "the values of an odds axis are of one kind: Faction.…", "write Faction.<value>"),
+    ("[Faction.blue, Faction.red]", "[Faction.blue, Faction.green]", "'green' is not a value of Faction", ""),
+])
+def test_odds_axis_mistakes(tmp_path, old, new, message, hint_text):
+    _expect_one_error(tmp_path, ODDS.replace(old, new), message, hint_text)

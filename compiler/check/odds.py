@@ -14,7 +14,7 @@ from rulebook.rules_dsl.parser import KEYWORDS
 from rulebook.compiler import ir
 from rulebook.compiler.ir.types import ANY, BOOL, INT, T, is_numeric
 from rulebook.compiler.check.expressions import bind_args, check_expr
-from rulebook.compiler.check.state import CheckState, Scope
+from rulebook.compiler.check.state import CheckState, Scope, describe_value, hint, referenceable
 
 MAX_AXIS_VALUES = 200
 
@@ -32,6 +32,7 @@ def check_odds(st: CheckState) -> None:
 
 def _axis(st: CheckState, axis: n.OddsAxis, each: bool) -> tuple[T, ir.OddsAxis]:
     values: tuple = ()
+    of = None
     if each:
         source = "catalog"
         if not isinstance(st.ast.get(axis.enum), n.CatalogDecl):
@@ -39,23 +40,13 @@ def _axis(st: CheckState, axis: n.OddsAxis, each: bool) -> tuple[T, ir.OddsAxis]
             t = ANY
         else:
             st.use(axis.enum)
-            t = T("ref", axis.enum)
+            t, of = T("ref", axis.enum), axis.enum
             values = tuple(st.catalogs.get(axis.enum, {}))
     elif axis.values is not None:
         source = "list"
-        if any(not isinstance(v, int) for v in axis.values) or len(axis.values) > MAX_AXIS_VALUES:
-            st.err(f"a list of values for an odds table holds at most {MAX_AXIS_VALUES} whole numbers", axis.span, None, "odds")
-        t = INT
-        values = tuple(axis.values)
+        t, of, values = _listed(st, axis)
     elif axis.enum is not None:
-        source = "enum"
-        if not isinstance(st.ast.get(axis.enum), n.EnumDecl):
-            st.unknown("enum", axis.enum, axis.span, st.names_of(n.EnumDecl))
-            t = ANY
-        else:
-            st.use(axis.enum)
-            t = T("enum", axis.enum)
-            values = tuple(st.members(axis.enum))
+        source, t, of, values = _named_domain(st, axis)
     else:
         source = "range"
         if not (isinstance(axis.lo, int) and isinstance(axis.hi, int)):
@@ -65,8 +56,78 @@ def _axis(st: CheckState, axis: n.OddsAxis, each: bool) -> tuple[T, ir.OddsAxis]
         else:
             values = tuple(range(axis.lo, axis.hi + 1))
         t = INT
-    of = axis.enum if source in ("catalog", "enum") else None
     return t, ir.OddsAxis(name=axis.name, title=axis.title or axis.name, source=source, of=of, values=values, span=axis.span)
+
+
+def _named_domain(st: CheckState, axis: n.OddsAxis) -> tuple[str, T, str | None, tuple]:
+    """``in Enum`` (its values in order), ``in bool`` (true, false), ``in catalogo`` (its
+    entries, or the rows of a table keyed by id, in order): (source, type, of, values)."""
+    name = axis.enum
+    d = st.ast.get(name)
+    if isinstance(d, n.EnumDecl):
+        st.use(name)
+        return "enum", T("enum", name), name, tuple(st.members(name))
+    if name == "bool" and d is None:
+        return "bool", BOOL, None, (True, False)
+    if referenceable(d):
+        st.use(name)
+        ids = tuple(st.ref_ids(name))
+        if len(ids) > MAX_AXIS_VALUES:
+            st.err(f"an odds table has at most {MAX_AXIS_VALUES} rows or columns; {name} has {len(ids)} entries", axis.span,
+                   "list the ones to show: rows x in [catalogo.a, catalogo.b]", "odds")
+            ids = ()
+        return ("catalog" if isinstance(d, n.CatalogDecl) else "table"), T("ref", name), name, ids
+    st.unknown("enum, catalog or bool", name, axis.span, [*st.names_of(n.EnumDecl, n.CatalogDecl), "bool"])
+    return "enum", ANY, None, ()
+
+
+def _listed(st: CheckState, axis: n.OddsAxis) -> tuple[T, str | None, tuple]:
+    """``in [2, 3, 5]``, ``[true, false]``, ``[Enum.a, Enum.b]`` or ``[catalogo.a, catalogo.b]``:
+    one kind of value, written as in code; (type, enum or catalog, values)."""
+    items = axis.values
+    if len(items) > MAX_AXIS_VALUES:
+        st.err(f"a list of values for an odds table holds at most {MAX_AXIS_VALUES} values", axis.span, None, "odds")
+        return ANY, None, ()
+    first = items[0]
+    if isinstance(first, n.VQualified):
+        return _listed_names(st, items)
+    kind = {n.VNum: INT, n.VBool: BOOL}.get(type(first))
+    for v in items:
+        if type(v) is not type(first) or kind is None or (isinstance(v, n.VNum) and not isinstance(v.value, int)):
+            st.err(f"the values of an odds axis are whole numbers, true/false, Enum.value or catalogo.id, all of one kind; got {describe_value(v)}",
+                   v.span, _bare_hint(st, v), "odds")
+            return ANY, None, ()
+    return kind, None, tuple(v.value for v in items)
+
+
+def _listed_names(st: CheckState, items: tuple) -> tuple[T, str | None, tuple]:
+    qualifier = items[0].qualifier
+    d = st.ast.get(qualifier)
+    if not isinstance(d, n.EnumDecl) and not referenceable(d):
+        st.unknown("enum or catalog", qualifier, items[0].span, st.names_of(n.EnumDecl, n.CatalogDecl))
+        return ANY, None, ()
+    st.use(qualifier)
+    known = st.members(qualifier) if isinstance(d, n.EnumDecl) else list(st.ref_ids(qualifier))
+    for v in items:
+        if not isinstance(v, n.VQualified) or v.qualifier != qualifier:
+            st.err(f"the values of an odds axis are of one kind: {qualifier}.…, got {describe_value(v)}", v.span, f"write {qualifier}.<value>", "odds")
+            return ANY, None, ()
+        if v.name not in known:
+            what = "a value of" if isinstance(d, n.EnumDecl) else "an entry of"
+            st.err(f"'{v.name}' is not {what} {qualifier}", v.span, hint(v.name, known), "unknown-name")
+            return ANY, None, ()
+    t = T("enum", qualifier) if isinstance(d, n.EnumDecl) else T("ref", qualifier)
+    return t, qualifier, tuple(v.name for v in items)
+
+
+def _bare_hint(st: CheckState, v) -> str | None:
+    """For a bare name in an axis list: how code writes it (``Enum.value`` or ``catalogo.id``)."""
+    if not isinstance(v, (n.VName, n.VStr)):
+        return None
+    ident = v.name if isinstance(v, n.VName) else v.value
+    owners = [e for e in st.names_of(n.EnumDecl) if ident in st.members(e)]
+    owners += [c for c, d in st.ast.items() if referenceable(d) and ident in st.ref_ids(c)]
+    return f"write {owners[0]}.{ident}" if owners else "write Enum.value or catalogo.id"
 
 
 def _odds(st: CheckState, d: n.OddsDecl) -> ir.Odds | None:
