@@ -291,3 +291,31 @@ def test_odds_over_ids_and_booleans_show_titles_on_the_site(tmp_path):
 ])
 def test_odds_axis_mistakes(tmp_path, old, new, message, hint_text):
     _expect_one_error(tmp_path, ODDS.replace(old, new), message, hint_text)
+
+
+# ---- 6. a cost field without a quality table -----------------------------------------------------
+
+PRICED = UNITS.replace('catalog units "Units"', '@datasheet "Units"\n@cost_field "points"\ncatalog units "Units"')
+
+
+def test_a_cost_field_alone_is_the_cost(tmp_path):
+    from rulebook.compiler import ir
+
+    checked = _ok(tmp_path, PRICED)
+    cost = checked.program.get("units", ir.Catalog).cost
+    assert (cost.field, cost.field_title, cost.table, cost.levels) == ("points", "Points", None, ())
+    out = tmp_path.parent / (tmp_path.name + "-out")
+    built = driver.build(tmp_path, out, site=False)
+    assert built.ok, [d.message for d in built.diagnostics if d.severity == "error"]
+    cards = (out / "docs").glob("*.md")
+    text = "\n".join(p.read_text(encoding="utf-8") for p in cards)
+    assert 'data-cost="10"' in text and 'data-cost="12"' in text  # the index of datasheets filters by it
+
+
+@pytest.mark.parametrize("old,new,message,hint_text", [
+    ('@cost_field "points"', '@cost_modifier "points"', "@cost_modifier needs @cost_field", '@cost_field "field"'),
+    ('@cost_field "points"', '@cost_field "name"', "@cost_field: 'name' is not an int field of record Unit", ""),
+    ('@datasheet "Units"\n', "", "@cost_field / @cost_modifier need @datasheet on the same catalog", ""),
+])
+def test_cost_field_mistakes(tmp_path, old, new, message, hint_text):
+    _expect_one_error(tmp_path, PRICED.replace(old, new), message, hint_text)

@@ -1,9 +1,9 @@
 """Pass 9 — site layout annotations on catalogs.
 
 Entry point: :func:`check_layout(state)`. ``@datasheet "Page"`` puts one card
-per entry on a page of that title; ``@cost_field "field"`` with
-``@cost_modifier "table"`` shows that int field at each value of the enum
-keying a percentage table. Reads the catalogs and tables; fills
+per entry on a page of that title; ``@cost_field "field"`` names the int field
+of the cost, and with ``@cost_modifier "table"`` each card shows it at each
+value of the enum keying a percentage table. Reads the catalogs and tables; fills
 :attr:`~rulebook.compiler.ir.Catalog.datasheet` and :attr:`~rulebook.compiler.ir.Catalog.cost`.
 """
 
@@ -26,10 +26,9 @@ def check_layout(st: CheckState) -> None:
         if "datasheet" in anns and anns["datasheet"].value.value.strip():
             catalog.datasheet = anns["datasheet"].value.value.strip()
         field, table_ann = anns.get("cost_field"), anns.get("cost_modifier")
-        if (field is None) != (table_ann is None):
-            st.err("@cost_field and @cost_modifier go together", (field or table_ann).span, None, "annotation")
-            continue
         if field is None:
+            if table_ann is not None:
+                st.err("@cost_modifier needs @cost_field (the int field of the base cost)", table_ann.span, '@cost_field "field"', "annotation")
             continue
         if "datasheet" not in anns:
             st.err("@cost_field / @cost_modifier need @datasheet on the same catalog", field.span, None, "annotation")
@@ -38,6 +37,10 @@ def check_layout(st: CheckState) -> None:
         field_ok = fields.get(field_name, (ANY, None))[0].inner.kind == "int"
         if not field_ok:
             st.err(f"@cost_field: '{field_name}' is not an int field of record {d.record}", field.value.span, hint(field_name, list(fields)), "annotation")
+        if table_ann is None:  # the cost is the field's value (plus the options taken)
+            if field_ok:
+                catalog.cost = ir.CostDisplay(field=field_name, field_title=fields[field_name][1] or field_name, table=None, enum=None, levels=())
+            continue
         table = st.tables.get(table_ann.value.value)
         if table is None:
             st.unknown("table", table_ann.value.value, table_ann.value.span, st.tables)

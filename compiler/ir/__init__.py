@@ -545,14 +545,15 @@ class Record(Decl):
 
 @dataclass(slots=True, kw_only=True)
 class CostDisplay:
-    """``@cost_field`` + ``@cost_modifier`` on a datasheet catalog: the int field
+    """``@cost_field`` (+ ``@cost_modifier``) on a datasheet catalog: the int field
     holding the base cost, and the table (keyed by ``enum``) of percentages
-    added at each of its values, already read: (member, title, percentage)."""
+    added at each of its values, already read: (member, title, percentage);
+    without ``@cost_modifier``, ``table`` and ``enum`` are None: the cost is the field."""
 
     field: str
     field_title: str
-    table: str
-    enum: str
+    table: str | None
+    enum: str | None
     levels: tuple[tuple[str, str, Any], ...]
 
 

@@ -18,7 +18,7 @@ ANNOTATION_DOCS = {
     "status": "`@status deferred`: `active` (default), `deferred` (kept, marked on the site) or `not_playable`.",
     "doc": '`@doc "…"`: an explanation shown under the declaration on the site; `@doc` alone takes the paragraph above the fence.',
     "datasheet": '`@datasheet "Title"` (a catalog): one datasheet card per entry, on the site page titled by the value.',
-    "cost_field": '`@cost_field "field"` (a `@datasheet` catalog): the int field of its record that holds the base cost.',
+    "cost_field": '`@cost_field "field"` (a `@datasheet` catalog): the int field of its record that holds the cost (the base cost, with `@cost_modifier`).',
     "cost_modifier": '`@cost_modifier "table"` (a `@datasheet` catalog): a table keyed by an enum with one numeric column, the percentage added to the base cost.',
     "as_printed": '`@as_printed(ids: [a, b], reason: "…")`: these `ref` ids may name no entry, because the manual prints them so; the reason is required and goes to the data.',
     "changelog": "`@changelog` (a catalog): the rulebook's version history, newest first (`version`, `changes`, optional `date`).",

@@ -105,7 +105,7 @@ class Cards:
 
     def card(self, d: ir.Catalog, ident: str, rec: dict, level: int, options: str | None) -> dict:
         """One datasheet card: facts, a line of stats, lists (weapons with their profile), the cost at each level, options, reverse links."""
-        cost_display = d.cost
+        cost_display = d.cost if d.cost is not None and d.cost.table is not None else None  # without a table the cost is one of the stats
         skip = {self.ctx.title_field(d.record), cost_display.field if cost_display else None}
         facts, stats, lists = [], [], []
         for f in self.ctx.fields(d.record):
@@ -236,7 +236,7 @@ def write_card_pages(ctx: SiteContext, cards: Cards, env: jinja2.Environment, do
         notes, seen = [], []
         for c in pg["catalogs"]:
             cost = ctx.catalogs[c].cost
-            if cost is not None and cost not in seen:
+            if cost is not None and cost.table is not None and cost not in seen:
                 seen.append(cost)
                 notes.append(cards.cost_note(cost, [x for x in pg["catalogs"] if ctx.catalogs[x].cost == cost]))
         options = cards.options_block(pg["options"])
