@@ -319,3 +319,63 @@ def test_a_cost_field_alone_is_the_cost(tmp_path):
 ])
 def test_cost_field_mistakes(tmp_path, old, new, message, hint_text):
     _expect_one_error(tmp_path, PRICED.replace(old, new), message, hint_text)
+
+
+# ---- 7. catalog rows with named cells ------------------------------------------------------------
+
+NAMED = """
+record Stats "Stats" {
+  a: int "A"
+  b: int "B"
+}
+
+record Trooper "Trooper" {
+  name: text "Name"
+  shoot: int "Shoot"
+  melee: int "Melee"
+  note: text? "Note"
+  stats: Stats "Stats"
+  tags: list[text] "Tags"
+}
+
+catalog troopers "Troopers" of Trooper {
+  rifles | "Rifles" | (shoot: 4, melee: 3, stats: (1, 2))
+  tank | (name: "Tank", melee: 1, shoot: 5, note: "Big", stats: (a: 1, b: 2), tags: ["armour"])
+  mg | "MG" | 2 | 2 | - | (a: 3, b: 4) | []
+}
+"""
+
+
+def test_named_cells_give_the_same_entries_as_positions(tmp_path):
+    from rulebook.compiler import ir
+
+    entries = _ok(tmp_path, NAMED).program.get("troopers", ir.Catalog).entries
+    assert entries == {
+        "rifles": {"name": "Rifles", "shoot": 4, "melee": 3, "note": None, "stats": {"a": 1, "b": 2}, "tags": []},
+        "tank": {"name": "Tank", "shoot": 5, "melee": 1, "note": "Big", "stats": {"a": 1, "b": 2}, "tags": ["armour"]},
+        "mg": {"name": "MG", "shoot": 2, "melee": 2, "note": None, "stats": {"a": 3, "b": 4}, "tags": []},
+    }
+
+
+def test_named_cells_after_columns_and_a_record_column_by_name(tmp_path):
+    from rulebook.compiler import ir
+
+    body = NAMED.replace('catalog troopers "Troopers" of Trooper {\n', 'catalog troopers "Troopers" of Trooper {\n  columns name | stats\n')
+    body = body.replace('  rifles | "Rifles" | (shoot: 4, melee: 3, stats: (1, 2))', '  rifles | "Rifles" | (a: 1, b: 2) | (shoot: 4, melee: 3)')
+    body = body.replace('  tank | (name: "Tank",', '  tank | (name: "Tank",').replace('  mg | "MG" | 2 | 2 | - | (a: 3, b: 4) | []\n', '  mg | "MG" | (a: 3, b: 4) | (shoot: 2, melee: 2)\n')
+    entries = _ok(tmp_path, body).program.get("troopers", ir.Catalog).entries
+    assert entries["rifles"]["stats"] == {"a": 1, "b": 2} and entries["rifles"]["shoot"] == 4 and entries["mg"]["melee"] == 2
+
+
+ROW = '  rifles | "Rifles" | (shoot: 4, melee: 3, stats: (1, 2))'
+
+
+@pytest.mark.parametrize("new,message,hint_text", [
+    ('  rifles | "Rifles" | (shoot: 4, melle: 3, stats: (1, 2))', "row 'rifles': record Trooper has no field 'melle'", "did you mean 'melee'"),
+    ('  rifles | "Rifles" | (shoot: 4, melee: 3, shoot: 5, stats: (1, 2))', "row 'rifles': field 'shoot' is named twice", ""),
+    ('  rifles | "Rifles" | (name: "R", shoot: 4, melee: 3, stats: (1, 2))', "row 'rifles': field 'name' is given twice, by position and by name", "leave 'name:' out"),
+    ('  rifles | "Rifles" | (shoot: 4, stats: (1, 2))', "row 'rifles' gives no value for field(s) melee of Trooper", "(melee: …)"),
+    ('  rifles | "Rifles" | 4 | 3', "row 'rifles' has 3 values but catalog troopers has 6 columns", "or name the cells after the first ones: rifles | … | (note: …, …)"),
+])
+def test_named_cell_mistakes(tmp_path, new, message, hint_text):
+    _expect_one_error(tmp_path, NAMED.replace(ROW, new), message, hint_text, line=NAMED.count("\n", 0, NAMED.index(ROW)) + 1)

@@ -288,25 +288,78 @@ def _catalog(st: CheckState, d: n.CatalogDecl) -> None:
         if c not in by_name:
             st.err(f"record {d.record} has no field '{c}'", d.columns_span or d.span, hint(c, list(by_name)), "unknown-name")
     missing = [f for f, t, _ in fields if f not in cols and t.kind not in ("opt", "list")]
-    if missing:
+    named_rows = any(named_cells(row.values, cols, by_name) is not None for row in d.rows)
+    if missing and not named_rows:  # with named cells, each row says what it gives (checked below)
         st.err(f"columns of catalog {d.name} leave out required field(s) {', '.join(missing)} of {d.record}", d.columns_span or d.span, None, "missing")
     spans = st.decls[d.name].entry_spans
     for row in d.rows:
         if row.id in rows:
             st.err(f"id '{row.id}' appears twice in catalog {d.name}", row.span, f"first at {st.catalog_row_spans[(d.name, row.id)]}", "duplicate")
             continue
-        if len(row.values) != len(cols):
-            st.err(f"row '{row.id}' has {len(row.values)} values but catalog {d.name} has {len(cols)} columns ({' | '.join(cols)})", row.span, None, "arity")
+        named = named_cells(row.values, cols, by_name)
+        positional = row.values[:-1] if named is not None else row.values
+        if named is None and len(row.values) != len(cols):
+            st.err(f"row '{row.id}' has {len(row.values)} values but catalog {d.name} has {len(cols)} columns ({' | '.join(cols)})", row.span,
+                   f"or name the cells after the first ones: {row.id} | … | ({cols[len(row.values)]}: …, …)" if len(row.values) < len(cols) else None, "arity")
             continue
         entry: dict[str, Any] = {}
-        for c, v in zip(cols, row.values):
+        for c, v in zip(cols, positional):
             if c in by_name:
                 entry[c] = convert_value(st, v, by_name[c], f"{d.name}.{row.id}.{c}")
+        if named is not None and not _named_row(st, d, row, entry, named, by_name, cols[:len(positional)]):
+            continue
+        missing = [f for f, t in by_name.items() if f not in entry and t.kind not in ("opt", "list")] if named_rows else []
+        if missing:
+            st.err(f"row '{row.id}' gives no value for field(s) {', '.join(missing)} of {d.record}", row.span,
+                   "name them in the row's last cell: (" + ", ".join(f"{f}: …" for f in missing) + ")", "missing")
+            continue
         for f, t, _ in fields:
             entry.setdefault(f, [] if t.kind == "list" else None)
         rows[row.id] = {f: entry[f] for f, _, _ in fields}
         st.catalog_row_spans[(d.name, row.id)] = row.span
         spans[row.id] = row.span
+
+
+def named_cells(values: tuple, cols: list[str], types: dict[str, T]) -> tuple | None:
+    """The ``(field: value, …)`` that ends a catalog row with named cells, or None.
+
+    A row gives its first cells by position (the ``columns``, or the record's fields in
+    order) and may end with the other fields by name: ``id | "Name" | (shoot: 4, …)``,
+    or name them all: ``id | (name: "Name", …)``. A last ``(f: v, …)`` is a record value
+    when a column of record type stands at its position, and named cells otherwise."""
+    last = values[-1] if values else None
+    if not isinstance(last, n.VRecord) or not last.fields or any(k is None for k, _ in last.fields):
+        return None
+    at = len(values) - 1
+    if at > len(cols):
+        return None
+    if at < len(cols):
+        t = types.get(cols[at])
+        if len(values) == len(cols) and t is not None and t.inner.kind == "record":
+            return None  # the last column's record value, written by name
+    return last.fields
+
+
+def _named_row(st: CheckState, d: n.CatalogDecl, row: n.CatalogRow, entry: dict, named: tuple, by_name: dict[str, T], given: list[str]) -> bool:
+    """The named cells of a row into ``entry``: each a field of the record, named once, not
+    also given by position; the required fields all given. False after an error."""
+    ok = True
+    seen: dict[str, Any] = {}
+    for name, v in named:
+        if name not in by_name:
+            st.err(f"row '{row.id}': record {d.record} has no field '{name}'", v.span, hint(name, list(by_name)) or "fields: " + ", ".join(by_name), "unknown-name")
+            ok = False
+        elif name in given:
+            st.err(f"row '{row.id}': field '{name}' is given twice, by position and by name", v.span,
+                   f"cell {given.index(name) + 1} of the row, by position, is its '{name}': leave '{name}:' out of the named cells", "duplicate")
+            ok = False
+        elif name in seen:
+            st.err(f"row '{row.id}': field '{name}' is named twice", v.span, None, "duplicate")
+            ok = False
+        else:
+            seen[name] = v
+            entry[name] = convert_value(st, v, by_name[name], f"{d.name}.{row.id}.{name}")
+    return ok
 
 
 def _die(st: CheckState, d: n.DieDecl) -> None:

@@ -20,6 +20,7 @@ from rulebook.rules_dsl.diagnostics import Span
 
 from rulebook.compiler import ir
 from rulebook.compiler.ir.types import T
+from rulebook.compiler.check.data import named_cells
 from rulebook.compiler.lsp.index_builder import IndexBuilder
 from rulebook.compiler.lsp.index_expressions import ExpressionNames
 from rulebook.compiler.lsp.index_values import TypeAndValueNames
@@ -59,7 +60,10 @@ class DeclarationNames:
             quoted = self.index.lines[row.span.file][row.span.line - 1][row.span.col - 1 : row.span.col] == '"'
             start = row.span.col + (1 if quoted else 0)
             self.index.add(Span(row.span.file, row.span.line, start, row.span.line, start + len(row.id)), Target("entry", d.name, row.id), True)
-            for column, value in zip(columns, row.values):
+            named = named_cells(row.values, columns, fields)  # a row may end with (field: value, …)
+            for column, value in zip(columns, row.values[:-1] if named is not None else row.values):
+                self.values.value(value, fields.get(column))
+            for column, value in named or ():
                 self.values.value(value, fields.get(column))
 
     def table(self, d: n.TableDecl) -> None:
