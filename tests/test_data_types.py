@@ -379,3 +379,53 @@ ROW = '  rifles | "Rifles" | (shoot: 4, melee: 3, stats: (1, 2))'
 ])
 def test_named_cell_mistakes(tmp_path, new, message, hint_text):
     _expect_one_error(tmp_path, NAMED.replace(ROW, new), message, hint_text, line=NAMED.count("\n", 0, NAMED.index(ROW)) + 1)
+
+
+# ---- 8. content/1936: the procedures that take a unit give the distributions of those that take its numbers
+
+UNIT_CATALOGS = ("infanteria_nacional", "vehiculos_ligeros_nacionales", "antiaereos_nacionales", "canones_antitanque_nacionales",
+                 "carros_combate_nacionales", "artilleria_nacional", "transportes_nacionales", "infanteria_republicana",
+                 "vehiculos_ligeros_republicanos", "antiaereos_republicanos", "canones_antitanque_republicanos",
+                 "carros_combate_republicanos", "artilleria_republicana", "transportes_republicanos")
+
+
+def _units(package, catalogs=UNIT_CATALOGS):
+    from rulebook.compiler.emit.python.names import py_name
+
+    return [(ident, entry) for c in catalogs for ident, entry in getattr(package.data, f"CATALOG_{py_name(c)}").items()]
+
+
+def _same(package, new: str, old: str, new_args: dict, old_args: dict) -> None:
+    from rulebook import runtime
+
+    first = runtime.exact(package.PROCEDURES[new].function, **new_args)
+    second = runtime.exact(package.PROCEDURES[old].function, **old_args)
+    assert dict(first.items()) == dict(second.items()), (new_args, old_args)
+
+
+def test_coste_de_unidad_is_coste_unidad_with_the_units_cost(package):
+    for ident, entry in _units(package):
+        for quality in ("green", "regular", "veteran", "elite"):
+            _same(package, "coste_de_unidad", "coste_unidad", {"unidad": ident, "calidad": quality}, {"coste_base": entry.coste, "calidad": quality})
+
+
+@pytest.mark.parametrize("perfil,modo,distancia,flags", [
+    ("fusiles_seccion", "area", 15, {}),
+    ("fusiles_seccion", "preciso", 60, {"blanco_a_cubierto": True}),
+    ("pak_35_36_37", "preciso", 20, {"municion": "ap", "blanco_vehiculo": True}),
+])
+def test_disparo_contra_unidad_is_disparo_directo_with_the_units_p(package, perfil, modo, distancia, flags):
+    shared = {"perfil": perfil, "modo": modo, "distancia": distancia, "calidad": "regular", **flags}
+    for ident, entry in _units(package):
+        _same(package, "disparo_contra_unidad", "disparo_directo", {**shared, "blanco": ident}, {**shared, "p": entry.p})
+
+
+def test_chequeo_moral_unidad_is_chequeo_moral_with_the_units_size_and_rules(package):
+    def has(entry, rule):
+        return any(app.rule == rule for app in entry.reglas)
+
+    for ident, entry in _units(package, ("infanteria_nacional", "infanteria_republicana")):
+        flags = {f"con_{r}": has(entry, r) for r in ("fanatico", "disciplinados", "indisciplinados")}
+        for quality, bajas, motivo in (("green", 2, "bajas"), ("regular", 4, "bajas"), ("veteran", 4, "panico_aliado")):
+            shared = {"bajas": bajas, "calidad": quality, "motivo": motivo}
+            _same(package, "chequeo_moral_unidad", "chequeo_moral", {**shared, "unidad": ident}, {**shared, "tipo": entry.moral_tamano, **flags})
