@@ -132,7 +132,7 @@ class DeclarationNames:
             target = Target("local", d.name, axis.name, name)
             self.index.add(name, target, True)
             scope[axis.name] = target
-            if axis.enum:
+            if axis.enum and axis.enum in self.index.ast_decls:  # not `in bool`
                 self.index.add(self.index.find(axis.span, axis.enum, name.end_col if name else None), Target("decl", "", axis.enum))
         self.expressions.args(d.procedure, d.args, scope, "param", owner=d.name)
         self.expressions.expr(d.name, d.show, scope)
