@@ -347,14 +347,25 @@ def did_you_mean(name: str, candidates: Iterable, budget: SuggestionBudget | Non
     return found[0] if found is not None else None
 
 
+def counted(n: int, singular: str, plural: str | None = None) -> str:
+    """``n`` and the noun that agrees with it, in English: ``1 error``, ``2 errors``,
+    ``0 warnings`` (``plural``: an irregular plural, ``1 entry`` / ``2 entries``)."""
+    return f"{n} {singular if n == 1 else plural or singular + 's'}"
+
+
+def summary(diagnostics: Iterable[Diagnostic]) -> str:
+    """``2 errors, 1 warning``: what a run found."""
+    severities = [d.severity for d in diagnostics]
+    errors = severities.count("error")
+    return f"{counted(errors, 'error')}, {counted(len(severities) - errors, 'warning')}"
+
+
 def render_all(diagnostics: Iterable[Diagnostic], sources: dict[str, str], fmt: str = "text") -> str:
     """All diagnostics in text (with carets) or JSON form, sorted by position."""
     diags = sorted(diagnostics, key=lambda d: (d.span.file, d.span.line, d.span.col, d.message))
     if fmt == "json":
         return json.dumps([d.to_json() for d in diags], ensure_ascii=False, indent=2)
     blocks = [d.render(sources) for d in diags]
-    n_err = sum(d.severity == "error" for d in diags)
-    n_warn = len(diags) - n_err
     if diags:
-        blocks.append(f"{n_err} error(s), {n_warn} warning(s)")
+        blocks.append(summary(diags))
     return "\n\n".join(blocks[:-1]) + ("\n\n" if len(blocks) > 1 else "") + blocks[-1] if blocks else ""

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from rulebook.rules_dsl import nodes as n
-from rulebook.rules_dsl.diagnostics import did_you_mean
+from rulebook.rules_dsl.diagnostics import counted, did_you_mean
 
 from rulebook.compiler import ir
 from rulebook.compiler.ir.types import RULE, T
@@ -203,7 +203,7 @@ def rule_application(st: CheckState, v: n.Value, ctx: str) -> dict | None:
         params = params[: len(args)]
     if len(args) != len(params):
         st.err(
-            f"{ctx}: special rule '{name}' takes {len(params)} parameter(s) ({', '.join(p for p, _ in params) or 'none'}), got {len(args)}",
+            f"{ctx}: special rule '{name}' takes {counted(len(params), 'parameter')} ({', '.join(p for p, _ in params) or 'none'}), got {len(args)}",
             span, f"write {name}({', '.join(p for p, _ in params)})" if params else f"write {name}", "arity",
         )
         return {"rule": name, "args": {}}
@@ -289,7 +289,7 @@ def _catalog(st: CheckState, d: n.CatalogDecl) -> None:
             st.err(f"record {d.record} has no field '{c}'", d.columns_span or d.span, hint(c, list(by_name)), "unknown-name")
     missing = [f for f, t, _ in fields if f not in cols and t.kind not in ("opt", "list")]
     if missing:
-        st.err(f"columns of catalog {d.name} leave out required field(s) {', '.join(missing)} of {d.record}", d.columns_span or d.span, None, "missing")
+        st.err(f"columns of catalog {d.name} leave out required field{'s' if len(missing) > 1 else ''} {', '.join(missing)} of {d.record}", d.columns_span or d.span, None, "missing")
     spans = st.decls[d.name].entry_spans
     for row in d.rows:
         if row.id in rows:

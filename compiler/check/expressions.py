@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from rulebook.rules_dsl import nodes as n
-from rulebook.rules_dsl.diagnostics import Span
+from rulebook.rules_dsl.diagnostics import Span, counted
 from rulebook.rules_dsl.parser import KEYWORDS
 
 from rulebook.compiler import ir
@@ -248,7 +248,7 @@ def _index(st: CheckState, e: n.Index, scope: Scope, in_expect: bool) -> ir.Expr
         table = st.tables[ot.name]
         want = [k.type for k in table.keys] + ([table.across.type] if table.across else [])
         if len(keys) != len(want):
-            st.err(f"table {ot.name} is looked up with {len(want)} key(s), got {len(keys)}", e.span, None, "arity")
+            st.err(f"table {ot.name} is looked up with {counted(len(want), 'key')}, got {len(keys)}", e.span, None, "arity")
             return _placeholder(e.span)
         for i, (k, key, wt) in enumerate(zip(e.keys, keys, want)):
             kt = key.type
@@ -318,7 +318,7 @@ def bind_args(st: CheckState, args, params, optional: set[str], what: str, span:
                 st.err("positional arguments must come before named ones", a.span, None, "syntax")
                 continue
             if i >= len(params):
-                st.err(f"{what} takes {len(params)} argument(s), got {len(args)}", a.span, None, "arity")
+                st.err(f"{what} takes {counted(len(params), 'argument')}, got {len(args)}", a.span, None, "arity")
                 continue
             pname = names[i]
         else:
@@ -336,8 +336,8 @@ def bind_args(st: CheckState, args, params, optional: set[str], what: str, span:
         bound.append((pname, value))
     missing = [p for p in names if p not in given and p not in optional]
     if missing:
-        noun = "field(s)" if what.startswith("record ") else "argument(s)"
-        st.err(f"{what}: missing {noun} {', '.join(missing)}", span, None, "arity")
+        noun = "field" if what.startswith("record ") else "argument"
+        st.err(f"{what}: missing {noun if len(missing) == 1 else noun + 's'} {', '.join(missing)}", span, None, "arity")
     return tuple(bound)
 
 
@@ -399,7 +399,7 @@ def _builtin(st: CheckState, e: n.Call, scope: Scope, in_expect: bool) -> ir.Exp
         st.err("probability() is only available in an example's expect", e.span, None, "context")
     lo, hi = BUILTINS[fn].arity
     if not lo <= len(ts) <= hi and not (fn in ("min", "max") and len(ts) == 1):
-        st.err(f"{fn}() takes {lo if lo == hi else f'{lo} or more'} argument(s), got {len(ts)}", e.span, None, "arity")
+        st.err(f"{fn}() takes {counted(lo, 'argument') if lo == hi else f'{lo} or more arguments'}, got {len(ts)}", e.span, None, "arity")
         return ir.BuiltinCall(fn, args, INT if fn in ("floor", "ceil", "round", "trunc", "ord") else BOOL if fn in ("any", "all") else DEC if fn == "probability" else ANY, e.span)
     return ir.BuiltinCall(fn, args, _builtin_type(st, e, fn, ts, in_expect), e.span)
 

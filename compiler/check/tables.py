@@ -13,7 +13,7 @@ from fractions import Fraction
 from typing import Any
 
 from rulebook.rules_dsl import nodes as n
-from rulebook.rules_dsl.diagnostics import Span
+from rulebook.rules_dsl.diagnostics import Span, counted
 
 from rulebook.compiler import ir
 from rulebook.compiler.ir.types import ANY, DEC, INT
@@ -69,7 +69,7 @@ def _table(st: CheckState, d: n.TableDecl) -> None:
     any_ranged = any(k.ranged for k in d.keys)
     for row in d.rows:
         if len(row.keys) != len(d.keys):
-            st.err(f"table {d.name} has {len(d.keys)} key(s), this row gives {len(row.keys)}", row.span, None, "arity")
+            st.err(f"table {d.name} has {counted(len(d.keys), 'key')}, this row gives {len(row.keys)}", row.span, None, "arity")
             continue
         row_keys = [_key(st, d, spec, key.type, kv) for spec, key, kv in zip(d.keys, keys, row.keys)]
         if len(row.values) != ncols:

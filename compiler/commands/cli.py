@@ -191,7 +191,7 @@ def cmd_build(args) -> int:
         from rulebook.compiler.emit.site import to_pages
 
         to_pages.write_bundle_index(args.output, built)
-        print(f"index of the {len(built)} rulebooks: {args.output / 'index.html'}", file=sys.stderr)
+        print(f"index of {'the rulebook' if len(built) == 1 else f'the {len(built)} rulebooks'}: {args.output / 'index.html'}", file=sys.stderr)
     return status
 
 
