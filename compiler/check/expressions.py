@@ -127,7 +127,9 @@ def _expr(st: CheckState, e, scope: Scope, in_expect: bool) -> ir.Expr:
         if it.type.kind not in ("list", "any"):
             st.err(f"'for' needs a list to go through, got {it.type}", e.iterable.span, None, "type")
         inner = Scope(scope)
-        if scope.get(e.name) is not None or e.name in st.ast or e.name in KEYWORDS:
+        if e.name in KEYWORDS:
+            st.reserved(e.name, "a loop variable", st.word_span(e.span, "for"))
+        elif scope.get(e.name) is not None or e.name in st.ast:
             st.err(f"'{e.name}' is already defined or reserved; choose another name for the loop variable", e.span, None, "shadow")
         inner.vars[e.name] = (it.type.args[0] if it.type.kind == "list" else ANY, e.span)
         st.local_uses.add((inner, e.name))

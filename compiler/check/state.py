@@ -8,11 +8,13 @@ problem: every error goes to the reporter and the pass goes on.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from typing import Any
 
 from rulebook.rules_dsl import nodes as n
 from rulebook.rules_dsl.diagnostics import Reporter, Span, SuggestionBudget, did_you_mean
+from rulebook.rules_dsl.keywords import reserved
 
 from rulebook.compiler import ir
 from rulebook.compiler.ir.types import T
@@ -111,6 +113,23 @@ class CheckState:
 
     def warn(self, msg: str, span: Span, hint: str | None = None, code: str = "warning") -> None:
         self.rep.warning(msg, span, hint, code)
+
+    def reserved(self, word: str, what: str, span: Span, after_keyword: bool = False) -> None:
+        """``'roll' is a reserved word (it starts a dice roll) and cannot name <what>``, at the word itself
+        (``after_keyword``: the word after the declaration's keyword, ``record roll``)."""
+        message, hint_text = reserved(word, what)
+        self.err(message, self.word_span(span, word, after_keyword), hint_text, "reserved")
+
+    def word_span(self, span: Span, word: str, after_keyword: bool = False) -> Span:
+        """The first ``word`` (whole) on the first line of ``span``, from its column (and after
+        the keyword that starts it); ``span`` when not found there."""
+        lines = self.sources.get(span.file, "").splitlines()
+        if 1 <= span.line <= len(lines):
+            skip = re.match(r"\w+", lines[span.line - 1][span.col - 1:]) if after_keyword else None
+            m = re.compile(rf"(?<![\w.]){re.escape(word)}(?!\w)").search(lines[span.line - 1], span.col - 1 + (skip.end() if skip else 0))
+            if m:
+                return Span(span.file, span.line, m.start() + 1, span.line, m.end() + 1)
+        return span
 
     def unknown(self, what: str, name: str, span: Span, candidates, kinds: str = "") -> None:
         """``unknown <what> 'name'`` with a did-you-mean while the check's budget for them
