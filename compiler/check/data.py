@@ -16,10 +16,10 @@ from __future__ import annotations
 from typing import Any
 
 from rulebook.rules_dsl import nodes as n
-from rulebook.rules_dsl.diagnostics import counted, did_you_mean
+from rulebook.rules_dsl.diagnostics import Reporter, counted, did_you_mean
 
 from rulebook.compiler import ir
-from rulebook.compiler.ir.types import RULE, T
+from rulebook.compiler.ir.types import ANY, RULE, T
 from rulebook.compiler.check.signatures import member_name
 from rulebook.compiler.check.contract import check_contract
 from rulebook.compiler.check.state import CheckState, describe_value, hint
@@ -291,22 +291,72 @@ def _catalog(st: CheckState, d: n.CatalogDecl) -> None:
     if missing:
         st.err(f"columns of catalog {d.name} leave out required field{'s' if len(missing) > 1 else ''} {', '.join(missing)} of {d.record}", d.columns_span or d.span, None, "missing")
     spans = st.decls[d.name].entry_spans
+    broken = st.broken_entries.setdefault(d.name, set())
     for row in d.rows:
-        if row.id in rows:
+        if row.id in rows or row.id in broken:
             st.err(f"id '{row.id}' appears twice in catalog {d.name}", row.span, f"first at {st.catalog_row_spans[(d.name, row.id)]}", "duplicate")
             continue
+        st.catalog_row_spans[(d.name, row.id)] = row.span
         if len(row.values) != len(cols):
-            st.err(f"row '{row.id}' has {len(row.values)} values but catalog {d.name} has {len(cols)} columns ({' | '.join(cols)})", row.span, None, "arity")
+            st.err(
+                f"row '{row.id}' has {counted(len(row.values), 'value')} but catalog {d.name} has {counted(len(cols), 'column')}: {' | '.join(cols)}",
+                row.span, cells_hint(st, cols, [by_name.get(c, ANY) for c in cols], row.values), "arity",
+            )
+            broken.add(row.id)  # declared: its uses are no further errors; its data is left out
             continue
         entry: dict[str, Any] = {}
+        seen = len(st.rep.diagnostics)
         for c, v in zip(cols, row.values):
             if c in by_name:
                 entry[c] = convert_value(st, v, by_name[c], f"{d.name}.{row.id}.{c}")
+        if any(x.severity == "error" for x in st.rep.diagnostics[seen:]):
+            broken.add(row.id)  # a bad cell: one error, at the cell; the entry is left out as above
+            continue
         for f, t, _ in fields:
             entry.setdefault(f, [] if t.kind == "list" else None)
         rows[row.id] = {f: entry[f] for f, _, _ in fields}
-        st.catalog_row_spans[(d.name, row.id)] = row.span
         spans[row.id] = row.span
+
+
+def _fits(st: CheckState, v: n.Value, t: T) -> bool:
+    """Would ``v`` be a value of ``t``? (converted without a word to the reporter)"""
+    reporter, refs = st.rep, len(st.pending_refs)
+    st.rep = Reporter()
+    try:
+        convert_value(st, v, t, "")
+        return not st.rep.has_errors()
+    finally:
+        st.rep = reporter
+        del st.pending_refs[refs:]
+
+
+def cells_hint(st: CheckState, cols: list[str], types: list[T], values) -> str:
+    """How a row with a wrong number of cells reads: the one column whose value seems
+    missing (or the one value too many) when only one fits the types, else each column
+    with the value it would get."""
+    def shown(v) -> str:
+        return ir.span_text(st.sources, v.span) or "?"
+
+    gap = len(cols) - len(values)
+    if abs(gap) == 1 and len(cols) <= MAX_CELLS_TRIED:
+        fitting = []
+        for k in range(max(len(cols), len(values))):
+            cs, ts, vs = (cols[:k] + cols[k + 1:], types[:k] + types[k + 1:], values) if gap == 1 else (cols, types, values[:k] + values[k + 1:])
+            if all(_fits(st, v, t) for v, t in zip(vs, ts)):
+                fitting.append(k)
+        if 1 <= len(fitting) <= 3:
+            k = fitting[0]
+            after = f" (after {cols[k - 1]} = {shown(values[k - 1])})" if k else ""
+            if gap == 1:
+                return f"the value of {' or '.join(repr(cols[i]) for i in fitting)} seems to be missing{after}"
+            return f"the value {' or '.join(shown(values[i]) for i in fitting)} seems to be one too many{after}"
+    pairs = [f"{c} = {shown(v)}" for c, v in zip(cols, values)]
+    rest = f"; nothing for {', '.join(cols[len(values):])}" if len(values) < len(cols) else f"; left over: {', '.join(shown(v) for v in values[len(cols):])}"
+    return "the row reads as " + ", ".join(pairs) + rest
+
+
+MAX_CELLS_TRIED = 64
+"""The widest row whose missing (or extra) cell :func:`cells_hint` looks for (a conversion per cell per place)."""
 
 
 def _die(st: CheckState, d: n.DieDecl) -> None:

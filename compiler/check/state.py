@@ -95,6 +95,9 @@ class CheckState:
         self.catalog_row_spans: dict[tuple[str, str], Span] = {}
         self.tables: dict[str, ir.Table] = {}
         self.pending_refs: list[tuple[str, str, Span, str]] = []  # (catalogs, id, span, context)
+        # entries and rows reported broken (a wrong number of cells, a bad cell): declared, so
+        # that a reference to one is no second error, but left out of the data
+        self.broken_entries: dict[str, set] = {}
         # the IR, as the passes build it
         self.decls: dict[str, Any] = {}
         self.examples: list[ir.Example] = []
@@ -160,13 +163,16 @@ class CheckState:
         return [m for m, _ in self.enum_members.get(enum, [])]
 
     def ref_ids(self, name: str):
-        """The ids a ``ref name`` may hold: catalog entries or id-table keys."""
+        """The ids a ``ref name`` may hold: catalog entries or id-table keys (with those of
+        the entries and rows already reported broken)."""
+        broken = self.broken_entries.get(name)
         if name in self.catalogs:
-            return self.catalogs[name]
+            rows = self.catalogs[name]
+            return {**rows, **dict.fromkeys(broken)} if broken else rows
         table = self.tables.get(name)
         if table is None:
             return {}
-        return {row.keys[0]: None for row in table.rows}
+        return {**{row.keys[0]: None for row in table.rows}, **dict.fromkeys(broken or ())}
 
     def common(self, d) -> dict[str, Any]:
         """The fields every IR declaration has, for the declaration node ``d``."""
