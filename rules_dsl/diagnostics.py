@@ -102,14 +102,28 @@ def _window(line: str, col: int, width: int) -> tuple[str, int, int]:
 
 
 @dataclass(frozen=True, slots=True)
+class Edit:
+    """A machine-readable fix: replace the text of ``span`` (one file) with ``text``."""
+
+    span: Span
+    text: str
+
+    def to_json(self) -> dict:
+        return {"line": self.span.line, "column": self.span.col, "end_line": self.span.end_line,
+                "end_column": self.span.end_col, "replacement": self.text}
+
+
+@dataclass(frozen=True, slots=True)
 class Diagnostic:
-    """One error or warning, with where it is and how to fix it."""
+    """One error or warning, with where it is and how to fix it; ``fix``: the edits that
+    make the hint's rewrite, when the hint is an exact one (``rulebook check --fix``)."""
 
     severity: str  # "error" | "warning"
     message: str
     span: Span
     hint: str | None = None
     code: str = ""
+    fix: tuple[Edit, ...] = ()
 
     def render(self, sources: dict[str, str] | None = None) -> str:
         """Human-readable form: position, message, source line with caret, hint."""
@@ -127,6 +141,8 @@ class Diagnostic:
                 out.append(" " * (len(gutter) - 2) + "| " + " " * (col - 1) + "^" * width)
         if self.hint:
             out.append(visible(f"hint: {self.hint}", keep_newlines=True))
+        if self.fix:
+            out.append("fix: `rulebook check --fix` makes this change")
         return "\n".join(out)
 
     def to_json(self) -> dict:
@@ -140,6 +156,7 @@ class Diagnostic:
             "end_line": self.span.end_line,
             "end_column": self.span.end_col,
             "hint": self.hint,
+            "fix": [e.to_json() for e in self.fix] or None,
         }
 
 
@@ -149,11 +166,11 @@ class Reporter:
 
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
-    def error(self, message: str, span: Span, hint: str | None = None, code: str = "") -> None:
-        self.diagnostics.append(Diagnostic("error", message, span, hint, code))
+    def error(self, message: str, span: Span, hint: str | None = None, code: str = "", fix: tuple[Edit, ...] = ()) -> None:
+        self.diagnostics.append(Diagnostic("error", message, span, hint, code, fix))
 
-    def warning(self, message: str, span: Span, hint: str | None = None, code: str = "") -> None:
-        self.diagnostics.append(Diagnostic("warning", message, span, hint, code))
+    def warning(self, message: str, span: Span, hint: str | None = None, code: str = "", fix: tuple[Edit, ...] = ()) -> None:
+        self.diagnostics.append(Diagnostic("warning", message, span, hint, code, fix))
 
     @property
     def errors(self) -> list[Diagnostic]:

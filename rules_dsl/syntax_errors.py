@@ -16,7 +16,7 @@ import re
 from lark import Token
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
-from .diagnostics import Diagnostic, Span, did_you_mean
+from .diagnostics import Diagnostic, Edit, Span, did_you_mean
 from .grammar import lark_parser
 from .keywords import KEYWORDS, reserved
 
@@ -199,9 +199,11 @@ def syntax_diagnostic(err: UnexpectedInput, filename: str, offset: int, lines: l
     if isinstance(err, UnexpectedToken) and lines and (block := legacy_odds(lines)) is not None:
         start = next(k for k, l in enumerate(lines) if l.startswith("odds"))
         span = Span(filename, offset + start + 1, 1, offset + start + 1, len(lines[start]) + 1)
+        last = max(k for k, l in enumerate(lines) if l.strip() and not l.lstrip().startswith("#"))
+        whole = Span(filename, offset + start + 1, 1, offset + last + 1, len(lines[last]) + 1)
         return Diagnostic(
             "error", "odds is now a block: 'of', 'for' and 'show' became procedure, rows/columns and cell/cells", span,
-            "write it as:\n" + block, "syntax",
+            "write it as:\n" + block, "syntax", (Edit(whole, block),),
         )
     if isinstance(err, UnexpectedToken):
         tok = err.token

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from rulebook.rules_dsl import nodes as n
-from rulebook.rules_dsl.diagnostics import Reporter, counted, did_you_mean
+from rulebook.rules_dsl.diagnostics import Edit, Reporter, counted, did_you_mean
 
 from rulebook.compiler import ir
 from rulebook.compiler.ir.types import ANY, RULE, T
@@ -115,7 +115,10 @@ def _enum_value(st: CheckState, v: n.Value, t: T, ctx: str):
         return name
     guess = member_guess(name, members)
     hint_text = f"did you mean '{guess}'?" if guess else "expected one of: " + ", ".join(members)
-    st.err(f"{ctx}: '{name}' is not a value of {t.name}", v.span, hint_text, "unknown-name")
+    fix: tuple[Edit, ...] = ()
+    if guess is not None and guess == member_name(name):  # its spelling before the naming rule: an exact rewrite
+        fix = (Edit(v.span, f"{t.name}.{guess}" if isinstance(v, n.VQualified) else guess),)
+    st.err(f"{ctx}: '{name}' is not a value of {t.name}", v.span, hint_text, "unknown-name", fix)
     return None
 
 

@@ -13,6 +13,7 @@ import dataclasses
 from fractions import Fraction
 
 from rulebook.rules_dsl import nodes as n
+from rulebook.rules_dsl.diagnostics import Edit
 
 from rulebook.compiler import ir
 from rulebook.compiler.ir.types import ANY, BOOL
@@ -92,9 +93,10 @@ def _forgotten_probability(st: CheckState, cond: ir.Expr, seen: int) -> None:
             side_text, other_text = ir.span_text(st.sources, side.span), ir.span_text(st.sources, other.span)
             if kind == "bool":
                 st.rep.diagnostics[seen:] = [d for d in st.rep.diagnostics[seen:] if not (d.span == e.span and d.message.startswith("cannot compare"))]
+                rewrite = f"probability({side_text}) {e.op} {other_text}"
                 st.err(
                     f"{side_text} is true or false, never {other_text}: an expect without probability() must hold for every outcome",
-                    e.span, f"to state its chance, write: probability({side_text}) {e.op} {other_text}", "probability",
+                    e.span, f"to state its chance, write: {rewrite}", "probability", (Edit(e.span, rewrite),),
                 )
             else:
                 st.err(

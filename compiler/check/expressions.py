@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from rulebook.rules_dsl import nodes as n
-from rulebook.rules_dsl.diagnostics import Span, counted
+from rulebook.rules_dsl.diagnostics import Edit, Span, counted
 from rulebook.rules_dsl.parser import KEYWORDS
 
 from rulebook.compiler import ir
@@ -197,7 +197,8 @@ def _attr(st: CheckState, e: n.Attr, scope: Scope, in_expect: bool) -> ir.Expr:
         if e.name not in members:
             guess = member_guess(e.name, members)
             shown = f"did you mean '{guess}'?" if guess else "values: " + ", ".join(members)
-            st.err(f"'{e.name}' is not a value of {base.name}", at, shown, "unknown-name")
+            renamed = guess is not None and guess == member_name(e.name)  # its spelling before the naming rule: an exact rewrite
+            st.err(f"'{e.name}' is not a value of {base.name}", at, shown, "unknown-name", (Edit(at, guess),) if renamed and e.name_span else ())
             return _placeholder(e.span)
         return ir.EnumValue(base.name, e.name, T("enum", base.name), e.span)
     if base.kind in ("table", "catalog") and (base.kind == "catalog" or referenceable(st.ast.get(base.name))):

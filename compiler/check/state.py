@@ -13,7 +13,7 @@ from collections import defaultdict
 from typing import Any
 
 from rulebook.rules_dsl import nodes as n
-from rulebook.rules_dsl.diagnostics import Reporter, Span, SuggestionBudget, did_you_mean
+from rulebook.rules_dsl.diagnostics import Edit, Reporter, Span, SuggestionBudget, did_you_mean
 from rulebook.rules_dsl.keywords import reserved
 
 from rulebook.compiler import ir
@@ -111,8 +111,8 @@ class CheckState:
         self.too_deep = False
 
     # ------------------------------------------------------------------ reporting
-    def err(self, msg: str, span: Span, hint: str | None = None, code: str = "type") -> None:
-        self.rep.error(msg, span, hint, code)
+    def err(self, msg: str, span: Span, hint: str | None = None, code: str = "type", fix: tuple[Edit, ...] = ()) -> None:
+        self.rep.error(msg, span, hint, code, fix)
 
     def warn(self, msg: str, span: Span, hint: str | None = None, code: str = "warning") -> None:
         self.rep.warning(msg, span, hint, code)
