@@ -102,14 +102,28 @@ def _window(line: str, col: int, width: int) -> tuple[str, int, int]:
 
 
 @dataclass(frozen=True, slots=True)
+class Edit:
+    """A machine-readable fix: replace the text of ``span`` (one file) with ``text``."""
+
+    span: Span
+    text: str
+
+    def to_json(self) -> dict:
+        return {"line": self.span.line, "column": self.span.col, "end_line": self.span.end_line,
+                "end_column": self.span.end_col, "replacement": self.text}
+
+
+@dataclass(frozen=True, slots=True)
 class Diagnostic:
-    """One error or warning, with where it is and how to fix it."""
+    """One error or warning, with where it is and how to fix it; ``fix``: the edits that
+    make the hint's rewrite, when the hint is an exact one (``rulebook check --fix``)."""
 
     severity: str  # "error" | "warning"
     message: str
     span: Span
     hint: str | None = None
     code: str = ""
+    fix: tuple[Edit, ...] = ()
 
     def render(self, sources: dict[str, str] | None = None) -> str:
         """Human-readable form: position, message, source line with caret, hint."""
@@ -127,6 +141,8 @@ class Diagnostic:
                 out.append(" " * (len(gutter) - 2) + "| " + " " * (col - 1) + "^" * width)
         if self.hint:
             out.append(visible(f"hint: {self.hint}", keep_newlines=True))
+        if self.fix:
+            out.append("fix: `rulebook check --fix` makes this change")
         return "\n".join(out)
 
     def to_json(self) -> dict:
@@ -140,6 +156,7 @@ class Diagnostic:
             "end_line": self.span.end_line,
             "end_column": self.span.end_col,
             "hint": self.hint,
+            "fix": [e.to_json() for e in self.fix] or None,
         }
 
 
@@ -149,11 +166,11 @@ class Reporter:
 
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
-    def error(self, message: str, span: Span, hint: str | None = None, code: str = "") -> None:
-        self.diagnostics.append(Diagnostic("error", message, span, hint, code))
+    def error(self, message: str, span: Span, hint: str | None = None, code: str = "", fix: tuple[Edit, ...] = ()) -> None:
+        self.diagnostics.append(Diagnostic("error", message, span, hint, code, fix))
 
-    def warning(self, message: str, span: Span, hint: str | None = None, code: str = "") -> None:
-        self.diagnostics.append(Diagnostic("warning", message, span, hint, code))
+    def warning(self, message: str, span: Span, hint: str | None = None, code: str = "", fix: tuple[Edit, ...] = ()) -> None:
+        self.diagnostics.append(Diagnostic("warning", message, span, hint, code, fix))
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -347,14 +364,25 @@ def did_you_mean(name: str, candidates: Iterable, budget: SuggestionBudget | Non
     return found[0] if found is not None else None
 
 
+def counted(n: int, singular: str, plural: str | None = None) -> str:
+    """``n`` and the noun that agrees with it, in English: ``1 error``, ``2 errors``,
+    ``0 warnings`` (``plural``: an irregular plural, ``1 entry`` / ``2 entries``)."""
+    return f"{n} {singular if n == 1 else plural or singular + 's'}"
+
+
+def summary(diagnostics: Iterable[Diagnostic]) -> str:
+    """``2 errors, 1 warning``: what a run found."""
+    severities = [d.severity for d in diagnostics]
+    errors = severities.count("error")
+    return f"{counted(errors, 'error')}, {counted(len(severities) - errors, 'warning')}"
+
+
 def render_all(diagnostics: Iterable[Diagnostic], sources: dict[str, str], fmt: str = "text") -> str:
     """All diagnostics in text (with carets) or JSON form, sorted by position."""
     diags = sorted(diagnostics, key=lambda d: (d.span.file, d.span.line, d.span.col, d.message))
     if fmt == "json":
         return json.dumps([d.to_json() for d in diags], ensure_ascii=False, indent=2)
     blocks = [d.render(sources) for d in diags]
-    n_err = sum(d.severity == "error" for d in diags)
-    n_warn = len(diags) - n_err
     if diags:
-        blocks.append(f"{n_err} error(s), {n_warn} warning(s)")
+        blocks.append(summary(diags))
     return "\n\n".join(blocks[:-1]) + ("\n\n" if len(blocks) > 1 else "") + blocks[-1] if blocks else ""

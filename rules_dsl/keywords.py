@@ -77,3 +77,42 @@ KEYWORDS = frozenset(
 
 #: Built-in type names: not keywords (see the module docstring), highlighted as types.
 PRIMITIVE_TYPE_NAMES = ("int", "decimal", "text", "bool")
+
+
+_ROLES = {
+    "roll": "it starts a dice roll", "times": "it repeats the dice of a roll", "keep": "it keeps some dice of a roll",
+    "highest": "it chooses the dice a roll keeps", "lowest": "it chooses the dice a roll keeps",
+    "count": "it counts the dice of a roll that pass", "draw": "it draws tokens from a bag", "from": "it names the bag of a draw",
+    "except": "it sets tokens aside in a draw", "with": "it adds tokens to a draw", "stack": "it stacks modifiers",
+    "let": "it names a value", "return": "it ends a procedure with its result", "require": "it states a condition of a procedure",
+    "if": "it starts a condition", "then": "it follows a condition", "else": "it starts the other branch of a condition",
+    "repeat": "it starts a loop", "until": "it ends a loop", "step": "it starts a step of a procedure",
+    "for": "it starts a loop over a list", "in": "it tests membership or names what a loop goes over",
+    "and": "it joins conditions", "or": "it joins conditions", "not": "it negates a condition",
+    "true": "it is the value true", "false": "it is the value false", "none": "it is the empty value",
+    "given": "it gives an example's inputs", "expect": "it states what an example expects", "error": "an example expects it",
+    "each": "it names an odds table's entries", "rows": "it names an odds table's rows", "columns": "it names columns",
+    "cell": "it gives an odds table's cell", "cells": "it gives an odds table's cells",
+    "level": "it gives a special rule's level", "grants": "it grants a special rule", "stacking": "it says how a special rule stacks",
+    "by": "it starts a table's keys", "across": "it names a table's columns", "range": "it marks a ranged table key",
+    "header": "it starts a table's header row", "ordered": "it marks an ordered enum", "of": "it names what a declaration holds",
+    "version": "it gives the rulebook's version", "lang": "it gives the rulebook's language",
+    "list": "it builds a list type", "map": "it builds a map type", "ref": "it builds a reference type", "id": "it is the type of ids",
+}
+
+
+def role(word: str) -> str:
+    """What the reserved ``word`` does in the language (for a diagnostic): ``it starts a dice roll``."""
+    if word in _ROLES:
+        return _ROLES[word]
+    if word in DECLARATION_KEYWORDS:
+        return f"it starts a {word} declaration"
+    return "it is a word of the language"
+
+
+def reserved(word: str, what: str) -> tuple[str, str]:
+    """The message and hint of a reserved word used as a name: ``'roll' is a reserved word
+    (it starts a dice roll) and cannot name a value`` / ``choose another name, e.g. 'roll_'``.
+    ``what``: what the name would name (``a value``, ``a parameter``, ``a declaration``…)."""
+    return f"'{word}' is a reserved word ({role(word)}) and cannot name {what}", f"choose another name, e.g. '{word}_'"
+

@@ -33,7 +33,7 @@ from .diagnostics import Diagnostic, Span
 from .grammar import MAX_LINE_CHARS, LiteralTooLong
 from .grammar import lark_parser as _lark  # called as parser._lark(): bench/run.py counts the parses by replacing it
 from .prose import prose_blocks
-from .syntax_errors import syntax_diagnostic
+from .syntax_errors import reserved_word_diagnostics, syntax_diagnostic
 
 # Re-exported: the checker imports KEYWORDS from here; callers and tests read the limits,
 # the grammar's path and the prose scanner's pieces from here too.
@@ -171,7 +171,7 @@ def _parse_chunk(chunk: list[str], offset: int, filename: str, diags: list[Diagn
         diags.append(too_deep)
         return []
     except UnexpectedInput as err:
-        diags.append(syntax_diagnostic(err, filename, offset, chunk))
+        diags.extend(reserved_word_diagnostics(err, filename, offset, chunk) or [syntax_diagnostic(err, filename, offset, chunk)])
         return _broken(chunk, offset, filename)
     except LiteralTooLong as err:
         tok = err.token

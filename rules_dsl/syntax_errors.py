@@ -16,9 +16,9 @@ import re
 from lark import Token
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
-from .diagnostics import Diagnostic, Span, did_you_mean
+from .diagnostics import Diagnostic, Edit, Span, did_you_mean
 from .grammar import lark_parser
-from .keywords import KEYWORDS
+from .keywords import KEYWORDS, reserved
 
 ODDS_BLOCK_HINT = """an odds table is a block:
   odds nombre "Título" {
@@ -141,15 +141,69 @@ def _describe_token(tok: Token) -> str:
 _CONTINUATION = {"PLUS", "MINUS", "STAR", "SLASH", "AND", "OR", "VBAR", "DOT", "EQUAL", "MORETHAN", "LESSTHAN", "__ANON_0", "__ANON_1", "__ANON_2", "__ANON_3", "THEN", "ELSE", "COMMA"}
 
 
+_STRING_OR_COMMENT = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"|#.*$')
+_KW = r"(?P<word>" + "|".join(sorted(KEYWORDS, key=len, reverse=True)) + r")(?!\w)"
+_BINDINGS = (  # (pattern, what the word would name); the word is the group "word"
+    (re.compile(r"(?<![\w.])let\s+" + _KW + r"(?=\s*=)"), "a value"),
+    (re.compile(r"(?<![\w.])for\s+" + _KW + r"(?=\s+in\b)"), "a loop variable"),
+    (re.compile(r"^\s*(?:rows|columns|each)\s+" + _KW + r"(?=\s+in\b)"), "an axis of an odds table"),
+)
+_PARAM = re.compile(r"(?:[(,]|^)\s*" + _KW + r"(?=\s*:)")
+_WORD_BEFORE = re.compile(r"(?<![\w.])" + _KW + r"\s*$")
+
+
+def _blanked(line: str) -> str:
+    """``line`` with its strings and comment blanked out (the columns kept)."""
+    return _STRING_OR_COMMENT.sub(lambda m: " " * len(m.group()), line)
+
+
+def reserved_word_diagnostics(err: UnexpectedInput, filename: str, offset: int, lines: list[str]) -> list[Diagnostic]:
+    """A declaration that failed to parse because a reserved word names something: one
+    error at each such word, instead of the syntax error it causes further on (``let roll =
+    roll 2d6`` breaks at the next ``roll - 1``, not at the ``let``); [] when that is not it.
+
+    The words looked for: a ``let`` value, a loop variable, an odds axis and a parameter of
+    the declaration's head, each before the syntax error; else the word right before the
+    ``:`` the parser stopped at (``Hit(roll: 3)``: a field named like a keyword, which data
+    rows and ``hit.roll`` read as a name, but an argument by name cannot)."""
+    if not isinstance(err, UnexpectedToken) or not lines:
+        return []
+    where = (err.line or 1, err.column or 1) if err.token.type != "$END" else (len(lines) + 1, 1)
+    text = [_blanked(line) for line in lines]
+    found: dict[tuple[int, int], tuple[str, str]] = {}
+    head = next((i for i, line in enumerate(text) if re.match(r"(procedure|rule)\b", line)), None)
+    head_end = next((i for i, line in enumerate(text) if head is not None and i >= head and ("{" in line or "->" in line)), head)
+    for i, line in enumerate(text):
+        matches = [(m, what) for pattern, what in _BINDINGS for m in pattern.finditer(line)]
+        if head is not None and head <= i <= head_end:
+            matches += [(m, "a parameter") for m in _PARAM.finditer(line.split("->")[0].split("{")[0])]
+        for m, what in matches:
+            if (i + 1, m.start("word") + 1) <= where:
+                found.setdefault((i + 1, m.start("word") + 1), (m.group("word"), what))
+    if not found and 1 <= where[0] <= len(text):
+        before = _WORD_BEFORE.search(text[where[0] - 1][: where[1] - 1])
+        if before and err.token.type == "COLON":  # `Hit(roll: 3)`: a field or argument named like a keyword
+            found[(where[0], before.start("word") + 1)] = (before.group("word"), "")
+    out = []
+    for (line, col), (word, what) in sorted(found.items()):
+        message, hint = reserved(word, what or "a field or parameter given by name")
+        if not what:
+            hint = f"rename the field or parameter everywhere (e.g. '{word}_'), or give the values by position"
+        out.append(Diagnostic("error", message, Span(filename, line + offset, col, line + offset, col + len(word)), hint, "reserved"))
+    return out
+
+
 def syntax_diagnostic(err: UnexpectedInput, filename: str, offset: int, lines: list[str] | None = None) -> Diagnostic:
     line = (err.line or 1) + offset
     col = err.column or 1
     if isinstance(err, UnexpectedToken) and lines and (block := legacy_odds(lines)) is not None:
         start = next(k for k, l in enumerate(lines) if l.startswith("odds"))
         span = Span(filename, offset + start + 1, 1, offset + start + 1, len(lines[start]) + 1)
+        last = max(k for k, l in enumerate(lines) if l.strip() and not l.lstrip().startswith("#"))
+        whole = Span(filename, offset + start + 1, 1, offset + last + 1, len(lines[last]) + 1)
         return Diagnostic(
             "error", "odds is now a block: 'of', 'for' and 'show' became procedure, rows/columns and cell/cells", span,
-            "write it as:\n" + block, "syntax",
+            "write it as:\n" + block, "syntax", (Edit(whole, block),),
         )
     if isinstance(err, UnexpectedToken):
         tok = err.token

@@ -345,12 +345,19 @@ catalog otras "Otras" of Manifest {
 }
 ```
 ''')
+    checked = driver.check(rb)  # check refuses what build would: one error at each later declaration
+    errors = sorted((d.span.line, d.message, d.hint) for d in checked.diagnostics if d.severity == "error")
+    assert [(line, message) for line, message, _ in errors] == [
+        (13, "record FooBar would be named FooBar in the JSON Schemas, and so would enum foo_bar"),
+        (17, "record Manifest would be named Manifest in the JSON Schemas, and so would the fixed type Manifest, which every build defines"),
+    ], errors
+    assert errors[0][2].startswith("enum foo_bar is declared at ")
     result = driver.build(rb, tmp_path / "out", site=False)
-    errors = sorted(d.message for d in result.diagnostics if d.severity == "error")
-    assert len(errors) == 2, errors
-    assert "the type name FooBar in the JSON Schemas would stand for enum foo_bar (" in errors[0] and "and for record FooBar (" in errors[0]
-    assert "the type name Manifest in the JSON Schemas would stand for the fixed type Manifest and for record Manifest (" in errors[1]
+    assert [d.message for d in result.diagnostics if d.severity == "error"] == [m for _, m, _ in errors]
     assert not (tmp_path / "out").exists()
+    from rulebook.compiler.emit.data import schemas  # the build's own guard says the same
+
+    assert len(schemas.name_clashes(checked.program)) == 2
 
 
 def test_the_fixed_type_names_are_the_names_of_the_fixed_schemas(built):

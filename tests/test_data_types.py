@@ -374,7 +374,7 @@ ROW = '  rifles | "Rifles" | (shoot: 4, melee: 3, stats: (1, 2))'
     ('  rifles | "Rifles" | (shoot: 4, melle: 3, stats: (1, 2))', "row 'rifles': record Trooper has no field 'melle'", "did you mean 'melee'"),
     ('  rifles | "Rifles" | (shoot: 4, melee: 3, shoot: 5, stats: (1, 2))', "row 'rifles': field 'shoot' is named twice", ""),
     ('  rifles | "Rifles" | (name: "R", shoot: 4, melee: 3, stats: (1, 2))', "row 'rifles': field 'name' is given twice, by position and by name", "leave 'name:' out"),
-    ('  rifles | "Rifles" | (shoot: 4, stats: (1, 2))', "row 'rifles' gives no value for field(s) melee of Trooper", "(melee: …)"),
+    ('  rifles | "Rifles" | (shoot: 4, stats: (1, 2))', "row 'rifles' gives no value for field melee of Trooper", "(melee: …)"),
     ('  rifles | "Rifles" | 4 | 3', "row 'rifles' has 3 values but catalog troopers has 6 columns", "or name the cells after the first ones: rifles | … | (note: …, …)"),
 ])
 def test_named_cell_mistakes(tmp_path, new, message, hint_text):

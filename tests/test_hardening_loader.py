@@ -32,7 +32,7 @@ def test_check_of_a_folder_over_the_bound_is_refused_with_one_diagnostic(tmp_pat
     assert "Traceback" not in text
     assert f"{book}: error: the rulebook folder {book} holds over 30 files and folders; it is not read" in text, text
     assert "hint: check the rulebook's own folder" in text
-    assert "1 error(s), 0 warning(s)" in text, "one diagnostic, no file of the folder read"
+    assert "1 error, 0 warnings" in text, "one diagnostic, no file of the folder read"
     assert "no rulebook declaration found" not in text
 
 

@@ -215,7 +215,7 @@ def test_a_killed_serves_folder_is_removed_by_the_next_serve(served):
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         first = proc.stdout.readline()
-        assert "removed 1 folder(s)" in first and "killed" in first, first
+        assert "removed 1 folder" in first and "killed" in first, first
         assert not left.exists()
         assert "building" in proc.stdout.readline()
         assert [p for p in served.tmp.iterdir() if p.name.startswith(serve_work.PREFIX)]  # its own, while it runs

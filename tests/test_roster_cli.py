@@ -151,6 +151,16 @@ def test_print_shows_troops_and_errors_of_an_illegal_roster(tmp_path):
     assert "Lista no válida: 7 errores" in run.stderr
 
 
+def test_the_count_of_errors_agrees_with_it():
+    from rulebook.compiler.commands.roster import illegal_count
+
+    labels = {"illegal": "Illegal roster", "errors": "Errors"}
+    assert illegal_count({"lang": "en", "labels": labels}, 1) == "Illegal roster: 1 error"
+    assert illegal_count({"lang": "en", "labels": labels}, 2) == "Illegal roster: 2 errors"
+    assert illegal_count({"lang": "es", "labels": labels}, 1) == "Lista no válida: 1 error"
+    assert illegal_count({"lang": "es", "labels": labels}, 3) == "Lista no válida: 3 errores"
+
+
 HOSTILE = ROOT / "tests" / "data" / "armies" / "hostile"
 
 

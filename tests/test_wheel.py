@@ -182,7 +182,7 @@ def test_the_installed_wheel_works_from_an_empty_folder(tmp_path):
     empty = tmp_path / "empty"
     empty.mkdir()
     checked = _run([rulebook, "check"], empty)
-    assert "0 error(s)" in checked.stdout + checked.stderr
+    assert "0 errors" in checked.stdout + checked.stderr
     _run([rulebook, "build"], empty, timeout=600)
     assert sorted(p.name for p in empty.iterdir()) == ["build"]
     # build/ is the bundled rulebook's build, or holds one folder per bundled rulebook

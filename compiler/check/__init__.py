@@ -21,6 +21,8 @@ odds                odds tables: axes and the value shown
 armies              army lists: sides, budgets, costs, options, limits
 links and lints     prose ``[[links]]``, ``show`` targets, unused declarations
 layout              site layout annotations (@datasheet, @cost_field, …)
+type names          on the assembled program: no two types of the JSON
+                    Schemas get one name (:mod:`.type_names`)
 ==================  =======================================================
 
 The program is meant for the emitters only when the reporter holds no errors.
@@ -43,6 +45,7 @@ from rulebook.compiler.check.procedures import check_procedures
 from rulebook.compiler.check.signatures import check_signatures
 from rulebook.compiler.check.state import CheckState
 from rulebook.compiler.check.tables import check_tables
+from rulebook.compiler.check.type_names import check_type_names
 
 PASSES = (
     collect, check_signatures, check_data, check_tables, check_references, check_procedures, check_examples, check_odds,
@@ -65,7 +68,9 @@ def check_program(modules: list[n.Module], sources: dict[str, str], reporter: Re
     st = CheckState(modules, sources, reporter)
     for run in PASSES:
         run(st)
-    return _assemble(st)
+    program = _assemble(st)
+    check_type_names(st, program)
+    return program
 
 
 def _assemble(st: CheckState) -> ir.Program:

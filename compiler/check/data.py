@@ -16,10 +16,10 @@ from __future__ import annotations
 from typing import Any
 
 from rulebook.rules_dsl import nodes as n
-from rulebook.rules_dsl.diagnostics import did_you_mean
+from rulebook.rules_dsl.diagnostics import Edit, Reporter, counted, did_you_mean
 
 from rulebook.compiler import ir
-from rulebook.compiler.ir.types import RULE, T
+from rulebook.compiler.ir.types import ANY, RULE, T
 from rulebook.compiler.check.signatures import member_name
 from rulebook.compiler.check.contract import check_contract
 from rulebook.compiler.check.state import CheckState, describe_value, hint
@@ -115,7 +115,10 @@ def _enum_value(st: CheckState, v: n.Value, t: T, ctx: str):
         return name
     guess = member_guess(name, members)
     hint_text = f"did you mean '{guess}'?" if guess else "expected one of: " + ", ".join(members)
-    st.err(f"{ctx}: '{name}' is not a value of {t.name}", v.span, hint_text, "unknown-name")
+    fix: tuple[Edit, ...] = ()
+    if guess is not None and guess == member_name(name):  # its spelling before the naming rule: an exact rewrite
+        fix = (Edit(v.span, f"{t.name}.{guess}" if isinstance(v, n.VQualified) else guess),)
+    st.err(f"{ctx}: '{name}' is not a value of {t.name}", v.span, hint_text, "unknown-name", fix)
     return None
 
 
@@ -203,7 +206,7 @@ def rule_application(st: CheckState, v: n.Value, ctx: str) -> dict | None:
         params = params[: len(args)]
     if len(args) != len(params):
         st.err(
-            f"{ctx}: special rule '{name}' takes {len(params)} parameter(s) ({', '.join(p for p, _ in params) or 'none'}), got {len(args)}",
+            f"{ctx}: special rule '{name}' takes {counted(len(params), 'parameter')} ({', '.join(p for p, _ in params) or 'none'}), got {len(args)}",
             span, f"write {name}({', '.join(p for p, _ in params)})" if params else f"write {name}", "arity",
         )
         return {"rule": name, "args": {}}
@@ -290,33 +293,46 @@ def _catalog(st: CheckState, d: n.CatalogDecl) -> None:
     missing = [f for f, t, _ in fields if f not in cols and t.kind not in ("opt", "list")]
     named_rows = any(named_cells(row.values, cols, by_name) is not None for row in d.rows)
     if missing and not named_rows:  # with named cells, each row says what it gives (checked below)
-        st.err(f"columns of catalog {d.name} leave out required field(s) {', '.join(missing)} of {d.record}", d.columns_span or d.span, None, "missing")
+        st.err(f"columns of catalog {d.name} leave out required field{'s' if len(missing) > 1 else ''} {', '.join(missing)} of {d.record}", d.columns_span or d.span, None, "missing")
     spans = st.decls[d.name].entry_spans
+    broken = st.broken_entries.setdefault(d.name, set())
     for row in d.rows:
-        if row.id in rows:
+        if row.id in rows or row.id in broken:
             st.err(f"id '{row.id}' appears twice in catalog {d.name}", row.span, f"first at {st.catalog_row_spans[(d.name, row.id)]}", "duplicate")
             continue
+        st.catalog_row_spans[(d.name, row.id)] = row.span
         named = named_cells(row.values, cols, by_name)
         positional = row.values[:-1] if named is not None else row.values
         if named is None and len(row.values) != len(cols):
-            st.err(f"row '{row.id}' has {len(row.values)} values but catalog {d.name} has {len(cols)} columns ({' | '.join(cols)})", row.span,
-                   f"or name the cells after the first ones: {row.id} | … | ({cols[len(row.values)]}: …, …)" if len(row.values) < len(cols) else None, "arity")
+            hint_text = cells_hint(st, cols, [by_name.get(c, ANY) for c in cols], row.values)
+            if len(row.values) < len(cols):
+                hint_text += f"; or name the cells after the first ones: {row.id} | … | ({cols[len(row.values)]}: …, …)"
+            st.err(
+                f"row '{row.id}' has {counted(len(row.values), 'value')} but catalog {d.name} has {counted(len(cols), 'column')}: {' | '.join(cols)}",
+                row.span, hint_text, "arity",
+            )
+            broken.add(row.id)  # declared: its uses are no further errors; its data is left out
             continue
         entry: dict[str, Any] = {}
+        seen = len(st.rep.diagnostics)
         for c, v in zip(cols, positional):
             if c in by_name:
                 entry[c] = convert_value(st, v, by_name[c], f"{d.name}.{row.id}.{c}")
         if named is not None and not _named_row(st, d, row, entry, named, by_name, cols[:len(positional)]):
+            broken.add(row.id)
+            continue
+        if any(x.severity == "error" for x in st.rep.diagnostics[seen:]):
+            broken.add(row.id)  # a bad cell: one error, at the cell; the entry is left out as above
             continue
         missing = [f for f, t in by_name.items() if f not in entry and t.kind not in ("opt", "list")] if named_rows else []
         if missing:
-            st.err(f"row '{row.id}' gives no value for field(s) {', '.join(missing)} of {d.record}", row.span,
+            st.err(f"row '{row.id}' gives no value for field{'s' if len(missing) > 1 else ''} {', '.join(missing)} of {d.record}", row.span,
                    "name them in the row's last cell: (" + ", ".join(f"{f}: …" for f in missing) + ")", "missing")
+            broken.add(row.id)
             continue
         for f, t, _ in fields:
             entry.setdefault(f, [] if t.kind == "list" else None)
         rows[row.id] = {f: entry[f] for f, _, _ in fields}
-        st.catalog_row_spans[(d.name, row.id)] = row.span
         spans[row.id] = row.span
 
 
@@ -326,7 +342,7 @@ def named_cells(values: tuple, cols: list[str], types: dict[str, T]) -> tuple | 
     A row gives its first cells by position (the ``columns``, or the record's fields in
     order) and may end with the other fields by name: ``id | "Name" | (shoot: 4, …)``,
     or name them all: ``id | (name: "Name", …)``. A last ``(f: v, …)`` is a record value
-    when a column of record type stands at its position, and named cells otherwise."""
+    when a column of record or map type stands at its position, and named cells otherwise."""
     last = values[-1] if values else None
     if not isinstance(last, n.VRecord) or not last.fields or any(k is None for k, _ in last.fields):
         return None
@@ -335,7 +351,7 @@ def named_cells(values: tuple, cols: list[str], types: dict[str, T]) -> tuple | 
         return None
     if at < len(cols):
         t = types.get(cols[at])
-        if len(values) == len(cols) and t is not None and t.inner.kind == "record":
+        if len(values) == len(cols) and t is not None and t.inner.kind in ("record", "map"):
             return None  # the last column's record value, written by name
     return last.fields
 
@@ -360,6 +376,47 @@ def _named_row(st: CheckState, d: n.CatalogDecl, row: n.CatalogRow, entry: dict,
             seen[name] = v
             entry[name] = convert_value(st, v, by_name[name], f"{d.name}.{row.id}.{name}")
     return ok
+
+
+def _fits(st: CheckState, v: n.Value, t: T) -> bool:
+    """Would ``v`` be a value of ``t``? (converted without a word to the reporter)"""
+    reporter, refs = st.rep, len(st.pending_refs)
+    st.rep = Reporter()
+    try:
+        convert_value(st, v, t, "")
+        return not st.rep.has_errors()
+    finally:
+        st.rep = reporter
+        del st.pending_refs[refs:]
+
+
+def cells_hint(st: CheckState, cols: list[str], types: list[T], values) -> str:
+    """How a row with a wrong number of cells reads: the one column whose value seems
+    missing (or the one value too many) when only one fits the types, else each column
+    with the value it would get."""
+    def shown(v) -> str:
+        return ir.span_text(st.sources, v.span) or "?"
+
+    gap = len(cols) - len(values)
+    if abs(gap) == 1 and len(cols) <= MAX_CELLS_TRIED:
+        fitting = []
+        for k in range(max(len(cols), len(values))):
+            cs, ts, vs = (cols[:k] + cols[k + 1:], types[:k] + types[k + 1:], values) if gap == 1 else (cols, types, values[:k] + values[k + 1:])
+            if all(_fits(st, v, t) for v, t in zip(vs, ts)):
+                fitting.append(k)
+        if 1 <= len(fitting) <= 3:
+            k = fitting[0]
+            after = f" (after {cols[k - 1]} = {shown(values[k - 1])})" if k else ""
+            if gap == 1:
+                return f"the value of {' or '.join(repr(cols[i]) for i in fitting)} seems to be missing{after}"
+            return f"the value {' or '.join(shown(values[i]) for i in fitting)} seems to be one too many{after}"
+    pairs = [f"{c} = {shown(v)}" for c, v in zip(cols, values)]
+    rest = f"; nothing for {', '.join(cols[len(values):])}" if len(values) < len(cols) else f"; left over: {', '.join(shown(v) for v in values[len(cols):])}"
+    return "the row reads as " + ", ".join(pairs) + rest
+
+
+MAX_CELLS_TRIED = 64
+"""The widest row whose missing (or extra) cell :func:`cells_hint` looks for (a conversion per cell per place)."""
 
 
 def _die(st: CheckState, d: n.DieDecl) -> None:

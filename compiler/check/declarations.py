@@ -93,7 +93,7 @@ def collect(st: CheckState) -> None:
                 st.broken.add(name)
                 continue
             if name in KEYWORDS:
-                st.err(f"'{name}' is a reserved word and cannot name a declaration", item.span, "choose another name", "reserved")
+                st.reserved(name, "a declaration", item.span, after_keyword=True)
                 continue
             st.ast[name] = item
             st.file[name] = mod.filename

@@ -10,11 +10,14 @@ every outcome (``per_outcome``); the others are evaluated once.
 from __future__ import annotations
 
 import dataclasses
+from fractions import Fraction
 
 from rulebook.rules_dsl import nodes as n
+from rulebook.rules_dsl.diagnostics import Edit
 
 from rulebook.compiler import ir
 from rulebook.compiler.ir.types import ANY, BOOL
+from rulebook.compiler.ir.walk import children
 from rulebook.compiler.check.expressions import bind_args, check_expr
 from rulebook.compiler.check.state import CheckState, Scope
 
@@ -48,7 +51,10 @@ def _example(st: CheckState, ex: n.ExampleDecl) -> ir.Example | None:
         if x.expr is None:
             expects.append(ir.Expect(text="error", span=x.span, expr=None, error=x.error, per_outcome=False))
             continue
+        seen = len(st.rep.diagnostics)
         cond = check_expr(st, x.expr, scope, in_expect=True)
+        if reads_result(x.expr):
+            _forgotten_probability(st, cond, seen)
         if cond.type not in (BOOL, ANY):
             st.err(f"expect needs a true/false statement, got {cond.type}", x.expr.span, "for example: expect result == 3", "type")
         text = ir.span_text(st.sources, x.expr.span)
@@ -68,6 +74,72 @@ def _example(st: CheckState, ex: n.ExampleDecl) -> ir.Example | None:
         procedure=ex.procedure, title=ex.title or ex.procedure, span=ex.span,
         given=tuple((p, value, texts.get(p, "")) for p, value in given), expects=tuple(expects),
     )
+
+
+def _forgotten_probability(st: CheckState, cond: ir.Expr, seen: int) -> None:
+    """An ``expect`` without ``probability()`` holds for every outcome: a whole number
+    (``int``) or a true/false value of the result compared (``==``, ``!=``) with a number
+    that is not whole (``5/48``, ``0.25``) never holds, and is almost surely a chance
+    written without ``probability(…)``. One error at the comparison, with the rewrite (for
+    true/false, exact: ``expect probability(result.hit) == 1/3``); the type error the
+    comparison already got (true/false against a number) is replaced by it. ``seen``: the
+    diagnostics before this expect's."""
+    for e in _comparisons(cond):
+        for side, other in ((e.left, e.right), (e.right, e.left)):
+            value = _constant(other)
+            kind = side.type.inner.kind
+            if value is None or value.denominator == 1 or kind not in ("int", "bool") or not _reads_result_ir(side):
+                continue
+            side_text, other_text = ir.span_text(st.sources, side.span), ir.span_text(st.sources, other.span)
+            if kind == "bool":
+                st.rep.diagnostics[seen:] = [d for d in st.rep.diagnostics[seen:] if not (d.span == e.span and d.message.startswith("cannot compare"))]
+                rewrite = f"probability({side_text}) {e.op} {other_text}"
+                st.err(
+                    f"{side_text} is true or false, never {other_text}: an expect without probability() must hold for every outcome",
+                    e.span, f"to state its chance, write: {rewrite}", "probability", (Edit(e.span, rewrite),),
+                )
+            else:
+                st.err(
+                    f"{side_text} is a whole number, never {other_text}: an expect without probability() must hold for every outcome",
+                    e.span, f"to state a chance, write: probability({side_text} == N) {e.op} {other_text}, with N the value whose chance it is",
+                    "probability",
+                )
+            break
+
+
+def _comparisons(e: ir.Expr):
+    """The ``==``/``!=`` comparisons of an expect's condition, through ``and``, ``or`` and ``not``."""
+    if isinstance(e, ir.Binary) and e.op in ("==", "!="):
+        yield e
+    elif isinstance(e, ir.Binary) and e.op in ("and", "or"):
+        yield from _comparisons(e.left)
+        yield from _comparisons(e.right)
+    elif isinstance(e, ir.Unary) and e.op == "not":
+        yield from _comparisons(e.operand)
+
+
+def _constant(e: ir.Expr) -> Fraction | None:
+    """The value of a constant number (``5/48``, ``-0.25``), else None."""
+    if isinstance(e, ir.Literal) and isinstance(e.value, (int, Fraction)) and not isinstance(e.value, bool):
+        return Fraction(e.value)
+    if isinstance(e, ir.Unary) and e.op == "-":
+        inner = _constant(e.operand)
+        return -inner if inner is not None else None
+    if isinstance(e, ir.Binary) and e.op in ("+", "-", "*", "/"):
+        a, b = _constant(e.left), _constant(e.right)
+        if a is None or b is None or (e.op == "/" and b == 0):
+            return None
+        return {"+": a + b, "-": a - b, "*": a * b, "/": a / b if b else a}[e.op]
+    return None
+
+
+def _reads_result_ir(e: ir.Expr) -> bool:
+    """Does ``e`` read ``result`` (not inside ``probability()``)?"""
+    if isinstance(e, ir.Local):
+        return e.name == "result"
+    if isinstance(e, ir.BuiltinCall) and e.name == "probability":
+        return False
+    return any(_reads_result_ir(c) for c in children(e))
 
 
 def reads_result(expr) -> bool:

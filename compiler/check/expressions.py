@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from rulebook.rules_dsl import nodes as n
-from rulebook.rules_dsl.diagnostics import Span
+from rulebook.rules_dsl.diagnostics import Edit, Span, counted
 from rulebook.rules_dsl.parser import KEYWORDS
 
 from rulebook.compiler import ir
@@ -127,7 +127,9 @@ def _expr(st: CheckState, e, scope: Scope, in_expect: bool) -> ir.Expr:
         if it.type.kind not in ("list", "any"):
             st.err(f"'for' needs a list to go through, got {it.type}", e.iterable.span, None, "type")
         inner = Scope(scope)
-        if scope.get(e.name) is not None or e.name in st.ast or e.name in KEYWORDS:
+        if e.name in KEYWORDS:
+            st.reserved(e.name, "a loop variable", st.word_span(e.span, "for"))
+        elif scope.get(e.name) is not None or e.name in st.ast:
             st.err(f"'{e.name}' is already defined or reserved; choose another name for the loop variable", e.span, None, "shadow")
         inner.vars[e.name] = (it.type.args[0] if it.type.kind == "list" else ANY, e.span)
         st.local_uses.add((inner, e.name))
@@ -241,7 +243,8 @@ def _attr(st: CheckState, e: n.Attr, scope: Scope, in_expect: bool) -> ir.Expr:
         if e.name not in members:
             guess = member_guess(e.name, members)
             shown = f"did you mean '{guess}'?" if guess else "values: " + ", ".join(members)
-            st.err(f"'{e.name}' is not a value of {base.name}", at, shown, "unknown-name")
+            renamed = guess is not None and guess == member_name(e.name)  # its spelling before the naming rule: an exact rewrite
+            st.err(f"'{e.name}' is not a value of {base.name}", at, shown, "unknown-name", (Edit(at, guess),) if renamed and e.name_span else ())
             return _placeholder(e.span)
         return ir.EnumValue(base.name, e.name, T("enum", base.name), e.span)
     if base.kind in ("table", "catalog") and (base.kind == "catalog" or referenceable(st.ast.get(base.name))):
@@ -299,7 +302,7 @@ def _index(st: CheckState, e: n.Index, scope: Scope, in_expect: bool) -> ir.Expr
         table = st.tables[ot.name]
         want = [k.type for k in table.keys] + ([table.across.type] if table.across else [])
         if len(keys) != len(want):
-            st.err(f"table {ot.name} is looked up with {len(want)} key(s), got {len(keys)}", e.span, None, "arity")
+            st.err(f"table {ot.name} is looked up with {counted(len(want), 'key')}, got {len(keys)}", e.span, None, "arity")
             return _placeholder(e.span)
         for i, (k, key, wt) in enumerate(zip(e.keys, keys, want)):
             kt = key.type
@@ -369,7 +372,7 @@ def bind_args(st: CheckState, args, params, optional: set[str], what: str, span:
                 st.err("positional arguments must come before named ones", a.span, None, "syntax")
                 continue
             if i >= len(params):
-                st.err(f"{what} takes {len(params)} argument(s), got {len(args)}", a.span, None, "arity")
+                st.err(f"{what} takes {counted(len(params), 'argument')}, got {len(args)}", a.span, None, "arity")
                 continue
             pname = names[i]
         else:
@@ -387,8 +390,8 @@ def bind_args(st: CheckState, args, params, optional: set[str], what: str, span:
         bound.append((pname, value))
     missing = [p for p in names if p not in given and p not in optional]
     if missing:
-        noun = "field(s)" if what.startswith("record ") else "argument(s)"
-        st.err(f"{what}: missing {noun} {', '.join(missing)}", span, None, "arity")
+        noun = "field" if what.startswith("record ") else "argument"
+        st.err(f"{what}: missing {noun if len(missing) == 1 else noun + 's'} {', '.join(missing)}", span, None, "arity")
     return tuple(bound)
 
 
@@ -450,7 +453,7 @@ def _builtin(st: CheckState, e: n.Call, scope: Scope, in_expect: bool) -> ir.Exp
         st.err("probability() is only available in an example's expect", e.span, None, "context")
     lo, hi = BUILTINS[fn].arity
     if not lo <= len(ts) <= hi and not (fn in ("min", "max") and len(ts) == 1):
-        st.err(f"{fn}() takes {lo if lo == hi else f'{lo} or more'} argument(s), got {len(ts)}", e.span, None, "arity")
+        st.err(f"{fn}() takes {counted(lo, 'argument') if lo == hi else f'{lo} or more arguments'}, got {len(ts)}", e.span, None, "arity")
         return ir.BuiltinCall(fn, args, INT if fn in ("floor", "ceil", "round", "trunc", "ord") else BOOL if fn in ("any", "all") else DEC if fn == "probability" else ANY, e.span)
     return ir.BuiltinCall(fn, args, _builtin_type(st, e, fn, ts, in_expect), e.span)
 

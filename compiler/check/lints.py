@@ -15,7 +15,7 @@ import re
 from collections import deque
 
 from rulebook.rules_dsl import nodes as n
-from rulebook.rules_dsl.diagnostics import did_you_mean
+from rulebook.rules_dsl.diagnostics import counted, did_you_mean
 
 from rulebook.compiler import ir
 from rulebook.compiler.check.state import CheckState, hint
@@ -67,7 +67,7 @@ def _grant_cycles(st: CheckState) -> None:
         path = _shortest_cycle(grants, first, set(knot))
         shown = path if len(path) <= MAX_CHAIN_SHOWN else [*path[:MAX_CHAIN_SHOWN - 3], "…", *path[-2:]]
         others = [r for r in knot if r not in path]
-        more = f"; {len(others)} other rule(s) grant each other with it: {', '.join(others[:5])}{', …' if len(others) > 5 else ''}" if others else ""
+        more = f"; {counted(len(others), 'other rule')} grant{'s' if len(others) == 1 else ''} each other with it: {', '.join(others[:5])}{', …' if len(others) > 5 else ''}" if others else ""
         st.err(f"rule {first} grants itself: {' → '.join(shown)}" + (f" ({len(path) - 1} rules)" if len(shown) < len(path) else ""),
                st.ast[first].span, "remove one of the grants of the cycle" + more, "grants")
 

@@ -142,7 +142,9 @@ def _odds(st: CheckState, d: n.OddsDecl) -> ir.Odds | None:
         if axis is None:
             continue
         t, axes[role] = _axis(st, axis, role == "each")
-        if scope.get(axis.name) is not None or axis.name in st.ast or axis.name in ("result", *KEYWORDS):
+        if axis.name in KEYWORDS:
+            st.reserved(axis.name, "an axis of an odds table", axis.span)
+        elif scope.get(axis.name) is not None or axis.name in st.ast or axis.name == "result":
             st.err(f"'{axis.name}' is already defined; choose another name", axis.span, None, "shadow")
         scope.vars[axis.name] = (t, axis.span)
         st.local_uses.add((scope, axis.name))

@@ -58,7 +58,7 @@ class _Body:
             elif isinstance(stmt, n.Let):
                 value = check_expr(st, stmt.value, scope)
                 if stmt.name in KEYWORDS:
-                    st.err(f"'{stmt.name}' is a reserved word and cannot name a value", stmt.span, "choose another name", "reserved")
+                    st.reserved(stmt.name, "a value", stmt.span)
                 if scope.get(stmt.name) is not None:
                     st.err(f"'{stmt.name}' is already defined", stmt.span, f"first defined at {scope.get(stmt.name)[1]}", "duplicate")
                 if isinstance(st.ast.get(stmt.name), (n.EnumDecl, n.TableDecl, n.CatalogDecl, n.ConstDecl)):
@@ -165,7 +165,7 @@ def _procedure(st: CheckState, d: n.ProcedureDecl) -> ir.Procedure:
     first_default = None  # the first parameter with a default: the ones after it need one too
     for p, (pname, pt) in zip(d.params, st.param_types[d.name]):
         if pname in KEYWORDS:
-            st.err(f"'{pname}' is a reserved word and cannot name a parameter", p.span, "choose another name", "reserved")
+            st.reserved(pname, "a parameter", p.span)
         if pname in seen:
             st.err(f"parameter '{pname}' appears twice", p.span, None, "duplicate")
         seen.add(pname)

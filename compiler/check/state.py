@@ -8,11 +8,13 @@ problem: every error goes to the reporter and the pass goes on.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from typing import Any
 
 from rulebook.rules_dsl import nodes as n
-from rulebook.rules_dsl.diagnostics import Reporter, Span, SuggestionBudget, did_you_mean
+from rulebook.rules_dsl.diagnostics import Edit, Reporter, Span, SuggestionBudget, did_you_mean
+from rulebook.rules_dsl.keywords import reserved
 
 from rulebook.compiler import ir
 from rulebook.compiler.ir.types import T
@@ -93,6 +95,9 @@ class CheckState:
         self.catalog_row_spans: dict[tuple[str, str], Span] = {}
         self.tables: dict[str, ir.Table] = {}
         self.pending_refs: list[tuple[str, str, Span, str]] = []  # (catalogs, id, span, context)
+        # entries and rows reported broken (a wrong number of cells, a bad cell): declared, so
+        # that a reference to one is no second error, but left out of the data
+        self.broken_entries: dict[str, set] = {}
         # the IR, as the passes build it
         self.decls: dict[str, Any] = {}
         self.examples: list[ir.Example] = []
@@ -106,11 +111,28 @@ class CheckState:
         self.too_deep = False
 
     # ------------------------------------------------------------------ reporting
-    def err(self, msg: str, span: Span, hint: str | None = None, code: str = "type") -> None:
-        self.rep.error(msg, span, hint, code)
+    def err(self, msg: str, span: Span, hint: str | None = None, code: str = "type", fix: tuple[Edit, ...] = ()) -> None:
+        self.rep.error(msg, span, hint, code, fix)
 
     def warn(self, msg: str, span: Span, hint: str | None = None, code: str = "warning") -> None:
         self.rep.warning(msg, span, hint, code)
+
+    def reserved(self, word: str, what: str, span: Span, after_keyword: bool = False) -> None:
+        """``'roll' is a reserved word (it starts a dice roll) and cannot name <what>``, at the word itself
+        (``after_keyword``: the word after the declaration's keyword, ``record roll``)."""
+        message, hint_text = reserved(word, what)
+        self.err(message, self.word_span(span, word, after_keyword), hint_text, "reserved")
+
+    def word_span(self, span: Span, word: str, after_keyword: bool = False) -> Span:
+        """The first ``word`` (whole) on the first line of ``span``, from its column (and after
+        the keyword that starts it); ``span`` when not found there."""
+        lines = self.sources.get(span.file, "").splitlines()
+        if 1 <= span.line <= len(lines):
+            skip = re.match(r"\w+", lines[span.line - 1][span.col - 1:]) if after_keyword else None
+            m = re.compile(rf"(?<![\w.]){re.escape(word)}(?!\w)").search(lines[span.line - 1], span.col - 1 + (skip.end() if skip else 0))
+            if m:
+                return Span(span.file, span.line, m.start() + 1, span.line, m.end() + 1)
+        return span
 
     def unknown(self, what: str, name: str, span: Span, candidates, kinds: str = "") -> None:
         """``unknown <what> 'name'`` with a did-you-mean while the check's budget for them
@@ -141,13 +163,16 @@ class CheckState:
         return [m for m, _ in self.enum_members.get(enum, [])]
 
     def ref_ids(self, name: str):
-        """The ids a ``ref name`` may hold: catalog entries or id-table keys."""
+        """The ids a ``ref name`` may hold: catalog entries or id-table keys (with those of
+        the entries and rows already reported broken)."""
+        broken = self.broken_entries.get(name)
         if name in self.catalogs:
-            return self.catalogs[name]
+            rows = self.catalogs[name]
+            return {**rows, **dict.fromkeys(broken)} if broken else rows
         table = self.tables.get(name)
         if table is None:
             return {}
-        return {row.keys[0]: None for row in table.rows}
+        return {**{row.keys[0]: None for row in table.rows}, **dict.fromkeys(broken or ())}
 
     def common(self, d) -> dict[str, Any]:
         """The fields every IR declaration has, for the declaration node ``d``."""

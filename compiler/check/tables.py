@@ -13,11 +13,11 @@ from fractions import Fraction
 from typing import Any
 
 from rulebook.rules_dsl import nodes as n
-from rulebook.rules_dsl.diagnostics import Span
+from rulebook.rules_dsl.diagnostics import Span, counted
 
 from rulebook.compiler import ir
 from rulebook.compiler.ir.types import ANY, DEC, INT
-from rulebook.compiler.check.data import convert_value
+from rulebook.compiler.check.data import cells_hint, convert_value
 from rulebook.compiler.check.signatures import resolve_type
 from rulebook.compiler.check.state import CheckState, describe_value
 
@@ -69,11 +69,16 @@ def _table(st: CheckState, d: n.TableDecl) -> None:
     any_ranged = any(k.ranged for k in d.keys)
     for row in d.rows:
         if len(row.keys) != len(d.keys):
-            st.err(f"table {d.name} has {len(d.keys)} key(s), this row gives {len(row.keys)}", row.span, None, "arity")
+            st.err(f"table {d.name} has {counted(len(d.keys), 'key')}, this row gives {len(row.keys)}", row.span, None, "arity")
             continue
         row_keys = [_key(st, d, spec, key.type, kv) for spec, key, kv in zip(d.keys, keys, row.keys)]
         if len(row.values) != ncols:
-            st.err(f"row of table {d.name} has {len(row.values)} values, expected {ncols}", row.span, None, "arity")
+            names = [str(a) for a in table.across_values] if across is not None else [c.name for c in columns]
+            types = [columns[0].type if columns else ANY] * ncols if across is not None else [c.type for c in columns]
+            st.err(f"row of table {d.name} has {counted(len(row.values), 'value')}, expected {ncols}: {' | '.join(names)}", row.span,
+                   cells_hint(st, names, types, row.values) if len(names) == ncols else None, "arity")
+            if len(row_keys) == 1 and isinstance(row_keys[0], str):  # declared: a reference to it is no second error
+                st.broken_entries.setdefault(d.name, set()).add(row_keys[0])
             continue
         values: dict[str, Any] = {}
         spread: tuple = ()

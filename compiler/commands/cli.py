@@ -46,6 +46,9 @@ def make_parser() -> argparse.ArgumentParser:
     _rulebook_arg(p)
     _format_arg(p)
     p.add_argument("--werror", action="store_true", help="trata los avisos como errores")
+    p.add_argument("--fix", action="store_true",
+                   help="aplica las correcciones exactas que proponen los diagnósticos (sintaxis antigua, valores con su ortografía "
+                        "anterior, probability() olvidado); deja intacto un fichero cuyas correcciones se solapan; luego vuelve a comprobar")
 
     p = sub.add_parser("build", help="genera json/, schemas/, python/, docs/ y site/", epilog=EPILOG)
     _rulebook_arg(p)
@@ -164,7 +167,15 @@ def cmd_check(args) -> int:
 def _check_one(args) -> int:
     from rulebook.compiler.pipeline import driver
 
-    result = driver.check(args.rulebook or driver.DEFAULT_RULEBOOK)
+    path = args.rulebook or driver.DEFAULT_RULEBOOK
+    result = driver.check(path)
+    if getattr(args, "fix", False):
+        from rulebook.compiler.commands import fix
+
+        applied = fix.apply(path, result.diagnostics, result.sources)
+        print(applied.summary(), file=sys.stderr)
+        if applied.edits:
+            result = driver.check(path)  # what remains
     if args.format == "json":
         print(render_all(result.diagnostics, result.sources, "json"))
     else:
@@ -191,7 +202,7 @@ def cmd_build(args) -> int:
         from rulebook.compiler.emit.site import to_pages
 
         to_pages.write_bundle_index(args.output, built)
-        print(f"index of the {len(built)} rulebooks: {args.output / 'index.html'}", file=sys.stderr)
+        print(f"index of {'the rulebook' if len(built) == 1 else f'the {len(built)} rulebooks'}: {args.output / 'index.html'}", file=sys.stderr)
     return status
 
 

@@ -724,6 +724,17 @@ def sheet(army: dict, roster: dict, result: dict, fmt: str = "html") -> str:
 # ---------------------------------------------------------------------------- the command
 
 
+def illegal_count(army: dict, n: int) -> str:
+    """``Illegal roster: 1 error`` / ``Lista no válida: 2 errores``, in the army's language
+    (gettext's plural forms); with the army's own labels when its language has no catalog."""
+    from rulebook.compiler.support import i18n
+
+    lang = army.get("lang")
+    if not isinstance(lang, str) or not i18n.supported(lang):
+        return f"{army['labels']['illegal']}: {n} {army['labels']['errors'].lower()}"
+    return i18n.language(lang).ngettext("Illegal roster: %(num)d error", "Illegal roster: %(num)d errors", n) % {"num": n}
+
+
 def report_text(path: Path, army: dict, roster: dict, result: dict) -> str:
     """The validation as a person reads it: each unit's cost, the total, every error."""
     labels = army["labels"]
@@ -739,7 +750,7 @@ def report_text(path: Path, army: dict, roster: dict, result: dict) -> str:
         if e["suggestion"]:
             out.append("  hint: " + fill(labels["did_you_mean"], {"suggestion": e["suggestion"]}))
     n = len(result["errors"])
-    out.append(labels["legal"] if result["legal"] else f"{labels['illegal']}: {n} {labels['errors'].lower()}")
+    out.append(labels["legal"] if result["legal"] else illegal_count(army, n))
     return "\n".join(one_line(line) for line in out)  # what a roster says cannot move the cursor, recolour a terminal or start a line
 
 
@@ -773,5 +784,5 @@ def main(args) -> int:
             print(f"{args.output}: error: cannot write the sheet: {exc.strerror or exc}", file=sys.stderr)
             return 2
     if not result["legal"]:
-        print(f"{args.roster}: {army['labels']['illegal']}: {len(result['errors'])} {army['labels']['errors'].lower()} (see the sheet)", file=sys.stderr)
+        print(f"{args.roster}: {illegal_count(army, len(result['errors']))} (see the sheet)", file=sys.stderr)
     return 0

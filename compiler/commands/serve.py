@@ -87,7 +87,7 @@ import threading
 import time
 from pathlib import Path
 
-from rulebook.rules_dsl.diagnostics import escaped, render_all
+from rulebook.rules_dsl.diagnostics import counted, escaped, render_all
 
 from rulebook.compiler.pipeline import driver
 from rulebook.compiler.analysis import reads
@@ -682,7 +682,7 @@ def _rebuild_and_log(preview: Preview) -> None:
         return
     if ok:
         parts = ", ".join(f"{k} {v:.2f}s" for k, v in preview.timings.items())
-        preview.log(f"updated {len(preview.changed)} file(s) in {time.perf_counter() - t0:.2f}s ({parts}); reloading")
+        preview.log(f"updated {counted(len(preview.changed), 'file')} in {time.perf_counter() - t0:.2f}s ({parts}); reloading")
 
 
 def main(args) -> int:

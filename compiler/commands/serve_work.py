@@ -26,6 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from rulebook.rules_dsl.diagnostics import counted
+
 PREFIX = "rulebook-serve-"
 """The folders of serves in the temporary folder."""
 
@@ -106,7 +108,7 @@ def claimed(log=print):
     base = Path(tempfile.gettempdir())
     removed = clean_leftovers(base)
     if removed:
-        log(f"removed {len(removed)} folder(s) left in {base} by serves that were killed")
+        log(f"removed {counted(len(removed), 'folder')} left in {base} by serves that were killed")
     new = Path(tempfile.mkdtemp(prefix=NEW_PREFIX, dir=base))
     fd = os.open(new, os.O_RDONLY | os.O_DIRECTORY)
     try:

@@ -31,14 +31,14 @@ the manifest…) are built by :mod:`rulebook.compiler.emit.data.to_json` through
 from __future__ import annotations
 
 import re
-import unicodedata
-from collections.abc import Iterable, Iterator
 from fractions import Fraction
 from typing import Any
 from urllib.parse import quote
 
 from rulebook.compiler import ir
+from rulebook.compiler.ir.type_names import clashes, id_def, map_def, type_name, used_types
 from rulebook.compiler.ir.types import T
+
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 TYPES = "types.schema.json"
@@ -51,23 +51,6 @@ ID_RULE = (
 
 
 # ---------------------------------------------------------------------------- names and ids
-
-
-def type_name(name: str) -> str:
-    """An ASCII PascalCase identifier for a DSL name: accents dropped, ``_`` and
-    other separators removed, each part capitalised.
-
-    >>> type_name("perfiles_armas"), type_name("ModoFuego"), type_name("tamaño_peana")
-    ('PerfilesArmas', 'ModoFuego', 'TamanoPeana')
-    """
-    plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
-    out = "".join(part[:1].upper() + part[1:] for part in re.split(r"[^A-Za-z0-9]+", plain) if part)
-    return out if out[:1].isalpha() else "N" + out
-
-
-def id_def(name: str) -> str:
-    """The ``$defs`` name of the ids of catalog (or id-keyed table) ``name``."""
-    return type_name(name) + "Id"
 
 
 def base_uri(program: ir.Program) -> str:
@@ -98,25 +81,6 @@ def ref(rel_types: str, name: str) -> dict:
 
 
 # ---------------------------------------------------------------------------- value types
-
-
-def _label(t: T) -> str:
-    """A PascalCase label for a type, used to name map types (``CalidadToInt``)."""
-    kind = t.kind
-    if kind in ("enum", "record"):
-        return type_name(t.name)
-    if kind in ("ref", "refs"):
-        return "".join(id_def(n) for n in t.name.split("|"))
-    if kind in ("list", "opt"):
-        return ("ListOf" if kind == "list" else "Optional") + _label(t.args[0])
-    if kind == "map":
-        return map_def(t)
-    return {"int": "Int", "decimal": "Number", "text": "Text", "bool": "Bool", "id": "Text", "rule": "RuleApplication"}.get(kind, "Any")
-
-
-def map_def(t: T) -> str:
-    """The ``$defs`` name of a ``map[Enum, V]`` type."""
-    return f"{type_name(t.name)}To{_label(t.args[0])}"
 
 
 def type_schema(t: T, program: ir.Program, prefix: str | None = "") -> dict:
@@ -157,27 +121,6 @@ def described(schema: dict, text: str | None) -> dict:
     return {"description": text, **schema} if text and "$ref" not in schema else schema
 
 
-def _walk(t: T) -> Iterator[T]:
-    yield t
-    for arg in t.args:
-        yield from _walk(arg)
-
-
-def _used_types(program: ir.Program) -> Iterator[T]:
-    """Every type written anywhere in the rulebook's data and signatures."""
-    for record in program.of(ir.Record):
-        for f in record.fields:
-            yield from _walk(f.type)
-    for table in program.of(ir.Table):
-        for col in (*table.keys, *table.columns, *([table.across] if table.across else [])):
-            yield from _walk(col.type)
-    for decl in (*program.of(ir.Rule), *program.of(ir.Procedure)):
-        for p in decl.params:
-            yield from _walk(p.type)
-    for proc in program.of(ir.Procedure):
-        yield from _walk(proc.result)
-
-
 # ---------------------------------------------------------------------------- types.schema.json
 
 STATUS_DEF = {"title": "Status", "description": "Estado de la declaración: activa, aplazada o no jugable.", "enum": ["active", "deferred", "not_playable"]}
@@ -210,7 +153,7 @@ AS_PRINTED_DEF = {
     "required": ["ids", "reason"],
     "additionalProperties": False,
 }
-SHARED_DEFS = {"Status": STATUS_DEF, "Range": RANGE_DEF, "Column": COLUMN_DEF, "AsPrinted": AS_PRINTED_DEF}
+SHARED_DEFS = {"Status": STATUS_DEF, "Range": RANGE_DEF, "Column": COLUMN_DEF, "AsPrinted": AS_PRINTED_DEF}  # rulebook.compiler.ir.type_names.SHARED_TYPE_NAMES
 
 
 def _enum_def(enum: ir.Enum) -> dict:
@@ -281,7 +224,7 @@ def types_schema(program: ir.Program) -> dict:
     for table in program.of(ir.Table):
         if table.keyed_by_id:
             defs[id_def(table.name)] = _ids_def(table, table.row_ids, "una fila de la tabla")
-    for t in _used_types(program):
+    for t in used_types(program):
         if t.kind == "map":
             members = program.get(t.name, ir.Enum).values
             inner = type_schema(t.args[0], program, None)
@@ -553,39 +496,19 @@ def _letters(i: int) -> str:
     return ("" if i < 26 else _letters(i // 26 - 1)) + chr(65 + i % 26)
 
 
-def name_clashes(program: ir.Program, reserved: Iterable[str] = ()) -> list[str]:
+def name_clashes(program: ir.Program) -> list[str]:
     """Declarations that would give the JSON Schemas one type name twice (``foo_bar``
-    and ``FooBar``; a record named ``Range``, or like one of the ``reserved`` names
-    of the fixed documents); [] when all differ. Each problem names the
-    declarations with their positions."""
-    owners: dict[str, list[str]] = {name: [f"the fixed type {name}"] for name in (*SHARED_DEFS, "RuleId", "RuleApplication", *reserved)}
-
-    def own(name: str, decl: ir.Declaration, what: str) -> None:
-        owners.setdefault(name, []).append(f"{what} ({decl.span})")
-
-    for decl in (*program.of(ir.Enum), *program.of(ir.Record)):
-        own(type_name(decl.name), decl, f"{decl.kind} {decl.name}")
-    for catalog in program.of(ir.Catalog):
-        own(id_def(catalog.name), catalog, f"the ids of catalog {catalog.name}")
-        own(type_name(catalog.name) + "Catalog", catalog, f"catalog {catalog.name}")
-    for table in program.of(ir.Table):
-        if table.keyed_by_id:
-            own(id_def(table.name), table, f"the ids of table {table.name}")
-        for suffix in ("Table", "Key", "Values", "Row", *(["AsPrintedId"] if table.as_printed else [])):
-            own(type_name(table.name) + suffix, table, f"table {table.name}")
-    for rule in program.of(ir.Rule):
-        own(type_name(rule.name) + "Application", rule, f"rule {rule.name}")
-        if rule.params:
-            own(type_name(rule.name) + "Args", rule, f"the parameters of rule {rule.name}")
-    for proc in program.of(ir.Procedure):
-        own(type_name(proc.name) + "Input", proc, f"the input of procedure {proc.name}")
-        own(type_name(proc.name) + "Result", proc, f"the result of procedure {proc.name}")
-    for name in {map_def(t) for t in _used_types(program) if t.kind == "map"}:
-        owners.setdefault(name, []).append(f"the map type {name}")
+    and ``FooBar``; a record named ``Range``, or like a name of the fixed documents);
+    [] when all differ. The checker reports each at the declaration
+    (:mod:`rulebook.compiler.check.type_names`); this is the build's own guard."""
     return [
-        f"the type name {name} in the JSON Schemas would stand for {' and for '.join(who)}; rename one of them"
-        for name, who in owners.items() if len(who) > 1
+        f"the type name {later.name} in the JSON Schemas would stand for {_who(first)} and for {_who(later)}; rename one of them"
+        for first, later in clashes(program)
     ]
+
+
+def _who(claim) -> str:
+    return f"{claim.what} ({claim.decl.span})" if claim.decl is not None else claim.what
 
 
 def bad_type_names(schema_docs: dict[str, dict]) -> list[str]:

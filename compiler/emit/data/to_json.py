@@ -43,6 +43,7 @@ from rulebook import runtime
 
 from rulebook.compiler import ir
 from rulebook.compiler.ir.sources import content_hash, source_names
+from rulebook.compiler.ir.type_names import DOCUMENT_TYPE_NAMES
 from rulebook.compiler.emit.data import fast_validation
 from rulebook.compiler.emit.data import schemas as sch
 from rulebook.compiler.emit.data import to_armies
@@ -295,12 +296,7 @@ def _fixed_schemas(program: ir.Program) -> dict[str, tuple[str, str, dict]]:
     return out
 
 
-FIXED_TYPE_NAMES = (
-    "RulesDocument", "RuleEntry", "RuleParam", "RuleLevel", "EnumsDocument", "EnumEntry", "EnumMember",
-    "ConstantsDocument", "ConstantEntry", "ConstantType", "ProceduresDocument", "ProcedureEntry", "ProcedureParam",
-    "OddsDocument", "OddsEntry", "OddsAxis", "GlossaryDocument", "GlossaryTerm", "TestVectors", "TestVector",
-    "TestVectorProcedure", "ResultProbability", "Rulebook", "RulebookCatalogs", "RulebookTables", "Manifest", "Types",
-)
+FIXED_TYPE_NAMES = DOCUMENT_TYPE_NAMES
 """The type names of the fixed documents' schemas (a declaration may not take one)."""
 
 
@@ -598,7 +594,7 @@ def write_all(program: ir.Program, out_dir: Path, odds_tables: Iterable[OddsTabl
     (:class:`JsonMemo`); the files are the same with it as without.
     Returns the validation problems; when there are any, nothing is written.
     """
-    problems = sch.name_clashes(program, FIXED_TYPE_NAMES)
+    problems = sch.name_clashes(program)
     if problems:  # the schemas would be wrong, and so every check below
         return problems
     memo = memo if memo is not None else JsonMemo(remember=False)

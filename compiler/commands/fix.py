@@ -1,0 +1,130 @@
+"""``rulebook check --fix``: apply the exact rewrites the diagnostics carry, then check again.
+
+Reads the diagnostics of a check (each may carry :class:`~rulebook.rules_dsl.diagnostics.Edit`
+s: a span and its replacement, given only where the hint is an exact rewrite: an
+old syntax written the new way, an enum value's spelling from before the naming rule,
+``probability()`` around a true/false result) and the rulebook's files. Produces the
+files rewritten and a report of what was done. Entry point:
+:func:`apply(path, diagnostics, sources) -> Applied`.
+
+Per file, all edits are applied together or none: a file whose edits overlap is left
+untouched (and said so), as is a file that changed since it was checked. A file is
+replaced in one step (a temporary file beside it, then ``os.replace``), so an
+interrupted fix never leaves half a file. Applying the edits a second time finds
+nothing to do: a fixed file no longer has the diagnostics that carried them.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rulebook.rules_dsl.diagnostics import Diagnostic, Edit, counted
+
+from rulebook.compiler.check.loader import display_path, find, read_file
+
+
+@dataclass
+class Applied:
+    """What :func:`apply` did: edits made, files rewritten, and the files left untouched with why."""
+
+    edits: int = 0
+    files: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # "<file>: why it was left untouched"
+
+    def summary(self) -> str:
+        done = f"fixed {counted(self.edits, 'problem')} in {counted(len(self.files), 'file')}" if self.edits else "nothing to fix"
+        return "\n".join([done, *(f"not fixed: {why}" for why in self.skipped)])
+
+
+def _offsets(text: str) -> list[int]:
+    """The offset of the start of each line (1-based line n starts at ``[n - 1]``)."""
+    starts = [0]
+    for i, ch in enumerate(text):
+        if ch == "\n":
+            starts.append(i + 1)
+    return starts
+
+
+def _range(starts: list[int], text: str, edit: Edit) -> tuple[int, int] | None:
+    """The offsets an edit replaces, or None when its span is not in the text."""
+    s = edit.span
+    if not (1 <= s.line <= s.end_line <= len(starts)) or s.col < 1 or s.end_col < 1:
+        return None
+    start, end = starts[s.line - 1] + s.col - 1, starts[s.end_line - 1] + s.end_col - 1
+    return (start, end) if start <= end <= len(text) else None
+
+
+def rewrite(text: str, edits: list[Edit]) -> str | None:
+    """``text`` with every edit made; None when two of them overlap (or one falls outside it)."""
+    starts = _offsets(text)
+    ranges = []
+    for edit in {(e.span, e.text): e for e in edits}.values():  # the same edit twice is one edit
+        where = _range(starts, text, edit)
+        if where is None:
+            return None
+        ranges.append((where, edit.text))
+    ranges.sort(key=lambda r: r[0])
+    for (a, b) in zip(ranges, ranges[1:]):
+        if b[0][0] < a[0][1] or (b[0][0] == a[0][1] == b[0][1] and a[0] == b[0]):
+            return None
+    out, at = [], 0
+    for (start, end), new in ranges:
+        out += [text[at:start], new]
+        at = end
+    return "".join(out + [text[at:]])
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".fix", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fp:
+            fp.write(text)
+        os.chmod(tmp, path.stat().st_mode & 0o7777)
+        os.replace(tmp, path)
+    except BaseException:
+        with _quiet():
+            os.unlink(tmp)
+        raise
+
+
+class _quiet:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return exc[0] is not None and issubclass(exc[0], OSError)
+
+
+def apply(path: Path, diagnostics: list[Diagnostic], sources: dict[str, str]) -> Applied:
+    """Make the edits of ``diagnostics`` in the files of the rulebook at ``path`` (a folder
+    or one file); ``sources``: the text each file had when it was checked, by its shown name."""
+    by_file: dict[str, list[Edit]] = {}
+    for d in diagnostics:
+        for e in d.fix:
+            by_file.setdefault(e.span.file, []).append(e)
+    done = Applied()
+    if not by_file:
+        return done
+    files, _, _ = find(path)
+    real = {display_path(f, path.parent): f for f in files}
+    for name, edits in sorted(by_file.items()):
+        file = real.get(name)
+        if file is None or name not in sources:
+            done.skipped.append(f"{name}: not a file of this rulebook")
+            continue
+        text, _, problem = read_file(file, name)
+        if problem is not None or text != sources[name]:
+            done.skipped.append(f"{name}: it changed since it was checked; run the check again")
+            continue
+        new = rewrite(text, edits)
+        if new is None:
+            done.skipped.append(f"{name}: its {counted(len(edits), 'fix', 'fixes')} overlap; it was left untouched (fix it by hand, or one at a time)")
+            continue
+        if new != text:
+            _write_atomically(file, new)
+            done.edits += len({(e.span, e.text) for e in edits})
+            done.files.append(name)
+    return done
