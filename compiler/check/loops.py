@@ -111,14 +111,14 @@ def _times(st: CheckState, stmt: n.Loop, scope: Scope) -> tuple[ir.Expr | None, 
                "write a whole number or a const: `repeat at most 3 times`", "loop")
     elif isinstance(count, bool) or not isinstance(count, int) or count < 1:
         st.err(f"the number of runs of a repeat must be a whole number of at least 1, got {count}", stmt.times.span,
-               None, "loop")
+               "a loop runs at least once: `repeat 1 times` or more", "loop")
         count = None
     if stmt.at_most and stmt.cond is None:
         st.err("`at most` bounds a repeat that ends on `until`, and this one has no `until`", stmt.span,
                "add `until c` after the block, or write `repeat N times` for exactly N runs", "loop")
     elif not stmt.at_most and stmt.cond is not None:
         st.err("with `until`, the number of runs is a bound: write `repeat at most N times`", stmt.times.span,
-               None, "loop")
+               "`repeat N times` runs exactly N times, and has no `until`", "loop")
     return times, count
 
 
