@@ -358,7 +358,8 @@ def test_the_loop_examples_of_language_md_hold(tmp_path):
     write_rulebook(tmp_path, correct_blocks())
     checked = driver.check(tmp_path)
     package = pyload.compile_and_load(checked.program)
-    names = {"combate_cuerpo_a_cuerpo", "impactos_de_andanada", "robos_hasta_la_azul", "suma_de_tiradas"}
+    names = {"combate_cuerpo_a_cuerpo", "mejor_de_tres", "impactos_de_andanada", "suma_de_tiradas", "exitos_por_calidad",
+             "costes_calidad", "robos_hasta_la_azul"}
     assert names <= set(package.PROCEDURES), sorted(names - set(package.PROCEDURES))
     results = [r for r in run_examples(package) if r.procedure in names]
     assert len(results) >= len(names)
