@@ -185,6 +185,14 @@ def test_unbounded_recursion_stops_with_a_work_limit_error():
         assert "procedure calls" in str(failure.value)
 
 
+def test_a_procedure_that_calls_itself_on_every_path_is_warned_of():
+    from rulebook.compiler.pipeline import driver
+
+    warned = [d for d in driver.check(LOOPS).diagnostics if d.code == "recursion"]
+    assert [d.message for d in warned] == ["every return of forever calls forever again: it would never end"]
+    assert warned[0].hint
+
+
 # ---------------------------------------------------------------------------- the checker
 
 HEADER = 'rulebook r "R" lang "en"\nsection I "I"\nconst MAX "Max" = 3\n'

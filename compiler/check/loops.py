@@ -24,7 +24,7 @@ from rulebook.rules_dsl.parser import KEYWORDS
 
 from rulebook.compiler import ir
 from rulebook.compiler.ir.types import ANY, assignable
-from rulebook.compiler.ir.walk import loop_header, walk
+from rulebook.compiler.ir.walk import children, loop_header, walk
 from rulebook.compiler.check.expressions import check_expr, check_iterable, want_bool
 from rulebook.compiler.check.state import CheckState, Scope
 
@@ -205,3 +205,37 @@ def _sets_in_order(st: CheckState, stmts: tuple[ir.Stmt, ...], done: set[str], o
             _sets_in_order(st, s.body, set(done), False)
             reads(s.cond)
     return done
+
+
+def endless_recursion(st: CheckState, proc: ir.Procedure) -> None:
+    """Warn when every ``return`` of ``proc`` calls ``proc`` itself whatever the values
+    (not only in one branch of an ``if … then … else``, nor right of ``and``/``or``)."""
+    returns = list(_returns(proc.body))
+    if returns and all(_always_calls(r.value, proc.name) for r in returns):
+        st.warn(f"every return of {proc.name} calls {proc.name} again: it would never end", proc.span,
+                "return a value without the call on some path (the case that ends the recursion)", "recursion")
+
+
+def _returns(stmts: tuple[ir.Stmt, ...]):
+    for s in stmts:
+        if isinstance(s, ir.Return):
+            yield s
+        elif isinstance(s, (ir.Step, ir.Loop, ir.Repeat)):
+            yield from _returns(s.body)
+        elif isinstance(s, ir.If):
+            for _, body in s.branches:
+                yield from _returns(body)
+            yield from _returns(s.orelse or ())
+
+
+def _always_calls(e: ir.Expr, name: str) -> bool:
+    """Whether evaluating ``e`` calls the procedure ``name`` whatever the values."""
+    if isinstance(e, ir.ProcedureCall) and e.procedure == name:
+        return True
+    if isinstance(e, ir.Conditional):
+        return _always_calls(e.cond, name) or (_always_calls(e.then, name) and _always_calls(e.other, name))
+    if isinstance(e, ir.Binary) and e.op in ("and", "or"):
+        return _always_calls(e.left, name)
+    if isinstance(e, ir.Comprehension):
+        return _always_calls(e.iterable, name)
+    return any(_always_calls(x, name) for x in children(e))

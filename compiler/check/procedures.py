@@ -20,7 +20,7 @@ from rulebook.compiler import ir
 from rulebook.compiler.ir.walk import expressions, walk
 from rulebook.compiler.ir.types import ANY, assignable
 from rulebook.compiler.check.expressions import check_expr, not_none, want_bool
-from rulebook.compiler.check.loops import check_loop, check_set, new_local
+from rulebook.compiler.check.loops import check_loop, check_set, endless_recursion, new_local
 from rulebook.compiler.check.state import CheckState, Scope
 
 
@@ -197,4 +197,6 @@ def _procedure(st: CheckState, d: n.ProcedureDecl) -> ir.Procedure:
     for (owner, lname), span in st.local_decl.items():
         if (owner, lname) not in st.local_uses:
             st.warn(f"'{lname}' is never used", span, None, "unused")
-    return ir.Procedure(**st.common(d), params=tuple(params), result=result, body=body)
+    procedure = ir.Procedure(**st.common(d), params=tuple(params), result=result, body=body)
+    endless_recursion(st, procedure)
+    return procedure
