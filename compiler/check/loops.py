@@ -155,7 +155,7 @@ def check_set(body: Body, stmt: n.Set, scope: Scope) -> ir.Set:
                    "a carried value keeps the type of its initial value", "type")
     elif any(stmt.name in outer for outer in body.carrying):
         st.err(f"'{stmt.name}' is carried by an outer loop: `set` gives values only to the innermost loop's", stmt.span,
-               f"carry it in this loop too, or set it after this loop ends", "loop")
+               "carry it in this loop too, or set it after this loop ends", "loop")
     else:
         what = "a value of this procedure" if scope.get(stmt.name) is not None else "unknown here"
         shown = ", ".join(carried) or "none"
