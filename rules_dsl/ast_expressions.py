@@ -110,6 +110,10 @@ class ExpressionsToAst(AstBuilder):
         return n.ListExpr(tuple(x for x in c if x is not None), self.sp(meta))
 
     @v_args(meta=True)
+    def range_(self, meta, c):
+        return n.Range(c[0], c[1], self.sp(meta))
+
+    @v_args(meta=True)
     def comprehension(self, meta, c):
         return n.Comprehension(c[0], str(c[1]), c[2], c[3], self.sp(meta))
 

@@ -1,7 +1,8 @@
 """The AST builder's procedures: parameters, steps, statements, and examples.
 
 Reads the Lark trees of ``procedure`` declarations (parameters, steps, ``let``, ``return``,
-``require``, ``if``/``elif``/``else``, ``repeat … until``) and of ``example`` declarations
+``require``, ``if``/``elif``/``else``, ``repeat … until``, the bounded loops
+``repeat … times``/``for … in`` and their ``set``) and of ``example`` declarations
 (``given`` arguments, ``expect`` and ``expect error``). Produces their nodes
 (:mod:`rulebook.rules_dsl.nodes`); the expressions inside come from
 :mod:`rulebook.rules_dsl.ast_expressions`.
@@ -63,8 +64,37 @@ class ProceduresToAst(AstBuilder):
 
     @v_args(meta=True)
     def repeat_stmt(self, meta, c):
-        *body, cond = c
-        return n.Repeat(tuple(b for b in body if b is not None), cond, self.sp(meta))
+        count, carried, *body, cond = c
+        body = tuple(b for b in body if b is not None)
+        if count is None and carried is None and cond is not None:
+            return n.Repeat(body, cond, self.sp(meta))
+        times, at_most = count if count is not None else (None, False)
+        word, carried = carried or ("with", ())
+        return n.Loop(times, at_most, None, None, carried, body, cond, self.sp(meta), word)
+
+    @v_args(meta=True)
+    def for_stmt(self, meta, c):
+        var, iterable, carried, *body, cond = c
+        word, carried = carried or ("with", ())
+        return n.Loop(None, False, str(var), iterable, carried, tuple(b for b in body if b is not None), cond, self.sp(meta), word)
+
+    def at_most(self, c):
+        return (c[0], True)
+
+    def exactly(self, c):
+        return (c[0], False)
+
+    def carried(self, c):
+        word, *values = c
+        return (str(word), tuple(x for x in values if x is not None))
+
+    @v_args(meta=True)
+    def carried_value(self, meta, c):
+        return n.Carried(str(c[0]), c[1], self.sp(meta))
+
+    @v_args(meta=True)
+    def set_stmt(self, meta, c):
+        return n.Set(str(c[0]), c[1], self.sp(meta))
 
     def elif_clause(self, c):
         cond, *body = c

@@ -66,8 +66,8 @@ OTHER_KEYWORDS = (
     "stack",
     # odds (with ``procedure`` and ``columns``)
     "each", "rows", "cell", "cells",
-    # list comprehensions
-    "for",
+    # list comprehensions and loops (``repeat at most N times with (…) { … set x = … }``)
+    "for", "at", "most", "set",
 )
 
 #: Every reserved word of the language.

@@ -370,7 +370,18 @@ class Stack:
     procedure_span: Span | None = None
 
 
-Expr = Union[Num, Str, Bool, NoneLit, Name, Attr, Index, Call, Unary, Binary, IfExpr, ListExpr, Comprehension, Roll, Draw, Stack]
+@dataclass(frozen=True, slots=True)
+class Range:
+    """``lo..hi``: the whole numbers from ``lo`` to ``hi``, both included (only where a
+    ``for`` goes through values)."""
+
+    lo: "Expr"
+    hi: "Expr"
+    span: Span
+
+
+Expr = Union[Num, Str, Bool, NoneLit, Name, Attr, Index, Call, Unary, Binary, IfExpr, ListExpr, Comprehension, Roll, Draw, Stack,
+             Range]
 
 # ----------------------------------------------------------------------------- statements
 
@@ -419,7 +430,43 @@ class Repeat:
     span: Span
 
 
-Stmt = Union[Let, Return, Require, If, Repeat]
+@dataclass(frozen=True, slots=True)
+class Carried:
+    """``name: init`` in ``with (…)``: a value a loop carries from run to run."""
+
+    name: str
+    init: Expr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Loop:
+    """``repeat [at most] N times [with (…)] { … } [until c]``, or ``for var in items
+    [with (…)] { … } [until c]``: a bounded loop whose runs hand on the ``carried`` values
+    (given their next value by ``set``). ``times`` is N (``at_most``: written ``at most``),
+    None for a ``for``; ``var``/``iterable`` are None for a ``repeat``."""
+
+    times: Expr | None
+    at_most: bool
+    var: str | None
+    iterable: Expr | None
+    carried: tuple[Carried, ...]
+    body: tuple["Stmt", ...]
+    cond: Expr | None
+    span: Span
+    word: str = "with"  # the word before the carried values (the parser also reads `except` there)
+
+
+@dataclass(frozen=True, slots=True)
+class Set:
+    """``set name = value``: the value of a loop's carried ``name`` from the next run on."""
+
+    name: str
+    value: Expr
+    span: Span
+
+
+Stmt = Union[Let, Return, Require, If, Repeat, Loop, Set]
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,8 +2,9 @@
 
 Takes: the calls a resolver makes — ``ctx.roll(rv, …)`` is its ONLY source of
 randomness; ``ctx.call(fn, args, …)`` calls a procedure that rolls dice;
-``ctx.loop(items)`` announces a loop over a list; ``ctx.repeat(fn, args, …)``
-runs the body of a ``repeat … until`` until its condition holds;
+``ctx.loop(items)`` announces a loop over a list; ``ctx.runs(n, src)`` gives the
+run numbers of a bounded loop (``repeat at most N times``), counting each run;
+``ctx.repeat(fn, args, …)`` runs the body of a ``repeat … until`` until its condition holds;
 ``ctx.sources(pairs)`` gives the modifiers of a ``stack`` that apply (the traced
 context lists each by its source); the traced resolvers also
 report ``ctx.enter``/``ctx.leave`` around each procedure body, ``ctx.step``
@@ -41,7 +42,7 @@ the callee's results, each computed once per distinct arguments.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from math import gcd, lcm
 from typing import Any
 
@@ -92,6 +93,11 @@ class Context:
     def loop(self, items: Any) -> Any:
         """``items``, about to be looped over (counted as work)."""
         return items
+
+    def runs(self, count: int, src: str | None = None) -> Iterator[int]:
+        """The run numbers ``1 … count`` of a bounded loop (``repeat at most N times``),
+        each counted as one unit of work when it starts; a traced sample shows each run."""
+        return iter(range(1, count + 1))
 
     def repeat(self, fn: Callable[..., tuple[bool, tuple]], args: dict, src: str | None = None, until: str = "",
                procedure: str = "", step: int | None = None, state: State = None) -> tuple:
@@ -216,6 +222,15 @@ class SampleContext(Context):
         self.work = work
         return items
 
+    def runs(self, count: int, src: str | None = None) -> Iterator[int]:
+        for number in range(1, count + 1):
+            if self.work + 1 > self.max_work:
+                raise self._over(Phrase(N_("%(n)s runs of a loop"), n=number), "", src)
+            self.work += 1
+            if self.trace is not None:
+                self.trace.let(translate(N_("run"), None, self.trace.lang), number, src)
+            yield number
+
     def repeat(self, fn: Callable[..., tuple[bool, tuple]], args: dict, src: str | None = None, until: str = "",
                procedure: str = "", step: int | None = None, state: State = None) -> tuple:
         runs = 0
@@ -318,7 +333,7 @@ class _Node:
     chosen now, and the results found so far below the outcomes already explored
     (``found``: {denominator: {result: numerator}})."""
 
-    __slots__ = ("rv", "values", "nums", "den", "idx", "site", "state", "key", "found", "where")
+    __slots__ = ("rv", "values", "nums", "den", "idx", "site", "state", "key", "found", "where")  # state: of each outcome
 
     def __init__(self, rv: Any, weighted: tuple, site: tuple | None, state: State, where: tuple) -> None:
         self.rv = rv
@@ -326,7 +341,9 @@ class _Node:
         self.values, self.nums, self.den = weighted
         self.idx = -1
         self.site = site
-        self.state = state
+        # every outcome's state now, while the resolver's locals hold the values of this
+        # roll (a bounded loop gives its locals new values in each run)
+        self.state = None if site is None else [state(value) for value in self.values]
         self.key: tuple | None = None
         self.found: dict[int, dict[Any, int]] = {}
 
@@ -493,6 +510,12 @@ class ExactContext(Context):
                 session.calls[key] = results
         return self._choose(results, results.weighted(), (src, fn), state, "", src)
 
+    def runs(self, count: int, src: str | None = None) -> Iterator[int]:
+        session = self._session
+        for number in range(1, count + 1):
+            session.charge(1, lambda: Phrase(N_("%(n)s runs of a loop"), n=number), (self.frame(), "", src))
+            yield number
+
     def loop(self, items: Any) -> Any:
         session = self._session
         work = session.work + len(items)
@@ -556,7 +579,7 @@ class ExactContext(Context):
         for i in range(node.idx + 1, len(node.values)):
             key = None
             if node.site is not None:
-                key = (node.site, node.state(node.values[i]))
+                key = (node.site, node.state[i])
                 try:
                     known = memo.get(key)
                 except TypeError:  # a state holding an unhashable value: not remembered

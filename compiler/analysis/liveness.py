@@ -169,6 +169,9 @@ class _Procedure:
         for name in _repeat_binds(self.procedure.body):
             # the body of a repeat hands back its values whole (see _statement)
             uses.setdefault(name, []).append(("whole", None))
+        for name in _read_again(self.procedure.body):
+            # read anew by each run of a loop: never consumed by one sum
+            uses.setdefault(name, []).append(("whole", None))
         for name, found in uses.items():
             if all(kind == "field" for kind, _ in found):
                 self.reduced[name] = tuple(sorted({f for _, f in found}))  # type: ignore[misc]
@@ -194,6 +197,12 @@ class _Procedure:
             if isinstance(st, ir.Let):
                 self.declared[st.name] = st.value.type.kind
             elif isinstance(st, (ir.Step, ir.Repeat)):
+                self._declare(st.body)
+            elif isinstance(st, ir.Loop):
+                for name, init in st.carried:
+                    self.declared[name] = init.type.kind
+                if st.var is not None and st.iterable is not None and st.iterable.type.kind == "list":
+                    self.declared[st.var] = st.iterable.type.args[0].kind
                 self._declare(st.body)
             elif isinstance(st, ir.If):
                 for _, body in st.branches:
@@ -233,10 +242,10 @@ class _Procedure:
             return after.union(*(_reads(c) for c in conds))
         if isinstance(st, ir.Repeat):
             return self._repeat(st, live_out)
-        if isinstance(st, ir.Let):
-            rest = live_out - {st.name}
-            self._choices(st.value, lambda node: rest | _reads(st.value, skip=node), st.name, live_out)
-            return rest | _reads(st.value)
+        if isinstance(st, ir.Loop):
+            return self._loop(st, live_out)
+        if isinstance(st, (ir.Let, ir.Set)):
+            return self._bind(st.name, st.value, live_out)
         expr = st.value if isinstance(st, ir.Return) else st.cond
         rest = live_out if isinstance(st, ir.Require) else frozenset()
         self._choices(expr, lambda node: rest | _reads(expr, skip=node), None, live_out)
@@ -255,6 +264,47 @@ class _Procedure:
         state = tuple(parts) + tuple(Sum(tuple(terms)) for _, terms in sorted(sums.items(), key=lambda kv: kv[1]))
         self.result.choices[st] = Choice(state)
         return rest | frozenset(st.reads)
+
+    def _bind(self, name: str, value: ir.Expr, live_out: frozenset) -> frozenset:
+        """``let name = value`` (or ``set``, or a loop's initial value): the choices of
+        ``value``; what is live before."""
+        rest = live_out - {name}
+        self._choices(value, lambda node: rest | _reads(value, skip=node), name, live_out)
+        return rest | _reads(value)
+
+    def _loop(self, st: ir.Loop, live_out: frozenset) -> frozenset:
+        """A bounded loop runs in the procedure itself: a choice in its body has in its
+        state what the rest of the run reads, and what later runs read — the loop's run
+        number (:func:`rulebook.compiler.ir.counter`), the values carried, the locals the
+        list gone through is made of — and what is read after the loop (found again until
+        nothing new is live at the head of a run). A list gone through that holds a choice
+        is not named by its locals: the choices of the loop get no state."""
+        fixed = frozenset({ir.counter(st.number)})
+        if st.iterable is not None:
+            fixed |= _reads(st.iterable)
+        head = live_out | fixed
+        seen = set(self.seen)
+        while True:
+            self.seen = set(seen)  # the body is analysed again: its choices are still one occurrence each
+            end = head | (_reads(st.cond) if st.cond is not None else frozenset())
+            if st.cond is not None:
+                self._choices(st.cond, lambda node: head | _reads(st.cond, skip=node), None, end)
+            start = self._block(st.body, end) - {st.var}
+            if start <= head:
+                break
+            head = head | start
+        if st.iterable is not None and self._has_choice(st.iterable):
+            for top in [*expressions(st.body), *([st.cond] if st.cond is not None else [])]:
+                for node in walk(top):
+                    if node in self.result.choices:
+                        self.result.choices[node] = Choice(None, self.result.choices[node].reads)
+        live = head - fixed - {st.var}
+        if st.iterable is not None:
+            self._choices(st.iterable, lambda node: live | _reads(st.iterable, skip=node), None, live)
+            live = live | _reads(st.iterable)
+        for name, init in reversed(st.carried):
+            live = self._bind(name, init, live)
+        return live
 
     # Choices of one statement ----------------------------------------------
     def _choices(self, top: ir.Expr, live: Callable[[ir.Expr], frozenset], bound: str | None, live_out: frozenset) -> None:
@@ -369,6 +419,41 @@ def _repeat_binds(stmts: tuple[ir.Stmt, ...]) -> set[str]:
             for _, body in st.branches:
                 out |= _repeat_binds(body)
             out |= _repeat_binds(st.orelse or ())
+    return out
+
+
+def _read_again(stmts: tuple[ir.Stmt, ...]) -> set[str]:
+    """The locals that the bounded loops among statements read in each run (their body
+    and condition), though declared before the run: the loop's carried values, the
+    locals from before the loop."""
+    out: set[str] = set()
+    for st in stmts:
+        if isinstance(st, ir.Loop):
+            own = _lets(st.body) | ({st.var} if st.var is not None else set())
+            tops = [*expressions(st.body), *([st.cond] if st.cond is not None else [])]
+            out |= frozenset().union(*(_reads(e) for e in tops)) - own
+            out |= _read_again(st.body)
+        elif isinstance(st, (ir.Step, ir.Repeat)):
+            out |= _read_again(st.body)
+        elif isinstance(st, ir.If):
+            for _, body in st.branches:
+                out |= _read_again(body)
+            out |= _read_again(st.orelse or ())
+    return out
+
+
+def _lets(stmts: tuple[ir.Stmt, ...]) -> set[str]:
+    """The names ``let`` binds among statements, nested blocks included."""
+    out: set[str] = set()
+    for st in stmts:
+        if isinstance(st, ir.Let):
+            out.add(st.name)
+        elif isinstance(st, (ir.Step, ir.Repeat, ir.Loop)):
+            out |= _lets(st.body)
+        elif isinstance(st, ir.If):
+            for _, body in st.branches:
+                out |= _lets(body)
+            out |= _lets(st.orelse or ())
     return out
 
 

@@ -123,9 +123,7 @@ def _expr(st: CheckState, e, scope: Scope, in_expect: bool) -> ir.Expr:
                 acc = ANY
         return ir.ListOf(tuple(items), T("list", None, (acc or ANY,)), e.span)
     if isinstance(e, n.Comprehension):
-        it = check_expr(st, e.iterable, scope, in_expect)
-        if it.type.kind not in ("list", "any"):
-            st.err(f"'for' needs a list to go through, got {it.type}", e.iterable.span, None, "type")
+        it = check_iterable(st, e.iterable, scope, in_expect)
         inner = Scope(scope)
         if e.name in KEYWORDS:
             st.reserved(e.name, "a loop variable", st.word_span(e.span, "for"))
@@ -143,7 +141,29 @@ def _expr(st: CheckState, e, scope: Scope, in_expect: bool) -> ir.Expr:
         return _draw(st, e, scope)
     if isinstance(e, n.Stack):
         return _stack(st, e, scope, in_expect)
+    if isinstance(e, n.Range):
+        st.err("a range lo..hi stands only after `in` of a `for`", e.span, "write [x for x in lo..hi] for the list", "type")
+        return check_iterable(st, e, scope, in_expect)
     raise AssertionError(type(e))
+
+
+def check_iterable(st: CheckState, e, scope: Scope, in_expect: bool = False) -> ir.Expr:
+    """What a ``for`` goes through: a list, an enum's name (its values in declared order) or
+    a range ``lo..hi`` of whole numbers."""
+    if isinstance(e, n.Range):
+        lo, hi = check_expr(st, e.lo, scope, in_expect), check_expr(st, e.hi, scope, in_expect)
+        for bound, node in ((lo, e.lo), (hi, e.hi)):
+            if bound.type.kind not in ("int", "any"):
+                st.err(f"a range goes through whole numbers, and this bound is {bound.type}", node.span, None, "type")
+        return ir.IntRange(lo, hi, T("list", None, (INT,)), e.span)
+    it = check_expr(st, e, scope, in_expect)
+    if isinstance(it, ir.Local) and it.type.kind == "enum_type":
+        t = T("enum", it.type.name)
+        values = tuple(ir.EnumValue(it.type.name, m, t, e.span) for m, _ in st.enum_members.get(it.type.name, ()))
+        return ir.ListOf(values, T("list", None, (t,)), e.span)
+    if it.type.kind not in ("list", "any"):
+        st.err(f"'for' needs a list, an enum or a range lo..hi to go through, got {it.type}", e.span, None, "type")
+    return it
 
 
 def _name(st: CheckState, e: n.Name, scope: Scope) -> ir.Expr:
@@ -166,6 +186,11 @@ def _name(st: CheckState, e: n.Name, scope: Scope) -> ir.Expr:
     if owners and e.name not in st.broken:
         shown = " or ".join(f"{enum}.{member}" for enum, member in owners)
         st.err(f"unknown name '{e.name}'", e.span, f"did you mean {shown}? In code an enum value is written Enum.value", "unknown-name")
+        return _placeholder(e.span)
+    gone = st.loop_lets.get(e.name)
+    if gone is not None:
+        st.err(f"'{e.name}' belongs to one run of the loop at line {gone.line}, and is gone after it", e.span,
+               f"carry it: with ({e.name}: …) in the loop's header, and `set {e.name} = …` in its body", "loop")
         return _placeholder(e.span)
     st.unknown("name", e.name, e.span, scope.names() | set(st.ast))
     return _placeholder(e.span)

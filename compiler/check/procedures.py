@@ -7,7 +7,8 @@ procedure. Reports type errors, names used before they are defined or defined
 twice, paths that end without ``return``, unreachable statements, locals
 that are never used, and ``repeat … until`` blocks that could never end
 (a condition that reads nothing the body sets, ``until false``, a body with
-nothing random) or hold a ``return``.
+nothing random) or hold a ``return``. The bounded loops (``repeat … times``,
+``for``) and ``set`` are checked by :mod:`.loops`.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from rulebook.compiler import ir
 from rulebook.compiler.ir.walk import expressions, walk
 from rulebook.compiler.ir.types import ANY, assignable
 from rulebook.compiler.check.expressions import check_expr, not_none, want_bool
+from rulebook.compiler.check.loops import check_loop, check_set, endless_recursion, new_local
 from rulebook.compiler.check.state import CheckState, Scope
 
 
@@ -40,6 +42,8 @@ class _Body:
         self.steps = 0
         self.repeats = 0
         self.in_repeat = False  # checking the body of a repeat, where `return` cannot stand
+        self.loops = 0  # bounded loops numbered so far
+        self.carrying: list[dict] = []  # the values each loop around the statement carries (innermost last)
 
     def block(self, stmts, scope: Scope) -> tuple[tuple[ir.Stmt, ...], bool]:
         """Check statements; returns them as IR and whether every path returns."""
@@ -57,12 +61,7 @@ class _Body:
                 out.append(ir.Step(number, stmt.label, body, stmt.span))
             elif isinstance(stmt, n.Let):
                 value = check_expr(st, stmt.value, scope)
-                if stmt.name in KEYWORDS:
-                    st.reserved(stmt.name, "a value", stmt.span)
-                if scope.get(stmt.name) is not None:
-                    st.err(f"'{stmt.name}' is already defined", stmt.span, f"first defined at {scope.get(stmt.name)[1]}", "duplicate")
-                if isinstance(st.ast.get(stmt.name), (n.EnumDecl, n.TableDecl, n.CatalogDecl, n.ConstDecl)):
-                    st.err(f"'{stmt.name}' would hide the declaration at {st.ast[stmt.name].span}", stmt.span, "choose another name", "shadow")
+                new_local(st, stmt.name, stmt.span, scope)
                 scope.vars[stmt.name] = (ANY if value.type.kind == "none" else value.type, stmt.span)
                 st.local_decl[(scope, stmt.name)] = stmt.span
                 out.append(ir.Let(stmt.name, value, stmt.span))
@@ -99,6 +98,10 @@ class _Body:
                 returned = all_return
             elif isinstance(stmt, n.Repeat):
                 out.append(self.repeat(stmt, scope))
+            elif isinstance(stmt, n.Loop):
+                out.append(check_loop(self, stmt, scope))
+            elif isinstance(stmt, n.Set):
+                out.append(check_set(self, stmt, scope))
         return tuple(out), returned
 
     def repeat(self, stmt: n.Repeat, scope: Scope) -> ir.Repeat:
@@ -112,7 +115,7 @@ class _Body:
         body, _ = self.block(list(stmt.body), inner)
         self.in_repeat = outer_repeat
         cond = want_bool(st, stmt.cond, inner, "until")
-        bound = [name for s in body for name in ((s.name,) if isinstance(s, ir.Let) else s.binds if isinstance(s, ir.Repeat) else ())]
+        bound = [name for s in body for name in ((s.name,) if isinstance(s, ir.Let) else s.binds if isinstance(s, (ir.Repeat, ir.Loop)) else ())]
         binds = tuple(name for name in bound if inner.vars.get(name) is not None)
         for name in binds:
             scope.vars[name] = inner.vars[name]
@@ -151,7 +154,7 @@ def _declared_in(stmts: tuple[ir.Stmt, ...]) -> set[str]:
             for _, body in s.branches:
                 out |= _declared_in(body)
             out |= _declared_in(s.orelse or ())
-        elif isinstance(s, ir.Repeat):
+        elif isinstance(s, (ir.Repeat, ir.Loop)):
             out |= _declared_in(s.body)
     return out
 
@@ -159,6 +162,7 @@ def _declared_in(stmts: tuple[ir.Stmt, ...]) -> set[str]:
 def _procedure(st: CheckState, d: n.ProcedureDecl) -> ir.Procedure:
     scope = Scope()
     st.local_decl = {}
+    st.loop_lets = {}
     result = st.result_types[d.name]
     params = []
     seen = set()
@@ -193,4 +197,6 @@ def _procedure(st: CheckState, d: n.ProcedureDecl) -> ir.Procedure:
     for (owner, lname), span in st.local_decl.items():
         if (owner, lname) not in st.local_uses:
             st.warn(f"'{lname}' is never used", span, None, "unused")
-    return ir.Procedure(**st.common(d), params=tuple(params), result=result, body=body)
+    procedure = ir.Procedure(**st.common(d), params=tuple(params), result=result, body=body)
+    endless_recursion(st, procedure)
+    return procedure

@@ -106,6 +106,7 @@ class CheckState:
         # procedure bodies
         self.local_decl: dict[tuple[Scope, str], Span] = {}  # where each local is declared
         self.local_uses: set[tuple[Scope, str]] = set()
+        self.loop_lets: dict[str, Span] = {}  # the lets of bounded loops' bodies, gone after the loop: its span
         self.in_body = False  # checking a procedure body (where `stack` may stand)
         self.depth = 0  # nesting of the expression being checked
         self.too_deep = False

@@ -33,6 +33,7 @@ from typing import Any, Union
 from rulebook.rules_dsl.diagnostics import Span
 
 from rulebook.compiler.ir.types import T
+from rulebook.compiler.ir.loops import IntRange, Loop, Set, counter  # noqa: F401 - re-exported
 
 Scalar = Union[int, Fraction, str, bool, None]
 
@@ -393,7 +394,7 @@ class Sources:
 
 Expr = Union[
     Literal, Local, ConstRef, EnumValue, EntryId, FieldAccess, CountOf, TableLookup, CatalogLookup, MapIndex, ListIndex,
-    ProcedureCall, RecordNew, BuiltinCall, Unary, Binary, Conditional, ListOf, Comprehension, Roll, Draw, Sources,
+    ProcedureCall, RecordNew, BuiltinCall, Unary, Binary, Conditional, ListOf, Comprehension, Roll, Draw, Sources, IntRange,
 ]
 
 # ---------------------------------------------------------------------------- statements
@@ -461,7 +462,7 @@ class Repeat:
     span: Span
 
 
-Stmt = Union[Let, Return, Require, If, Step, Repeat]
+Stmt = Union[Let, Return, Require, If, Step, Repeat, Loop, Set]
 
 # ---------------------------------------------------------------------------- declarations
 

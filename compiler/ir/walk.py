@@ -47,6 +47,8 @@ def children(e: ir.Expr) -> list[ir.Expr]:
             return [value for _, value in e.removed] + [e.count]
         case ir.Sources():
             return [value for _, value in e.items]
+        case ir.IntRange():
+            return [e.lo, e.hi]
     return []
 
 
@@ -76,3 +78,21 @@ def expressions(stmts: tuple[ir.Stmt, ...]):
         elif isinstance(st, ir.Repeat):
             yield from expressions(st.body)
             yield st.cond
+        elif isinstance(st, ir.Set):
+            yield st.value
+        elif isinstance(st, ir.Loop):
+            yield from loop_header(st)
+            yield from expressions(st.body)
+            if st.cond is not None:
+                yield st.cond
+
+
+def loop_header(st: ir.Loop):
+    """The expressions a loop evaluates before its first run, in order: its count, the
+    initial values it carries, the values it goes through."""
+    if st.times is not None:
+        yield st.times
+    for _, init in st.carried:
+        yield init
+    if st.iterable is not None:
+        yield st.iterable

@@ -30,6 +30,7 @@ ANNOTATION_DOCS = {
 WARNING_KINDS = {
     "unused": "a value, constant, record, enum, die or bag that nothing uses",
     "unreachable": "statements after a `return`",
+    "recursion": "a procedure whose every `return` calls the procedure itself: it would never end",
     "naming": "an enum value that is not lower_snake_case",
     "gap": "ranges of a table that leave numbers out",
     "missing-key": "an enum value without its row in a table keyed by the enum",

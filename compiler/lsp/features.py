@@ -444,6 +444,9 @@ def _local_types(decls: dict, head: tuple[str, str] | None) -> dict[str, T]:
                 for _, body in s.branches:
                     walk(body)
                 walk(s.orelse or ())
+            elif isinstance(s, ir.Loop):
+                found.update((name, init.type) for name, init in s.carried)
+                walk(s.body)
 
     walk(proc.body)
     return found

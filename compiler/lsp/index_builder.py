@@ -22,8 +22,8 @@ from rulebook.compiler.lsp.symbols import Occurrence, SymbolIndex, Target, find_
 from rulebook.compiler.lsp.workspace import Analysis
 
 IR_EXPRS = typing.get_args(ir.Expr)  # the classes of typed expressions
-_IR_RECORDED = (*IR_EXPRS, ir.Let)  # what the index looks up by span
-_IR_WALKED = (*_IR_RECORDED, ir.Return, ir.Require, ir.If, ir.Step, ir.Param, ir.Repeat)
+_IR_RECORDED = (*IR_EXPRS, ir.Let, ir.Loop)  # what the index looks up by span
+_IR_WALKED = (*_IR_RECORDED, ir.Return, ir.Require, ir.If, ir.Step, ir.Param, ir.Repeat, ir.Set)
 
 
 @functools.cache

@@ -51,6 +51,12 @@ class ExpressionNames:
             elif isinstance(s, n.Repeat):
                 self.block(owner, s.body, scope)  # the body's lets stay visible after ``until``
                 self.expr(owner, s.cond, scope)
+            elif isinstance(s, n.Loop):
+                self._loop(owner, s, scope)
+            elif isinstance(s, n.Set):
+                self.expr(owner, s.value, scope)
+                if s.name in scope:
+                    self.index.add(self.index.find(s.span, s.name, s.span.col + 3), scope[s.name])
             elif isinstance(s, (n.Return, n.Require)):
                 self.expr(owner, s.value if isinstance(s, n.Return) else s.cond, scope)
             elif isinstance(s, n.If):
@@ -59,6 +65,30 @@ class ExpressionNames:
                     self.block(owner, body, dict(scope))
                 if s.orelse is not None:
                     self.block(owner, s.orelse, dict(scope))
+
+    def _loop(self, owner: str, s: n.Loop, scope: Scope) -> None:
+        """A bounded loop: the values it carries and its variable are defined in its header;
+        the carried ones stay known after it, the body's lets do not."""
+        for x in (s.times, *(c.init for c in s.carried), s.iterable):
+            if x is not None:
+                self.expr(owner, x, scope)
+        loop = self.index.ir_of(s.span, ir.Loop)
+        types = {name: init.type for name, init in loop.carried} if loop is not None else {}
+        head = dict(scope)
+        for c in s.carried:
+            target = Target("local", owner, c.name, head_span(c.span, c.name))
+            self.index.add(head_span(c.span, c.name), target, True, types.get(c.name))
+            head[c.name] = target
+        if s.var is not None:
+            var = self.index.find(s.span, s.var, (self.index.find(s.span, "for") or s.span).end_col)
+            head[s.var] = Target("local", owner, s.var, var)
+            self.index.add(var, head[s.var], True)
+        inner = dict(head)
+        self.block(owner, s.body, inner)
+        if s.cond is not None:
+            self.expr(owner, s.cond, inner)
+        for c in s.carried:
+            scope[c.name] = head[c.name]
 
     def args(self, callee: str, args, scope: Scope, kind: str, owner: str | None = None) -> None:
         for a in args:
@@ -97,6 +127,9 @@ class ExpressionNames:
             self.expr(owner, e.expr, inner)
             if e.cond is not None:
                 self.expr(owner, e.cond, inner)
+        elif isinstance(e, n.Range):
+            self.expr(owner, e.lo, scope)
+            self.expr(owner, e.hi, scope)
         elif isinstance(e, n.Roll):
             if e.die in self.index.ast_decls:
                 self.index.add(e.die_span, Target("decl", "", e.die))

@@ -113,6 +113,13 @@ class ExpressionWriter:
             clauses.append(("if", self.expr(e.cond)))
         return call("tuple", Chain(self.expr(e.body), tuple(clauses)))
 
+    def visit_IntRange(self, e: ir.IntRange) -> Doc:
+        """``range(lo, hi + 1)``: the whole numbers from ``lo`` to ``hi``."""
+        hi = e.hi
+        if isinstance(hi, ir.Literal) and isinstance(hi.value, int) and not isinstance(hi.value, bool):
+            return call("range", self.expr(e.lo), str(hi.value + 1))
+        return call("range", self.expr(e.lo), Chain(self.expr(hi), (("+", "1"),)))
+
     def visit_Sources(self, e: ir.Sources) -> Doc:
         values = tuple_of([self.expr(v) for _, v in e.items])
         if self.traced:  # the trace lists each source that applies
@@ -374,8 +381,16 @@ class ExpressionWriter:
 
 
 def _state_name(name: str) -> str:
-    """A local in a state lambda: the chosen value is its argument ``_v``."""
-    return "_v" if name == liveness.VALUE else py_name(name)
+    """A local in a state lambda: the chosen value is its argument ``_v``, the run number
+    of a loop (``#n``: :func:`rulebook.compiler.ir.counter`) ``_run<n>``."""
+    if name == liveness.VALUE:
+        return "_v"
+    return run_name(name) if name.startswith("#") else py_name(name)
+
+
+def run_name(counter: str) -> str:
+    """The Python name of a loop's run number ``#n``: ``_run<n>``."""
+    return "_run" + counter[1:]
 
 
 def _positional(name: str, value: Doc) -> Doc:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from rulebook.compiler import ir
-from rulebook.compiler.emit.python.expressions import ExpressionWriter
+from rulebook.compiler.emit.python.expressions import ExpressionWriter, run_name
 from rulebook.compiler.emit.python.generation import Generation
 from rulebook.compiler.emit.python.layout import Chain, Doc, Group, Seq, Text, call, dict_of, tuple_of
 from rulebook.compiler.emit.python.literals import python_literal
@@ -226,6 +226,42 @@ class ProcedureWriter:
             fields.append(Seq(("state=", self.exprs.state(found.state))))
         target = ", ".join(py_name(name) for name in st.binds) + ("," if len(st.binds) == 1 else "")
         w.statement(target + " = ", call("ctx.repeat", *fields))
+
+    def visit_Loop(self, w: Writer, st: ir.Loop, proc: ir.Procedure) -> None:
+        """A bounded loop as a Python ``for``: the carried values first, then one run per
+        number of ``ctx.runs(N)`` (which counts each run as work; traced, it shows it) or
+        per element of ``ctx.loop(items)`` (traced, numbered from 1: the run number is in
+        the states of the choices inside); ``until`` ends it with ``break``."""
+        exprs = self.exprs
+        for name, init in st.carried:
+            value = exprs.expr(init)
+            w.statement(py_name(name) + " = ", call("ctx.let", Text(name), value, self.cite(st.span)) if self.traced else value)
+        run = run_name(ir.counter(st.number))
+        if st.iterable is None:
+            w.statement(f"for {run} in ", call("ctx.runs", exprs.expr(st.times), self.cite(st.span)), ":")
+        elif self.traced:
+            items = call("enumerate", call("ctx.loop", exprs.expr(st.iterable)), "1")
+            w.statement(f"for {run}, {py_name(st.var)} in ", items, ":")
+        else:
+            w.statement(f"for {py_name(st.var)} in ", call("ctx.loop", exprs.expr(st.iterable)), ":")
+        w.indent()
+        if self.traced and st.var is not None:
+            w.code(call("ctx.let", Text(st.var), py_name(st.var), self.cite(st.span)))
+        self.block(w, st.body, proc)
+        if st.cond is not None:
+            cond = exprs.expr(st.cond)
+            w.condition("if", call("ctx.let", Text(f"until {st.text}"), cond, self.cite(st.cond.span)) if self.traced else cond)
+            w.indent()
+            w.line("break")
+            w.outdent()
+        w.outdent()
+
+    def visit_Set(self, w: Writer, st: ir.Set, proc: ir.Procedure) -> None:
+        """``set x = e``: ``x = e`` (nothing reads ``x`` later in the run: the checker sees to it)."""
+        value = self.exprs.expr(st.value)
+        if self.traced:
+            value = call("ctx.let", Text(st.name), value, self.cite(st.span))
+        w.statement(py_name(st.name) + " = ", value)
 
     def visit_Require(self, w: Writer, st: ir.Require, proc: ir.Procedure) -> None:
         w.code(Seq(("if not ", self.exprs.expr(st.cond), ":")))

@@ -278,6 +278,9 @@ class Readable:
             "value": self.expr(e.body), "name": self.name(e.var), "items": self.expr(e.iterable)}
         return f"[{each}{cond}]"
 
+    def _intrange(self, e: ir.IntRange, _outer: int) -> str:
+        return _("%(low)s to %(high)s") % {"low": self.expr(e.lo), "high": self.expr(e.hi)}
+
     def _draw(self, e: ir.Draw, _outer: int) -> str:
         return _("draw of %(count)s from %(bag)s") % {"count": self.expr(e.count), "bag": quoted(self._title(e.bag))}
 
@@ -332,7 +335,28 @@ class Readable:
         if isinstance(s, ir.Repeat):
             lines = [line for b in s.body for line in self.statement(b)]
             return lines + [_("repeated until %(condition)s") % {"condition": self.expr(s.cond)}]
+        if isinstance(s, ir.Loop):
+            return self._loop(s)
+        if isinstance(s, ir.Set):
+            return [_("%(name)s becomes %(value)s") % {"name": self.name(s.name), "value": self.expr(s.value)}]
         return []
+
+    def _loop(self, s: ir.Loop) -> list[str]:
+        """A bounded loop: the values it starts with, its header, then each line of its body
+        as done in each run."""
+        out = []
+        if s.carried:
+            values = "; ".join(f"{self.name(name)} = {self.expr(init)}" for name, init in s.carried)
+            out.append(_("starting with %(values)s") % {"values": values})
+        fills = {"n": self.expr(s.times) if s.times is not None else "",
+                 "condition": self.expr(s.cond) if s.cond is not None else "",
+                 "name": self.name(s.var or ""), "items": self.expr(s.iterable) if s.iterable is not None else ""}
+        if s.iterable is not None:
+            head = _("for each %(name)s of %(items)s, until %(condition)s:") if s.cond else _("for each %(name)s of %(items)s:")
+        else:
+            head = _("repeat at most %(n)s times, until %(condition)s:") if s.cond else _("repeat %(n)s times:")
+        out.append(head % fills)
+        return out + [_("in each run: %(line)s") % {"line": line} for b in s.body for line in self.statement(b)]
 
 
 WORD = re.compile(r"\w+")
