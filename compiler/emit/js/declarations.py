@@ -46,6 +46,7 @@ class DeclarationWriter:
 
     def __init__(self, program: ir.Program, package: str, grants: dict[str, tuple]) -> None:
         self.p = program
+        self.records = program.records
         self.package = package
         self.grants = grants
 
@@ -62,7 +63,7 @@ class DeclarationWriter:
             values = "[" + ", ".join(self.value(x, t.args[0]) for x in v.values()) + "]"
             return f"new $rt.PMap({keys}, {values})"
         if k == "record":
-            fields = self.p.records[t.name].fields
+            fields = self.records[t.name].fields
             return f"$R_{js_name(t.name)}.make(" + ", ".join(self.value(v.get(f.name), f.type) for f in fields) + ")"
         if k == "rule":
             return self.rule_app(v["rule"], v["args"].items())

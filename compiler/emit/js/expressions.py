@@ -16,6 +16,10 @@ built by ``$R_<record>.make(…)`` with their fields in order, lookups cite thei
 
 from __future__ import annotations
 
+import functools
+import re
+from pathlib import Path
+
 from rulebook.compiler import ir
 from rulebook.compiler.analysis import liveness
 from rulebook.compiler.emit.js.names import js_name, js_string
@@ -23,6 +27,18 @@ from rulebook.compiler.ir.types import DEC, T
 
 PRIMITIVE = frozenset({"int", "text", "bool", "enum", "ref", "refs", "id", "none"})
 """Kinds of values compared with ``===`` (one JS representation per value)."""
+
+
+SPECIAL_BUILTINS = frozenset({"ord", "shift", "has_rule", "rule_param", "probability"})
+"""Built-ins written below, not as a call of the runtime's function of their name."""
+
+
+@functools.lru_cache(maxsize=1)
+def runtime_exports() -> frozenset[str]:
+    """The names the JavaScript runtime exports (``runtime/index.js``): a built-in of the
+    language whose name is among them is that function (``$rt.clamp(…)``)."""
+    text = (Path(__file__).resolve().parent / "runtime" / "index.js").read_text(encoding="utf-8")
+    return frozenset(re.findall(r"\b([A-Za-z_]\w*)\b", " ".join(re.findall(r"export \{([^}]*)\}", text))))
 
 
 class UnknownNode(AssertionError):
@@ -42,6 +58,8 @@ class ExpressionWriter:
 
     def __init__(self, program: ir.Program, module, facts: liveness.Liveness, granted_rules: set[str]) -> None:
         self.p = program
+        self.records = program.records
+        self.tables = program.tables
         self.m = module
         self.facts = facts
         self.granted_rules = granted_rules
@@ -88,14 +106,14 @@ class ExpressionWriter:
         if e.via in ("catalog", "table"):
             mapping = f"${'CAT' if e.via == 'catalog' else 'T'}_{js_name(e.owner)}"
             obj = f"$rt.lookup({mapping}, {obj}, {js_string(e.owner)}, {self.src(e.span)})"
-            if e.via == "table" and len(self.p.tables[e.owner].columns) == 1:
+            if e.via == "table" and len(self.tables[e.owner].columns) == 1:
                 return obj
         if e.nullable:
             return f"$rt.field({obj}, {js_string(js_name(e.field))}, {js_string(e.field)}, {self.src(e.span)})"
         return f"{obj}.{js_name(e.field)}"
 
     def visit_TableLookup(self, e: ir.TableLookup) -> str:
-        t = self.p.tables[e.table]
+        t = self.tables[e.table]
         table, name, src = f"$T_{js_name(e.table)}", js_string(e.table), self.src(e.span)
         keys = [self.expr(k) for k in e.keys]
         if t.ranged and len(t.keys) == 1:
@@ -125,7 +143,7 @@ class ExpressionWriter:
     def visit_RecordNew(self, e: ir.RecordNew) -> str:
         given = dict(e.args)
         values = []
-        for f in self.p.records[e.record].fields:
+        for f in self.records[e.record].fields:
             if f.name in given:
                 values.append(self.expr(given[f.name]))
             else:
@@ -162,10 +180,8 @@ class ExpressionWriter:
             if len(e.args) == 1 and e.args[0].type.kind == "list":
                 return f"$rt.{'smallest' if name == 'min' else 'largest'}({args[0]}, {self.src(e.span)})"
             return f"$rt.{name}({', '.join(args)})"
-        simple = {"clamp": "clamp", "abs": "abs", "floor": "floor", "ceil": "ceil", "round": "round", "trunc": "trunc",
-                  "capped_sum": "capped_sum", "len": "len", "sum": "sum", "any": "any", "all": "all"}
-        if name in simple:
-            return f"$rt.{simple[name]}({', '.join(args)})"
+        if name in runtime_exports() and name not in SPECIAL_BUILTINS:
+            return f"$rt.{name}({', '.join(args)})"  # the runtime function of the built-in's name
         if name == "ord":
             return f"$E_{js_name(e.args[0].type.inner.name)}.ord[{args[0]}]"
         if name == "shift":

@@ -43,9 +43,13 @@ def js_name(name: str) -> str:
     return "x_" + name.encode("utf-8").hex()
 
 
+_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
+
+
 def js_string(text: str) -> str:
     """``text`` as a JavaScript string literal (what ``JSON.stringify`` writes, and U+2028/U+2029 escaped)."""
-    return json.dumps(text, ensure_ascii=False).replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    out = _ENCODE(text)
+    return out.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029") if "\u2028" in out or "\u2029" in out else out
 
 
 def js_json(value) -> str:

@@ -288,6 +288,15 @@ def generate(program: ir.Program, schemas: dict[str, dict] | None = None) -> dic
     return dict(sorted(files.items()))
 
 
+def schemas_in(folder: Path) -> dict[str, dict]:
+    """The schemas a build wrote under ``folder`` (``schemas/``) that the package carries: the
+    procedures' input schemas and the types they refer to (what :func:`generate` reads)."""
+    found = {"types.schema.json": json.loads((folder / "types.schema.json").read_text(encoding="utf-8"))}
+    for path in sorted((folder / "procedures").glob("*.input.schema.json")):
+        found[f"procedures/{path.name}"] = json.loads(path.read_text(encoding="utf-8"))
+    return found
+
+
 def write_package(program: ir.Program, folder: Path, generated: dict[str, str] | None = None) -> list[Path]:
     """Write the package under ``folder`` (created); returns the files written."""
     files = generate(program) if generated is None else generated
