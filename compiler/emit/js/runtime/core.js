@@ -316,7 +316,7 @@ export function floatRepr(x) {
   const negative = mantissa.startsWith("-");
   const digits = mantissa.replace("-", "").replace(".", "");
   let out;
-  if (e >= -5 && e < 16) {
+  if (e >= -4 && e < 16) {
     if (e < 0) out = "0." + "0".repeat(-e - 1) + digits;
     else if (digits.length <= e + 1) out = digits + "0".repeat(e + 1 - digits.length) + ".0";
     else out = digits.slice(0, e + 1) + "." + digits.slice(e + 1);
