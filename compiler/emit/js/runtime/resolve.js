@@ -197,14 +197,22 @@ export function main(pkg, argv, readFile) {
   return resolveText(pkg, name, input, options);
 }
 
-/** Runtime values (tables and catalogs as Maps) as deeply frozen JSON data. */
-export function frozenJSON(value) {
+/** Runtime values as deeply frozen JSON data: a Map of names → an object; a catalog (a table
+ * keyed by ids) → an object by id; another table → its rows, [key, value] (a key of several
+ * values an array; a range row [lo, lo_inclusive, hi, hi_inclusive, value]). */
+export function frozenJSON(value, depth = 0) {
   const freeze = (v) => {
-    if (v instanceof Map) {
+    if (v instanceof Map && depth === 0) {
       const o = Object.create(null);
-      for (const [k, x] of v) o[k] = freeze(x);
+      for (const [k, x] of v) o[k] = frozenJSON(x, 1);
       return Object.freeze(o);
     }
+    if (v instanceof Map && v.rows && v.rows.every(([k]) => typeof k === "string")) {
+      const o = Object.create(null);
+      for (const [k, x] of v.rows) o[k] = frozenJSON(x, 2);
+      return Object.freeze(o);
+    }
+    if (v instanceof Map && v.rows) return deepFreeze(v.rows.map(([k, x]) => [plain(toJSONable(k)), frozenJSON(x, 2)]));
     const j = plain(toJSONable(v));
     return deepFreeze(j);
   };

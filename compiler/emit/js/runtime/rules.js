@@ -9,6 +9,7 @@ import { add, cmp } from "./numbers.js";
 export function table(rows) {
   const m = new Map();
   for (const [k, v] of rows) m.set(key(k), v);
+  Object.defineProperty(m, "rows", { value: rows });
   return m;
 }
 
