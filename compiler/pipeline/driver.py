@@ -156,7 +156,7 @@ def _check_language(rb, sources: dict[str, str], rep: Reporter) -> None:
 
 def build(path: Path, out_dir: Path, site: bool = True, stages: Stages | None = None,
           allow_failing_examples: bool = False) -> Checked:
-    """Check, then emit json/, schemas/, python/, docs/ (and site/) into ``out_dir``.
+    """Check, then emit json/, schemas/, python/, js/, docs/ (and site/) into ``out_dir``.
 
     Nothing in ``out_dir`` changes unless the whole build succeeds; what it writes does
     not depend on where ``out_dir`` is. A worked example that the rules contradict is an
@@ -235,6 +235,7 @@ def _emit_stages(result: Checked, program: Program, staging: Path, site: bool, s
     from rulebook.compiler.analysis import evaluations, odds
     from rulebook.compiler.pipeline import pyload
     from rulebook.compiler.emit.data import to_json
+    from rulebook.compiler.emit.js import to_js
     from rulebook.compiler.emit.site import to_pages
     from rulebook.compiler.emit.python import to_python
 
@@ -269,6 +270,9 @@ def _emit_stages(result: Checked, program: Program, staging: Path, site: bool, s
         result.diagnostics.append(Diagnostic("error", msg, Span("<build>", 0, 0, 0, 0), None, "schema"))
     if problems:
         return
+    t = time.perf_counter()
+    to_js.write_package(program, staging / "js", to_js.generate(program, to_js.schemas_in(staging / "schemas")))
+    result.timings["js"] = time.perf_counter() - t
     t = time.perf_counter()
     to_pages.write_docs(program, staging, package, to_json.odds_doc(odds_tables)["tables"], stages.pages, ahead)
     result.timings["docs"] = time.perf_counter() - t
