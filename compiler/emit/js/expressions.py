@@ -103,7 +103,11 @@ class ExpressionWriter:
 
     def visit_FieldAccess(self, e: ir.FieldAccess) -> str:
         obj = self.expr(e.obj)
-        if e.via in ("catalog", "table"):
+        if e.via == "catalogs":  # a ref of several catalogs (or id-keyed tables), whose ids are unique among them
+            owners = e.owner.split("|")
+            mappings = ", ".join(f"${'T' if o in self.tables else 'CAT'}_{js_name(o)}" for o in owners)
+            obj = f"$rt.lookupAmong([{mappings}], {obj}, {js_string(' | '.join(owners))}, {self.src(e.span)})"
+        elif e.via in ("catalog", "table"):
             mapping = f"${'CAT' if e.via == 'catalog' else 'T'}_{js_name(e.owner)}"
             obj = f"$rt.lookup({mapping}, {obj}, {js_string(e.owner)}, {self.src(e.span)})"
             if e.via == "table" and len(self.tables[e.owner].columns) == 1:

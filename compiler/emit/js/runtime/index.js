@@ -8,7 +8,7 @@ export { InputError, RuleError, WorkLimitError } from "./errors.js";
 export { translate } from "./messages.js";
 export { F, abs, add, capped_sum, ceil, clamp, cmp, div, floor, mul, neg, round, sub, trunc } from "./numbers.js";
 export {
-  EMPTY, all, any, applied, comprehend, contains, enumType, field, granted, hasRule, index, largest, len, list, lookup,
+  EMPTY, all, any, applied, comprehend, contains, enumType, field, granted, hasRule, index, largest, len, list, lookup, lookupAmong,
   lookupRange, max, min, ruleParam, shift, smallest, stackedParam, sum, table,
 } from "./rules.js";
 export { Bag, Die, Pools, Random, bagDraw, bagWith, bagWithout, constant, poolCount, poolFaces, poolSum, rollOne, stdDie } from "./dice.js";

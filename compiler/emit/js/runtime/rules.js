@@ -30,6 +30,15 @@ export function lookup(mapping, k, tableName, src) {
   throw new RuleError("there is no row for %(key)r in the table %(table)s", src, { key: k, table: tableName });
 }
 
+/** `mapping[k]` in the one of `mappings` that has `k` (their keys are unique among them). */
+export function lookupAmong(mappings, k, tableNames, src) {
+  for (const mapping of mappings) {
+    const found = mapping instanceof PMap ? (mapping.has(k) ? mapping.get(k) : undefined) : mapping.get(key(k));
+    if (found !== undefined) return found;
+  }
+  throw new RuleError("there is no row for %(key)r in the table %(table)s", src, { key: k, table: tableNames });
+}
+
 export function lookupRange(rows, k, tableName, src) {
   if (!(typeof k === "number" || k instanceof Frac || typeof k === "boolean")) {
     throw new RuleError("the table %(table)s needs a number, not %(key)r", src, { table: tableName, key: k });
