@@ -66,10 +66,13 @@ def test_builder_page_loads_the_build_army_document(bundled_builds, rulebook):
     assert data["army"]["content_hash"] not in (build / "docs" / "ejercito.md").read_text(encoding="utf-8")
     assert data["schema"] == json.loads((build / "schemas" / "roster.schema.json").read_text(encoding="utf-8"))
     assert '"ejercito.md"' in mkdocs
-    for asset in ("army-validator.js", "army-builder.js", "army-builder.css"):
+    for asset in ("rulebook-armies.js", "army-builder.js", "army-builder.css"):
         assert (build / "site" / "assets" / asset).is_file()
         assert f'assets/{asset}"' in text
-    assert text.index('id="rb-army-data"') < text.index('src="assets/army-validator.js"') < text.index('src="assets/army-builder.js"')
+    assert text.index('id="rb-army-data"') < text.index('src="assets/rulebook-armies.js"') < text.index('src="assets/army-builder.js"')
+    # the builder runs the JS package's army module, byte for byte; the validator is no asset of its own
+    assert (build / "site" / "assets" / "rulebook-armies.js").read_bytes() == (build / "js" / "armies.browser.js").read_bytes()
+    assert not (build / "site" / "assets" / "army-validator.js").exists()
     # every entry's card link points at a page of the site, at an anchor that page has
     pages: dict[str, str] = {}
     for entry_id, href in data["links"]["entries"].items():
@@ -93,10 +96,11 @@ def test_home_page_links_to_the_builder_when_there_is_one(bundled_builds, rulebo
         assert builders == [], tiles
 
 
-def test_a_prose_edit_in_serve_renews_the_data_script_not_the_page(tmp_path):
+def test_a_prose_edit_in_serve_renews_the_army_module_not_the_page(tmp_path):
     """``rulebook serve``: a prose edit changes the content hash, which the army document
-    carries; the builder page's Markdown stays as it was (MkDocs does not convert it again)
-    and the served page loads the new data."""
+    carries (in the army module, assets/rulebook-armies.js); the builder page's Markdown
+    stays as it was (MkDocs does not convert it again) and the served page loads the new
+    army document."""
     from rulebook.compiler.commands.serve import Preview
 
     rulebook = tmp_path / "mini"
@@ -109,7 +113,7 @@ def test_a_prose_edit_in_serve_renews_the_data_script_not_the_page(tmp_path):
     before = army_data(page)["army"]["content_hash"]
     rules.write_text(rules.read_text(encoding="utf-8").replace("Una frase", "Otra frase"), encoding="utf-8")
     assert preview.rebuild()
-    assert "ejercito.md" not in preview.changed and "assets/armies/ejercito.js" in preview.changed, preview.changed
+    assert "ejercito.md" not in preview.changed and "assets/rulebook-armies.js" in preview.changed, preview.changed
     after = army_data(page)["army"]
     assert after["content_hash"] != before
     assert after == json.loads((preview.live / "json" / "armies" / f"{after['id']}.json").read_text(encoding="utf-8"))
