@@ -163,8 +163,8 @@ def test_the_module_is_the_same_bytes_for_the_same_documents(checked_armies, tmp
     from rulebook.compiler.emit.js import armies as js_armies
 
     docs, schema = checked_armies[ARMIES[0][0]]
-    first = js_armies.generate(docs, schema)
-    again = js_armies.generate(dict(reversed(list(docs.items()))), schema)
+    first = js_armies.generate(docs, roster_schema=schema)
+    again = js_armies.generate(dict(reversed(list(docs.items()))), roster_schema=schema)
     assert first == again and set(first) == set(js_armies.FILES)
     assert first["runtime/roster.js"] == (ROOT / "compiler" / "emit" / "js" / "runtime" / "roster.js").read_text(encoding="utf-8")
 

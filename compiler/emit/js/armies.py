@@ -23,10 +23,12 @@ Every text of the content reaches the JavaScript as one string literal holding J
 ``>`` ``&`` U+2028 U+2029 written as ``\\u....``; comments in ``armies.d.ts`` have
 ``*/`` broken. The bytes depend only on the documents (armies in id order).
 
-Entry points: :func:`generate(army_documents, roster_schema, lang) -> dict[str, str]`
-(path under ``js/`` → text), :func:`browser_script` (the classic script alone), :func:`write_armies_module(js_dir, army_documents, lang,
-roster_schema)` and :func:`write_build(out_dir)` (reads ``json/`` and ``schemas/`` of
-a build, writes ``js/``).
+Entry points: :func:`generate(army_documents, lang, roster_schema) -> dict[str, str]`
+(path under ``js/`` → text), :func:`write_armies_module(js_dir, army_documents, lang,
+roster_schema)` (writes them), :func:`write_build(out_dir)` (reads ``json/`` and
+``schemas/`` of a build, writes ``js/``: what ``rulebook build`` calls) and
+:func:`browser_script` (the classic script alone). ``lang`` is the language the
+documents' messages are in (said in ``armies.d.ts``; by default the documents' own).
 """
 
 from __future__ import annotations
@@ -229,7 +231,7 @@ export declare function unitCost(unit: RosterUnit, armyId: ArmyId): UnitCost;
 """
 
 
-def generate(army_documents: dict[str, dict], roster_schema: dict | None = None, lang: str | None = None) -> dict[str, str]:
+def generate(army_documents: dict[str, dict], lang: str | None = None, roster_schema: dict | None = None) -> dict[str, str]:
     """Path under ``js/`` → text of every file of the army module."""
     return {
         "armies.js": _module(army_documents, roster_schema),
@@ -242,7 +244,7 @@ def generate(army_documents: dict[str, dict], roster_schema: dict | None = None,
 
 def write_armies_module(js_dir: Path, army_documents: dict[str, dict], lang: str | None = None, roster_schema: dict | None = None) -> None:
     """Write :func:`generate`'s files under ``js_dir``."""
-    for name, text in generate(army_documents, roster_schema, lang).items():
+    for name, text in generate(army_documents, lang, roster_schema).items():
         path = js_dir / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8", newline="\n")
