@@ -32,6 +32,7 @@ from typing import Any, Union
 
 from rulebook.rules_dsl.diagnostics import Span
 
+from rulebook.compiler.ir.dice import DiceMods, DieFace, DieTest
 from rulebook.compiler.ir.types import T
 
 Scalar = Union[int, Fraction, str, bool, None]
@@ -350,7 +351,8 @@ class Roll:
     (a constant). ``keep`` = ("highest"|"lowest", n); ``test`` = (op, threshold)
     counts the dice that pass. ``named_faces``: the die's faces are enum members
     (rolled several times, the result counts each face). ``text`` is the rules
-    text of the roll, shown in traces.
+    text of the roll, shown in traces. ``mods``: re-rolls, explosions and per-die
+    tests (:class:`~rulebook.compiler.ir.dice.DiceMods`), None without them.
     """
 
     die: str | None
@@ -363,6 +365,7 @@ class Roll:
     text: str
     type: T
     span: Span
+    mods: DiceMods | None = None  # reroll, explode, per-die tests (compiler/ir/dice.py)
 
 
 @dataclass(frozen=True, slots=True)
