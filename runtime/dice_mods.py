@@ -56,6 +56,7 @@ __all__ = ["dice_pool", "MAX_CHAIN"]
 MAX_CHAIN = 100
 """Most dice one die may add by exploding (``chain K``)."""
 
+_EXACT_SHAPE = 100_000  # one die's work below which cost() works the die out, to know its shape exactly
 _OP_TEXT = {"==": "=", "!=": "≠", "<": "<", "<=": "≤", ">": ">", ">=": "≥"}
 
 Faces = tuple  # the distinct faces that pass a test, in the die's order
@@ -163,7 +164,7 @@ class _ModdedPool(RandomVariable):
     ``names`` holds one), how many pass each named test ("counts"), or the face
     of one die ("face")."""
 
-    __slots__ = ("die", "count", "reroll", "explode", "chain", "keep", "keep_n", "mode", "names", "size")
+    __slots__ = ("die", "count", "reroll", "explode", "chain", "keep", "keep_n", "mode", "names", "size", "_one_die")
     die: Die
     count: int
     reroll: Faces
@@ -178,7 +179,7 @@ class _ModdedPool(RandomVariable):
                  keep_n: int, mode: str, names: tuple) -> None:
         size = count * (chain + 1) * (2 if reroll else 1)  # the most dice one roll draws
         self._init(die=die, count=count, reroll=reroll, explode=explode, chain=chain, keep=keep, keep_n=keep_n,
-                   mode=mode, names=names, size=size)
+                   mode=mode, names=names, size=size, _one_die=None)
 
     def _key(self) -> tuple:
         return (self.die, self.count, self.reroll, self.explode, self.chain, self.keep, self.keep_n, self.mode, self.names)
@@ -245,28 +246,75 @@ class _ModdedPool(RandomVariable):
         vectors = min(2 ** len(self.names), distinct)
         return min((added + 2) ** len(self.names), comb(added + 1 + vectors, vectors)), added + 2
 
-    def cost(self) -> int:
+    def _one_die_work(self) -> int:
+        """The work of :meth:`_one` (a bound known before computing it)."""
         added = self.chain if self.explode else 0
         distinct = len(self.die.distinct_faces())
+        return distinct + added * distinct * self._bounds()[0]
+
+    def _shape(self) -> tuple[int, int]:
+        """How many scores one die has, and how far apart (in one dimension): worked out
+        exactly when one die is little work (it is then computed once), else bounded."""
         support, spread = self._bounds()
-        one_die = distinct + added * distinct * support
+        if self._one_die_work() > _EXACT_SHAPE or self.mode == "counts":
+            return support, spread
+        scores = list(self._one_cached()[0])
+        if self.mode == "face" or not all(_is_number(v) for v in scores):
+            return len(scores), spread
+        return len(scores), int(max(scores) - min(scores)) + 1
+
+    def _vector_shape(self) -> tuple[int, tuple[int, ...], int]:
+        """For vectors of counts: how many vectors one die has, the largest count of each
+        name, and the largest total of one vector (exact when one die is little work)."""
+        dims = len(self.names)
+        added = self.chain if self.explode else 0
+        if self._one_die_work() > _EXACT_SHAPE:
+            return self._bounds()[0], (added + 1,) * dims, (added + 1) * dims
+        vectors = list(self._one_cached()[0])
+        return len(vectors), tuple(max(v[i] for v in vectors) for i in range(dims)), max(sum(v) for v in vectors)
+
+    def _base(self) -> int:
+        """More than the most dice of the pool that may pass one test: the base of the
+        digits of a vector of counts (:func:`_digits_power`)."""
+        return max(2, self.count * max(self._vector_shape()[1]) + 1)
+
+    def _vector_costs(self) -> tuple[int, int]:
+        """The work of a vector of counts as the digits of one number (a polynomial power,
+        dense up to the largest number) and one die at a time (over the vectors reached)."""
+        support, most, total = self._vector_shape()
+        n, dims, base = self.count, len(self.names), self._base()
+        largest = 0
+        for m in most:
+            largest = largest * base + m  # one die's largest vector, as digits (a bound)
+        states = comb(n * total + dims, dims)  # vectors whose counts add up to n * total at most
+        for m in most:
+            states = min(states, (n * m + 1) ** dims)
+        states = min(states, comb(n + support - 1, support - 1))
+        return (n * largest + 1) * support, n * states * support
+
+    def _one_cached(self) -> tuple[dict[Any, int], int]:
+        if self._one_die is None:
+            object.__setattr__(self, "_one_die", self._one())
+        return self._one_die
+
+    def cost(self) -> int:
+        one_die = self._one_die_work()
+        support, spread = self._shape()
         n = self.count
-        big = _big_ints(n * (added + 1) * (2 if self.reroll else 1))
+        big = _big_ints(n)
         if self.mode == "face":
             return one_die
         if self.keep is not None:
             states = self.keep_n * (self.keep_n * spread + 1)
             return one_die + support * states * (n + 1) * big
         if self.mode == "counts" and len(self.names) > 1:
-            # vectors of counts: one die at a time, over every vector of totals reached so far
-            states = min((n * (spread - 1) + 1) ** len(self.names), comb(n + support - 1, support - 1))
-            return one_die + n * states * support * big
+            return one_die + min(self._vector_costs()) * big
         if self.mode == "sum" and not all(isinstance(f, int) for f in self.die.faces):
             return one_die + comb(n + support - 1, support - 1) * support * n * big
         return one_die + (n * spread + 1) * support * big
 
     def _weights(self) -> tuple[dict[Any, int], int]:
-        one, den = self._one()
+        one, den = self._one_cached()
         n = self.count
         total = den**n
         if self.mode == "face":
@@ -277,7 +325,11 @@ class _ModdedPool(RandomVariable):
             if len(self.names) == 1:
                 name = self.names[0][0]
                 return {Counts(((name, k),)): w for k, w in _power_weights(tuple((s[0], w) for s, w in one.items()), n).items()}, total
-            return {Counts(zip((m for m, _ in self.names), v)): w for v, w in _vector_power(one, n).items()}, total
+            names = tuple(m for m, _ in self.names)
+            by_digits, by_dice = self._vector_costs()
+            if by_digits <= by_dice:
+                return {Counts(zip(names, v)): w for v, w in _digits_power(one, n, self._base()).items()}, total
+            return {Counts(zip(names, v)): w for v, w in _vector_power(one, n).items()}, total
         if all(isinstance(s, int) for s in one):
             return _power_weights(tuple(one.items()), n), total
         return _sum_weights(tuple(one.items()), n), total
@@ -362,6 +414,28 @@ def _vector_power(one: dict[tuple, int], n: int) -> dict[tuple, int]:
                 nxt[t] = nxt.get(t, 0) + w * k
         states = nxt
     return states
+
+
+def _digits_power(one: dict[tuple, int], n: int, base: int) -> dict[tuple, int]:
+    """:func:`_vector_power` with each vector written as the digits of one number in ``base``
+    (no digit reaches ``base``: adding vectors adds the numbers, without carries), so that
+    the power is that of a polynomial in one variable (:func:`.dice._power_weights`)."""
+    dims = len(next(iter(one)))
+
+    def number(v: tuple) -> int:
+        out = 0
+        for digit in v:
+            out = out * base + digit
+        return out
+
+    def digits(x: int) -> tuple:
+        out = []
+        for _ in range(dims):
+            x, digit = divmod(x, base)
+            out.append(digit)
+        return tuple(reversed(out))
+
+    return {digits(x): w for x, w in _power_weights(tuple((number(v), w) for v, w in one.items()), n).items()}
 
 
 def _faces_text(die: Die, faces: Faces, counted: bool = False) -> str:

@@ -265,6 +265,14 @@ def test_counting_only_some_names_is_the_marginal():
     assert {c["hits"]: p for c, p in hits.outcomes()} == joint
 
 
+@pytest.mark.parametrize("n", [0, 1, 5, 12])
+def test_vectors_of_counts_by_digits_and_by_dice_agree(n):
+    from rulebook.runtime.dice_mods import _digits_power, _vector_power
+
+    one = {(0, 0, 0): 3, (1, 0, 0): 2, (1, 1, 0): 1, (2, 1, 1): 5, (0, 0, 2): 4}
+    assert _digits_power(one, n, max(2, 2 * n + 1)) == _vector_power(one, n)
+
+
 def test_sampling_agrees_with_the_exact_odds():
     import random
 
