@@ -324,7 +324,8 @@ class _ModdedPool(RandomVariable):
         if self.mode == "counts":
             if len(self.names) == 1:
                 name = self.names[0][0]
-                return {Counts(((name, k),)): w for k, w in _power_weights(tuple((s[0], w) for s, w in one.items()), n).items()}, total
+                counted = _power_weights(tuple((s[0], w) for s, w in one.items()), n)
+                return {Counts(((name, k),)): w for k, w in counted.items()}, total
             names = tuple(m for m, _ in self.names)
             by_digits, by_dice = self._vector_costs()
             if by_digits <= by_dice:
@@ -340,7 +341,8 @@ class _ModdedPool(RandomVariable):
         known = tuple(name for name, _ in self.names)
         unknown = set(kinds) - set(known)
         if unknown:
-            raise RuleError(N_("there is no %(kind)r among %(known)s"), None, {"kind": sorted(unknown)[0], "known": ", ".join(known)})
+            raise RuleError(N_("there is no %(kind)r among %(known)s"), None,
+                            {"kind": sorted(unknown)[0], "known": ", ".join(known)})
         names = tuple((name, faces) for name, faces in self.names if name in kinds)
         if names == self.names:
             return self
@@ -387,13 +389,17 @@ class _ModdedPool(RandomVariable):
             text = translate(N_("%(pool)s, re-roll %(faces)s"), {"pool": text, "faces": _faces_text(self.die, self.reroll)}, lang)
         if self.explode:
             params = {"pool": text, "faces": _faces_text(self.die, self.explode), "n": self.chain}
-            text = translate(N_("%(pool)s, explode %(faces)s") if self.chain == 1 else N_("%(pool)s, explode %(faces)s, chain %(n)s"), params, lang)
+            if self.chain == 1:
+                text = translate(N_("%(pool)s, explode %(faces)s"), params, lang)
+            else:
+                text = translate(N_("%(pool)s, explode %(faces)s, chain %(n)s"), params, lang)
         if self.keep == "highest":
             text = translate(N_("%(pool)s, keep %(n)s highest"), {"pool": text, "n": self.keep_n}, lang)
         elif self.keep == "lowest":
             text = translate(N_("%(pool)s, keep %(n)s lowest"), {"pool": text, "n": self.keep_n}, lang)
         if self.mode == "count":
-            text = translate(N_("%(pool)s, count %(faces)s"), {"pool": text, "faces": _faces_text(self.die, self.names[0][1], True)}, lang)
+            counted = _faces_text(self.die, self.names[0][1], True)
+            text = translate(N_("%(pool)s, count %(faces)s"), {"pool": text, "faces": counted}, lang)
         elif self.mode == "counts" and any(name != faces[0] or len(faces) != 1 for name, faces in self.names):
             tests = ", ".join(f"{name} {_faces_text(self.die, faces, True)}" for name, faces in self.names)
             text = translate(N_("%(pool)s, count %(faces)s"), {"pool": text, "faces": tests}, lang)

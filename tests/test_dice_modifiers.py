@@ -100,6 +100,20 @@ procedure d66 "D66" () -> int {
 procedure d3 "D3" () -> int {
   return roll d3
 }
+procedure vivo "Una condición lee una tirada anterior" (n: int) -> int {
+  let m = roll d3
+  let k = roll d6 times 2
+  let c = roll d6 times n reroll each d if d + m < 4 count each d if d + m >= 5
+  return c + k
+}
+procedure vivas "Cuentas que leen una tirada anterior" (n: int) -> int {
+  let m = roll d3
+  let c = roll d6 times n count (a: each d if d + m >= 5, b: == 6)
+  if c.b > 0 {
+    return c.a + m
+  }
+  return c.a
+}
 procedure sumado "Sumado" (n: int) -> int {
   return (roll d6 times n count each d if d >= 5) + 1
 }
@@ -214,10 +228,12 @@ def test_several_counts_from_one_roll_match_enumeration(package, n):
 
 
 def test_small_pools_match_every_path_enumeration(package):
+    """Also where a per-die condition reads an earlier roll: the states of exact enumeration keep it."""
     from rulebook import runtime
 
     for name, kwargs in [("cuenta", {"n": 2}), ("varias", {"n": 2}), ("escudos", {"n": 2}), ("aleatorios", {}),
-                         ("condicion", {"n": 2, "m": 1, "t": 4}), ("mejores", {"n": 3})]:
+                         ("condicion", {"n": 2, "m": 1, "t": 4}), ("mejores", {"n": 3}), ("vivo", {"n": 3}),
+                         ("vivas", {"n": 3})]:
         fn = package.PROCEDURES[name].function
         assert runtime.exact(fn, **kwargs) == runtime.exact(fn, every_path=True, **kwargs), name
 
