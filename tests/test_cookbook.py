@@ -165,6 +165,10 @@ def o_sustained_hits(attacks, skill, extra):
     return attacks @ d6.map(lambda x: 1 + extra if x == 6 else int(x >= skill))
 
 
+def o_reroll_ones(attacks, skill):
+    return attacks @ d6.map(lambda x: bern(at_least(skill)) if x == 1 else int(x >= skill))
+
+
 def o_lethal_hits(attacks, skill, strength, toughness):
     wound = bern(at_least(wound_score(strength, toughness)))
     return attacks @ d6.map(lambda x: 1 if x == 6 else wound if x >= skill else 0)
@@ -325,6 +329,7 @@ CASES = [
     ("attack_sequence", [*_grid(attacks=[0, 1, 4], skill=[2, 4], strength=[4, 8], toughness=[4, 5], save=[3, 6], ap=[0, -2]),
                          dict(attacks=10, skill=3, strength=5, toughness=4, save=2, ap=-1)], o_attack_sequence),
     ("sustained_hits", _grid(attacks=[1, 3, 6], skill=[2, 4, 6], extra=[0, 1, 2]), o_sustained_hits),
+    ("reroll_ones", _grid(attacks=[0, 1, 3, 5], skill=[2, 3, 4, 6]), o_reroll_ones),
     ("lethal_hits", _grid(attacks=[1, 4], skill=[3, 5], strength=[3, 4, 8], toughness=[4, 6]), o_lethal_hits),
     ("damage_dealt", _grid(unsaved=[0, 1, 3], damage=list(DAMAGE)), o_damage_dealt),
     ("feel_no_pain", _grid(unsaved=[0, 1, 2], damage=["one", "d3", "d6_plus_1"], ward=[4, 5, 6]), o_feel_no_pain),
