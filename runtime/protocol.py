@@ -168,9 +168,10 @@ class Odds:
 
     ``inputs(row, column, group)`` gives the procedure's keyword arguments
     (``column`` and ``group`` are None without ``columns``/``each``). ``kind`` is
-    ``"value"`` (``cell(result, dist)`` is the same for every result, e.g. a
-    probability) or ``"outcomes"`` (``cell(result)`` is grouped into columns by
-    its value). ``each`` makes one grid per value, e.g. per catalog entry.
+    ``"value"`` (``cell(result, dist, row, column, group)`` is the same for every
+    result, e.g. a probability) or ``"outcomes"`` (``cell(result, row, column, group)``
+    is grouped into columns by its value); the cell reads the axes' values as the
+    inputs do. ``each`` makes one grid per value, e.g. per catalog entry.
     """
 
     name: str

@@ -74,7 +74,8 @@ def test_rulebook_build_without_argument_builds_all_and_an_index(tmp_path):
     assert all((build / href).is_file() for href in links.hrefs)
     # each data page names its own package, and no folder of the machine that built it
     for name in BUNDLED:
-        page = (build / name / "site" / "datos.html").read_text(encoding="utf-8")
+        english = 'language: "en"' in (build / name / "mkdocs.yml").read_text(encoding="utf-8")
+        page = (build / name / "site" / ("data-for-tools.html" if english else "datos.html")).read_text(encoding="utf-8")
         package = next(p.name for p in (build / name / "python").iterdir() if p.is_dir())
         assert f"python/{package}" in page and f"import {package}" in re.sub(r"<[^>]+>", "", page), name
         assert f"content/{name}" not in page and str(tmp_path) not in page, name

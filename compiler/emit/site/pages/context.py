@@ -38,6 +38,7 @@ PAGE_FILES = {
     "card_index": N_("datasheet-index"), "rules": N_("special-rules-a-z"), "quick": N_("quick-reference"),
     "design": N_("for-designers"), "data": N_("data-for-tools"),
     "glossary": N_("glossary"),  # the glossary terms declared outside any section (a file without `section`)
+    "army": N_("army-builder"),  # an army's builder page (army-builder-<army> when a rulebook declares several)
 }
 PAGE_PREFIXES = {"cards": N_("datasheets"), "source": N_("source")}
 NAV = {
