@@ -132,7 +132,7 @@ class ExpressionsToAst(AstBuilder):
     @v_args(meta=True)
     def roll(self, meta, c):
         d = c[0]
-        return n.Roll(d["die"], d["n"], d["times"], d["keep"], d["count"], self.sp(meta), d["span"])
+        return n.Roll(d["die"], d["n"], d["times"], d["keep"], d["count"], self.sp(meta), d["span"], d["mods"])
 
     @v_args(meta=True)
     def draw(self, meta, c):
@@ -151,16 +151,64 @@ class ExpressionsToAst(AstBuilder):
         return (unquote(c[0]), c[1], self.sp(meta))
 
     def std_dice(self, c):
-        tok, times, keep, count = c
+        tok = c[0]
         num, sides = str(tok).split("d")
-        return {"die": f"d{sides}", "n": int(num) if num else 1, "times": times, "keep": keep, "count": count, "span": self.tsp(tok)}
+        return self._dice(f"d{sides}", int(num) if num else 1, tok, c[1:])
 
     def named_dice(self, c):
-        tok, times, keep, count = c
-        return {"die": str(tok), "n": None, "times": times, "keep": keep, "count": count, "span": self.tsp(tok)}
+        return self._dice(str(c[0]), None, c[0], c[1:])
+
+    def _dice(self, die, count, tok, clauses):
+        """The parts of a roll; each clause is a tagged tuple (``("keep", (which, n))``…)."""
+        parts = dict(c for c in clauses if c is not None)
+        mods = None
+        if parts.keys() & {"reroll", "explode", "counts"}:
+            reroll = parts.get("reroll")
+            explode, chain = parts.get("explode", (None, None))
+            mods = n.DiceMods(reroll, explode, chain, parts.get("counts"))
+        return {"die": die, "n": count, "times": parts.get("times"), "keep": parts.get("keep"), "count": parts.get("count"),
+                "span": self.tsp(tok), "mods": mods}
+
+    def times(self, c):
+        return ("times", c[0])
+
+    def reroll(self, c):
+        return ("reroll", c[0])
+
+    def explode(self, c):
+        return ("explode", (c[0], c[1]))
+
+    def chain(self, c):
+        return c[0]
 
     def keep(self, c):
-        return (str(c[0]), self.whole(c[1]))
+        return ("keep", (str(c[0]), self.whole(c[1])))
 
     def count(self, c):
-        return (c[0], c[1])
+        return ("count", (c[0], c[1]))
+
+    def count_equal(self, c):
+        return ("count", ("==", c[0]))
+
+    def count_test(self, c):
+        return ("counts", ((None, c[0], c[0].span),))
+
+    @v_args(meta=True)
+    def counts(self, meta, c):
+        return ("counts", tuple(x for x in c if x is not None))
+
+    @v_args(meta=True)
+    def count_item(self, meta, c):
+        return (str(c[0]), c[1], self.sp(meta))
+
+    @v_args(meta=True)
+    def test_compare(self, meta, c):
+        return n.DieTest(c[0], c[1], None, self.sp(meta))
+
+    @v_args(meta=True)
+    def test_equal(self, meta, c):
+        return n.DieTest("==", c[0], None, self.sp(meta))
+
+    @v_args(meta=True)
+    def each_test(self, meta, c):
+        return n.DieTest(None, c[1], str(c[0]), self.sp(meta))

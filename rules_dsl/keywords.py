@@ -61,10 +61,10 @@ OTHER_KEYWORDS = (
     # example
     "given", "expect", "error",
     # dice and bags
-    "roll", "times", "keep", "highest", "lowest", "count", "draw", "from", "except", "with",
+    "roll", "times", "reroll", "explode", "chain", "keep", "highest", "lowest", "count", "draw", "from", "except", "with",
     # stacked modifiers
     "stack",
-    # odds (with ``procedure`` and ``columns``)
+    # odds (with ``procedure`` and ``columns``; ``each`` also in dice tests: ``count each d if …``)
     "each", "rows", "cell", "cells",
     # list comprehensions and loops (``repeat at most N times with (…) { … set x = … }``)
     "for", "at", "most", "set",

@@ -335,8 +335,31 @@ class Comprehension:
 
 
 @dataclass(frozen=True, slots=True)
+class DieTest:
+    """A test of one die's face in a roll: ``>= 4`` (``op``, ``value``), a bare ``6``
+    (``op`` ``==``), or ``each d if cond`` (``name`` is the face, ``value`` the condition,
+    ``op`` None)."""
+
+    op: str | None
+    value: "Expr"
+    name: str | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class DiceMods:
+    """What a roll does to each die beyond ``keep`` and ``count op x``: ``reroll TEST``,
+    ``explode TEST [chain K]``, ``count each d if …`` or ``count (name: TEST, …)``."""
+
+    reroll: DieTest | None = None
+    explode: DieTest | None = None
+    chain: "Expr | None" = None
+    counts: tuple[tuple[str | None, DieTest, Span], ...] | None = None  # name None: one ``count TEST``
+
+
+@dataclass(frozen=True, slots=True)
 class Roll:
-    """``roll DICE [times n] [keep highest|lowest k] [count op x]``."""
+    """``roll DICE [times n] [reroll T] [explode T [chain K]] [keep highest|lowest k] [count T]``."""
 
     die: str  # a declared die name, or "d6"-style standard die
     std_count: int | None  # N of "NdS" when written as a standard dice token
@@ -345,6 +368,7 @@ class Roll:
     count: tuple[str, "Expr"] | None
     span: Span
     die_span: Span | None = None
+    mods: DiceMods | None = None  # None when the roll has none of them
 
 
 @dataclass(frozen=True, slots=True)

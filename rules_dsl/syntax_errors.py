@@ -5,7 +5,7 @@ declaration's lines and its offset in the file). Produces a
 :class:`~rulebook.rules_dsl.diagnostics.Diagnostic`: what was found and what was expected
 (terminals named as written, "a name", "a new line"…), with a hint where one helps: a
 misspelt keyword, a line that starts in the middle of an expression, a reserved word used
-as a name, an army block opened on its own line, and an ``odds`` declaration in the old
+as a name, a roll with a per-die condition (``each d if …``) used inside an expression, an army block opened on its own line, and an ``odds`` declaration in the old
 one-line form (rewritten as the block it should be, :func:`legacy_odds`).
 """
 
@@ -29,6 +29,10 @@ ODDS_BLOCK_HINT = """an odds table is a block:
     cell probability(result.campo)        # or: cells outcomes(result.campo)
   }"""
 
+EACH_HINT = ("a roll with a per-die condition (each d if …) is a whole value: put it in brackets, "
+             "(roll d6 times n count each d if d >= 4) + 1, or name it with let")
+_AFTER_EACH = re.compile(r"\b(?:count|reroll|explode)\s+each\s*$")
+_IN_EACH = re.compile(r"\beach\s+\w+\s+if\b")
 _COMMENT = re.compile(r'("[^"\\\n]*(?:\\.[^"\\\n]*)*")|#.*$')  # a string unrolled: no memory per character
 _ODDS_CLAUSE = re.compile(r"(?<![\w.])(of|each|for|show)(?!\w)")
 
@@ -222,7 +226,11 @@ def syntax_diagnostic(err: UnexpectedInput, filename: str, offset: int, lines: l
         odds_words = {"of": "procedure p(…)", "for": "rows x in … (then columns y in …)", "show": "cell … or cells outcomes(…)"}
         if str(tok) in odds_words and lines and any(l.startswith("odds") for l in lines):
             return Diagnostic("error", f"{msg}; expected {expected}", span, f"in an odds block, write {odds_words[str(tok)]} instead of '{tok}'", "syntax")
-        if tok.type == "NAME" and str(tok) not in KEYWORDS:
+        if lines and 0 < tok.line <= len(lines) and _AFTER_EACH.search(lines[tok.line - 1][: tok.column - 1]):
+            hint = EACH_HINT
+        elif str(tok) in ("roll", "draw", "stack") and lines and 0 < tok.line <= len(lines) and _IN_EACH.search(lines[tok.line - 1][: tok.column - 1]):
+            hint = "the condition of each d if … is worked out for each face: it cannot roll or draw; roll first, with let"
+        elif tok.type == "NAME" and str(tok) not in KEYWORDS:
             kw = did_you_mean(str(tok), KEYWORDS)
             if kw and f"'{kw}'" in _describe_expected(set(err.expected), None):
                 hint = f"did you mean '{kw}'?"

@@ -12,6 +12,7 @@ Modules:
     numbers       exact arithmetic (int / Fraction), rounding, capped sums.
     values        Counts, value ordering, JSON conversion, text formatting.
     dice          random variables: dice, pools, bags, constants.
+    dice_mods     dice with modifiers: re-rolls, explosions, several counts from one roll.
     context       SampleContext / ExactContext handed to resolvers; the work limit.
     trace         the recorded explanation of a sampled run.
     distribution  exact(), sample(), sample_many(), Distribution; fast and traced twins.
@@ -39,6 +40,7 @@ from .dice import (
     roll_one,
     std_die,
 )
+from .dice_mods import dice_pool
 from .distribution import Distribution, exact, sample, sample_many, traced, traced_by
 from .errors import InputError, RuleError
 from .numbers import (
@@ -104,6 +106,7 @@ __all__ = [
     "pool_sum",
     "pool_count",
     "pool_faces",
+    "dice_pool",
     "Bag",
     "bag_draw",
     "bag_with",

@@ -60,10 +60,11 @@ ALLOWED = {
     "emit.python": {"analysis", "ir", "support"},
     "emit.data": {"analysis", "ir", "support"},
     "emit.js": {"emit.data", "analysis", "ir", "support"},  # the JS package checks inputs against the data's schemas
-    "emit.site": {"emit.data", "analysis", "ir", "support"},  # the site shows the data (army documents)
-    "pipeline": {"emit.python", "emit.js", "emit.data", "emit.site", "analysis", "check", "ir", "support"},
+    # the site shows the data (army documents) and its army builder runs the JS package's army module
+    "emit.site": {"emit.data", "emit.js", "analysis", "ir", "support"},
+    "pipeline": {"emit.python", "emit.data", "emit.js", "emit.site", "analysis", "check", "ir", "support"},
     "lsp": {"check", "ir", "support"},
-    "commands": {"pipeline", "lsp", "emit.python", "emit.data", "emit.site", "analysis", "check", "ir", "support"},
+    "commands": {"pipeline", "lsp", "emit.python", "emit.data", "emit.js", "emit.site", "analysis", "check", "ir", "support"},
 }
 
 

@@ -34,6 +34,7 @@ from rulebook.compiler.ir.types import (
     unify,
 )
 from rulebook.compiler.check.data import member_guess
+from rulebook.compiler.check.dice_mods import FaceScope, check_mods, face_hint
 from rulebook.compiler.check.signatures import member_name
 from rulebook.compiler.check.state import CheckState, Scope, hint, referenceable
 
@@ -169,7 +170,10 @@ def check_iterable(st: CheckState, e, scope: Scope, in_expect: bool = False) -> 
 def _name(st: CheckState, e: n.Name, scope: Scope) -> ir.Expr:
     local = scope.get(e.name)
     if local is not None:
-        st.local_uses.add((scope.owner(e.name), e.name))
+        owner = scope.owner(e.name)
+        st.local_uses.add((owner, e.name))
+        if isinstance(owner, FaceScope):
+            return ir.DieFace(e.name, local[0], e.span)
         return ir.Local(e.name, local[0], e.span)
     d = st.ast.get(e.name)
     if d is not None:
@@ -303,7 +307,7 @@ def _attr(st: CheckState, e: n.Attr, scope: Scope, in_expect: bool) -> ir.Expr:
             return _placeholder(e.span)
         return ir.CountOf(obj, e.name, INT, e.span)
     else:
-        st.err(f"{ot} has no fields", at, None, "type")
+        st.err(f"{ot} has no fields", at, face_hint(obj), "type")
         return _placeholder(e.span)
     for f, t in fields:
         if f == e.name:
@@ -632,13 +636,17 @@ def _roll(st: CheckState, e: n.Roll, scope: Scope) -> ir.Expr:
         elif not is_numeric(ct):
             st.err(f"dice are counted against a number, got {ct}", e.count[1].span, None, "type")
         test = (e.count[0], threshold)
-    if e.keep is not None and e.count is not None:
+    mods = check_mods(st, e, scope, face_enum, check_expr) if e.mods is not None else None
+    counted = e.count is not None or (mods is not None and mods.counts is not None)
+    if e.keep is not None and counted:
         st.err("use either keep or count, not both", e.span, None, "syntax")
     text = ir.span_text(st.sources, e.span)
     standard = re.fullmatch(r"d([0-9]+)", e.die)
 
     def roll(t: T, die: str | None, sides: int | None, named: bool = False) -> ir.Roll:
-        return ir.Roll(die, sides, e.std_count or 1, times, e.keep, test, named, text, t, e.span)
+        if mods is not None and mods.named_counts:
+            t = T("counts", die or e.die, tuple(T("key", name) for name, _ in mods.counts or ()))
+        return ir.Roll(die, sides, e.std_count or 1, times, e.keep, test, named, text, t, e.span, mods)
 
     if standard:
         sides = int(standard.group(1))
@@ -651,6 +659,10 @@ def _roll(st: CheckState, e: n.Roll, scope: Scope) -> ir.Expr:
         if e.std_count is not None and e.std_count != 1 and e.times is not None:
             st.err(f"write either {e.std_count}{e.die} or {e.die} times n, not both", e.span, None, "syntax")
         return roll(INT, None, sides)
+    if isinstance(declared, n.BagDecl):
+        st.err(f"{e.die} is a bag, not a die: draw from it (draw 2 from {e.die})", e.die_span or e.span,
+               "roll, reroll, explode and keep are for dice; a draw gives the count of each kind of token", "type")
+        return _placeholder(e.span)
     if not isinstance(declared, n.DieDecl):
         st.unknown("die", e.die, e.die_span or e.span, [*st.names_of(n.DieDecl), "d6", "d10", "d20"])
         return _placeholder(e.span)
@@ -660,8 +672,11 @@ def _roll(st: CheckState, e: n.Roll, scope: Scope) -> ir.Expr:
     if face_enum:
         if e.keep is not None:
             st.err(f"die {declared.name} has named faces: keep needs numeric faces", e.span, None, "type")
-        if e.count is not None:
+        if counted:
             return roll(INT, e.die, None, True)
+        if mods is not None and mods.explode is not None and e.times is None:
+            st.err(f"one die of {declared.name} shows one face: an exploding die adds dice, so write how many to roll",
+                   e.span, f"roll {declared.name} times 1 explode … (the count of each face), or add count …", "type")
         if e.times is not None:
             kinds = tuple(T("key", m) for m in st.members(face_enum))
             return roll(T("counts", face_enum, kinds), e.die, None, True)

@@ -32,6 +32,7 @@ from typing import Any, Union
 
 from rulebook.rules_dsl.diagnostics import Span
 
+from rulebook.compiler.ir.dice import DiceMods, DieFace, DieTest
 from rulebook.compiler.ir.types import T
 from rulebook.compiler.ir.loops import IntRange, Loop, Set, counter  # noqa: F401 - re-exported
 
@@ -352,7 +353,8 @@ class Roll:
     (a constant). ``keep`` = ("highest"|"lowest", n); ``test`` = (op, threshold)
     counts the dice that pass. ``named_faces``: the die's faces are enum members
     (rolled several times, the result counts each face). ``text`` is the rules
-    text of the roll, shown in traces.
+    text of the roll, shown in traces. ``mods``: re-rolls, explosions and per-die
+    tests (:class:`~rulebook.compiler.ir.dice.DiceMods`), None without them.
     """
 
     die: str | None
@@ -365,6 +367,7 @@ class Roll:
     text: str
     type: T
     span: Span
+    mods: DiceMods | None = None  # reroll, explode, per-die tests (compiler/ir/dice.py)
 
 
 @dataclass(frozen=True, slots=True)

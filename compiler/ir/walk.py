@@ -10,6 +10,7 @@ nested blocks included). Used by the checker and the analyses alike.
 from __future__ import annotations
 
 from rulebook.compiler import ir
+from rulebook.compiler.ir.dice import mod_exprs
 
 
 def children(e: ir.Expr) -> list[ir.Expr]:
@@ -42,7 +43,7 @@ def children(e: ir.Expr) -> list[ir.Expr]:
         case ir.Comprehension():
             return [e.iterable, e.body] + ([e.cond] if e.cond is not None else [])
         case ir.Roll():
-            return ([e.times] if e.times is not None else []) + ([e.test[1]] if e.test is not None else [])
+            return ([e.times] if e.times is not None else []) + mod_exprs(e.mods) + ([e.test[1]] if e.test is not None else [])
         case ir.Draw():
             return [value for _, value in e.removed] + [e.count]
         case ir.Sources():

@@ -136,6 +136,11 @@ class ExpressionNames:
             for x in (e.times, e.count[1] if e.count else None):
                 if x is not None:
                     self.expr(owner, x, scope)
+            if e.mods is not None:
+                tests = [e.mods.reroll, e.mods.explode, *(test for _, test, _ in e.mods.counts or ())]
+                for test in tests:
+                    if test is not None:
+                        self.expr(owner, test.value, scope)
         elif isinstance(e, n.Stack):
             if e.procedure_span is not None:
                 self.index.add(e.procedure_span, Target("decl", "", e.procedure))

@@ -2,9 +2,9 @@
 
 Entry points:
     :func:`check(path) -> Checked` — diagnostics (and the program when clean);
-    :func:`build(path, out_dir, site=True) -> Checked` — every output, written to a
-    fresh folder and swapped in only when everything succeeded, so a failed or
-    interrupted build leaves the previous output intact;
+    :func:`build(path, out_dir, site=True) -> Checked` — every output (python/, json/,
+    schemas/, js/, docs/, site/), written to a fresh folder and swapped in only when
+    everything succeeded, so a failed or interrupted build leaves the previous output intact;
     :func:`bundled_rulebooks() -> list[Path]` — the rulebooks of ``content/``, which
     the command line checks, tests and builds when it is given none.
 
@@ -236,6 +236,7 @@ def _emit_stages(result: Checked, program: Program, staging: Path, site: bool, s
     from rulebook.compiler.pipeline import pyload
     from rulebook.compiler.emit.data import to_json
     from rulebook.compiler.emit.js import to_js
+    from rulebook.compiler.emit.js import armies as js_armies
     from rulebook.compiler.emit.site import to_pages
     from rulebook.compiler.emit.python import to_python
 
@@ -272,6 +273,7 @@ def _emit_stages(result: Checked, program: Program, staging: Path, site: bool, s
         return
     t = time.perf_counter()
     to_js.write_package(program, staging / "js", to_js.generate(program, to_js.schemas_in(staging / "schemas")))
+    js_armies.write_build(staging)  # js/armies*.js: the army documents and their roster validator, for JavaScript
     result.timings["js"] = time.perf_counter() - t
     t = time.perf_counter()
     to_pages.write_docs(program, staging, package, to_json.odds_doc(odds_tables)["tables"], stages.pages, ahead)

@@ -15,5 +15,8 @@ declarations        enums, records, data → JavaScript values
 typescript          ``index.d.ts``
 bundle              the runtime's files (``runtime/*.js``, package data) and ``browser.js``
 to_js               the emitter that puts them together; ``generate``, ``write_package``
+armies              ``armies.js`` / ``armies.d.ts`` / ``armies.browser.js``: the army documents a
+                    build wrote (``json/armies/``) with the generic roster validator
+                    ``runtime/roster.js`` (the port of :mod:`rulebook.compiler.commands.roster`)
 ==================  ==================================================================
 """

@@ -29,7 +29,8 @@ _EXPORT = re.compile(r"^export (?:async )?(function\*?|class|const|let) (\$?\w+)
 
 @lru_cache(maxsize=1)
 def _runtime_sources() -> tuple[tuple[str, str], ...]:
-    return tuple((p.name, p.read_text(encoding="utf-8")) for p in sorted(RUNTIME.glob("*.js")))
+    # runtime/roster.js belongs to the army module (armies.js, written by .armies), not to the resolvers
+    return tuple((p.name, p.read_text(encoding="utf-8")) for p in sorted(RUNTIME.glob("*.js")) if p.name != "roster.js")
 
 
 def catalog_js() -> str:

@@ -248,6 +248,7 @@ def package_json(program: ir.Program) -> str:
         "main": "./index.js",
         "types": "./index.d.ts",
         "exports": {".": {"types": "./index.d.ts", "import": "./index.js"}, "./browser.js": "./browser.js",
+                    "./armies": {"types": "./armies.d.ts", "import": "./armies.js"}, "./armies.browser.js": "./armies.browser.js",
                     "./runtime/*": "./runtime/*", "./package.json": "./package.json"},
         "bin": {f"{name}-resolve": "./bin/resolve.mjs"},
         "engines": {"node": ">=18"},

@@ -23,6 +23,7 @@ from rulebook.rules_dsl.diagnostics import Span
 
 from rulebook.compiler import ir
 from rulebook.compiler.analysis import liveness
+from rulebook.compiler.emit.python.dice_rolls import modded_pool
 from rulebook.compiler.emit.python.generation import Generation
 from rulebook.compiler.emit.python.layout import Chain, Doc, Group, Noted, Seq, Text, call, dict_of, flat, tuple_of
 from rulebook.compiler.emit.python.literals import literal_doc
@@ -74,6 +75,9 @@ class ExpressionWriter:
 
     def visit_EnumValue(self, e: ir.EnumValue) -> Doc:
         return Text(e.member)
+
+    def visit_DieFace(self, e: ir.DieFace) -> Doc:
+        return py_name(e.name)
 
     def visit_EntryId(self, e: ir.EntryId) -> Doc:
         return Text(e.ident)
@@ -305,7 +309,9 @@ class ExpressionWriter:
         count = self.expr(e.times) if e.times is not None else str(e.count)
         constant = e.times is None or isinstance(e.times, ir.Literal)
         fixed = True  # the shape, but for the number of dice
-        if e.test is not None:
+        if e.mods is not None:
+            fixed, of = modded_pool(self, e, die, src)
+        elif e.test is not None:
             op, threshold = e.test
             fixed = isinstance(threshold, (ir.Literal, ir.EnumValue))
 

@@ -26,6 +26,7 @@ from typing import Any
 
 from rulebook.compiler import ir
 from rulebook.compiler.support.i18n import N_, _
+from rulebook.compiler.emit.site import readable_dice
 from rulebook.compiler.emit.site.markdown import number
 
 # operators and built-in functions as the manual writes them; words are message ids (translated by ``_``)
@@ -305,12 +306,19 @@ class Readable:
         text = _("roll of %(dice)s") % {"dice": dice}
         if e.times is not None:
             text += f" × {self.expr(e.times, 9)}"
+        if e.mods is not None:
+            text += readable_dice.before_keep(self, e.mods, operator)
         if e.keep is not None:
             keep = _("keeps the %(n)s highest") if e.keep[0] == "highest" else _("keeps the %(n)s lowest")
             text += ", " + keep % {"n": e.keep[1]}
         if e.test is not None:
             text += ", " + _("counts the dice %(test)s") % {"test": f"{operator(e.test[0])} {self.expr(e.test[1])}"}
+        if e.mods is not None:
+            text += readable_dice.counts(self, e.mods, operator)
         return text
+
+    def _dieface(self, e: ir.DieFace, _outer: int) -> str:
+        return e.name
 
     # ------------------------------------------------------------------ statements
     def statement(self, s: ir.Stmt) -> list[str]:

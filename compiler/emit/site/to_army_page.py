@@ -6,21 +6,24 @@ Reads the army documents and the roster schema the build already wrote
 (page names, the href of each entry's card). Writes, for each army,
 ``docs/ejercito.md`` (``ejercito-<army>.md`` when a rulebook declares several) through
 ``site/templates/ejercito.md.j2``, its data beside the assets as
-``docs/assets/armies/<page>.js`` (``ejercito.js``), and copies ``site/assets/army-*``
-next to the other assets.
+``docs/assets/armies/<page>.js`` (``ejercito.js``), the army module of the JavaScript
+package as a classic script, ``docs/assets/rulebook-armies.js`` (``js/armies.browser.js``
+of the build, made by :mod:`rulebook.compiler.emit.js.armies` from the same documents:
+the army documents and the validator ``rulebook roster validate`` agrees with), and
+copies ``site/assets/army-*`` next to the other assets.
 
-The data (the army document with the rulebook's content hash, the roster
-schema, card links, the interface's phrases, the roster limits) is a script,
-``window.rbArmyData = <JSON>;``, not part of the page: the page's Markdown then
-changes only when its own words do (a prose edit changes the content hash, and
-``rulebook serve`` converts again only the pages whose Markdown changed), and a
-browser caches the data like any asset. The JSON is a JSON literal (so a JS
-expression) with ``<`` ``>`` ``&`` U+2028 U+2029 written as ``\\u....``: no
-text can end the expression, nor a ``<script>`` if it were ever inlined. The
-page loads, with ``<script src>`` (which works from ``file://``, where ``fetch``
-does not), the data, ``assets/army-validator.js`` (the port of
-:mod:`rulebook.compiler.commands.roster`) and ``assets/army-builder.js`` (the page), in
-that order; nothing else is requested.
+The page's data (the army's id, card links, the interface's phrases, the roster
+limits) is a script, ``window.rbArmyData = <JSON>;``, not part of the page: the page's
+Markdown then changes only when its own words do, and a browser caches the data like any
+asset. The army document and the roster schema are only in ``rulebook-armies.js``
+(``rbArmies.ARMIES[id]``, ``rbArmies.ROSTER_SCHEMA``): one copy, the one the builder
+validates with (a prose edit changes the content hash, so that script; ``rulebook serve``
+converts again only the pages whose Markdown changed). The JSON is a JSON literal (so a
+JS expression) with ``<`` ``>`` ``&`` U+2028 U+2029 written as ``\\u....``: no text can
+end the expression, nor a ``<script>`` if it were ever inlined. The page loads, with
+``<script src>`` (which works from ``file://``, where ``fetch`` and ES modules do not),
+the data, ``assets/rulebook-armies.js`` and ``assets/army-builder.js`` (the page), in that
+order; nothing else is requested.
 
 Entry point: :func:`write_pages` → the navigation entries of the pages written.
 The interface's phrases come from the gettext catalogs (:mod:`rulebook.compiler.i18n`);
@@ -38,9 +41,11 @@ import jinja2
 from rulebook.compiler.support.i18n import N_, _
 from rulebook.compiler.emit.site.markdown import esc
 from rulebook.compiler.emit.data.to_armies import ROSTER_MAX_BYTES, ROSTER_MAX_UNITS
+from rulebook.compiler.emit.js import armies as js_armies
 
 SITE_ASSETS = Path(__file__).resolve().parents[3] / "site" / "assets"
-ASSETS = ("army-validator.js", "army-builder.js", "army-builder.css")
+ASSETS = ("army-builder.js", "army-builder.css")
+ARMY_MODULE = "assets/rulebook-armies.js"  # under docs/: js/armies.browser.js (window.rbArmies), for every army of the rulebook
 NAV_TITLE = N_("Army builder")
 DATA_FOLDER = "assets/armies"  # under docs/: one army's data, <page stem>.js (page names are unique slugs)
 DATA_GLOBAL = "rbArmyData"  # what site/assets/army-builder.js reads
@@ -91,8 +96,9 @@ def interface_text() -> dict[str, str]:
 
 
 def write_pages(pb, out_dir: Path, docs: Path, env: jinja2.Environment, weight: float) -> list[dict]:
-    """Write the builder page of every army document of ``out_dir/json/armies``, and its data
-    script (``docs/assets/armies/<page stem>.js``, :func:`data_script`).
+    """Write the builder page of every army document of ``out_dir/json/armies``, its data
+    script (``docs/assets/armies/<page stem>.js``, :func:`data_script`) and the army module
+    they all load (``docs/assets/rulebook-armies.js``).
 
     ``pb`` is the site's :class:`rulebook.compiler.emit.site.pages.context.SiteContext` (page names,
     card links and the search index, where the page gets ``weight``). Returns
@@ -119,15 +125,17 @@ def write_pages(pb, out_dir: Path, docs: Path, env: jinja2.Environment, weight: 
                 if href:
                     links["troops"][t] = href
         title = _(NAV_TITLE) if len(docs_list) == 1 else f"{_(NAV_TITLE)}: {army['title']}"
-        data = {"army": army, "schema": schema, "links": links, "text": interface_text(),
+        data = {"army_id": army["id"], "links": links, "text": interface_text(),
                 "limits": {"bytes": ROSTER_MAX_BYTES, "units": ROSTER_MAX_UNITS}}  # the same as `rulebook roster validate`
         script = f"{DATA_FOLDER}/{Path(page).stem}.js"
         (docs / DATA_FOLDER).mkdir(parents=True, exist_ok=True)
         (docs / script).write_text(data_script(data), encoding="utf-8")
-        text = env.get_template("ejercito.md.j2").render(title=esc(title), army_title=esc(army["title"]), data_src=script)
+        text = env.get_template("ejercito.md.j2").render(title=esc(title), army_title=esc(army["title"]), data_src=script, module_src=ARMY_MODULE)
         (docs / page).write_text(text, encoding="utf-8")
         pb.index(title, pb.site_href(page), _(NAV_TITLE), weight, army["title"])
         nav.append({"title": title, "path": page})
+    module = js_armies.browser_script({a["id"]: a for a in docs_list}, schema)
+    (docs / ARMY_MODULE).write_text(module, encoding="utf-8", newline="\n")
     for asset in ASSETS:
         shutil.copy2(SITE_ASSETS / asset, docs / "assets" / asset)
     return nav
