@@ -22,6 +22,7 @@ from pathlib import Path
 
 from rulebook.compiler import ir
 from rulebook.compiler.analysis import liveness
+from rulebook.compiler.emit.js.dice_rolls import modded_pool
 from rulebook.compiler.emit.js.names import js_name, js_string
 from rulebook.compiler.ir.types import DEC, T
 
@@ -85,6 +86,10 @@ class ExpressionWriter:
 
     def visit_EnumValue(self, e: ir.EnumValue) -> str:
         return js_string(e.member)
+
+    def visit_DieFace(self, e: ir.DieFace) -> str:
+        """The face of one die in a per-die condition (``each d if …``): the argument of its function."""
+        return js_name(e.name)
 
     def visit_EntryId(self, e: ir.EntryId) -> str:
         return js_string(e.ident)
@@ -246,7 +251,9 @@ class ExpressionWriter:
         count = self.expr(e.times) if e.times is not None else str(e.count)
         constant = e.times is None or isinstance(e.times, ir.Literal)
         fixed = True
-        if e.test is not None:
+        if e.mods is not None:  # reroll, explode, per-die tests, several counts (compiler/emit/js/dice_rolls.py)
+            fixed, of = modded_pool(self, e, die, src)
+        elif e.test is not None:
             op, threshold = e.test
             fixed = isinstance(threshold, (ir.Literal, ir.EnumValue))
             threshold_text = self.expr(threshold)

@@ -12,6 +12,7 @@ export {
   lookupRange, max, min, range, ruleParam, shift, smallest, stackedParam, sum, table,
 } from "./rules.js";
 export { Bag, Die, Pools, Random, bagDraw, bagWith, bagWithout, constant, poolCount, poolFaces, poolSum, rollOne, stdDie } from "./dice.js";
+export { MAX_CHAIN, dicePool } from "./dice_mods.js";
 export { DEFAULT_MAX_PATHS, DEFAULT_MAX_WORK, ExactContext, SampleContext, Session, Trace } from "./context.js";
 export { Validator, convert, fromInput } from "./input.js";
 export { RequestProblem, answer, distributionJSON, exact, frozenJSON, main, mean, plain, resolveText, sample } from "./resolve.js";
