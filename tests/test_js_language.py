@@ -21,6 +21,8 @@ Tests skip, saying why, when Node is not installed.
 from __future__ import annotations
 
 import json
+import random
+import re
 import shutil
 import subprocess
 import typing
@@ -160,6 +162,13 @@ def _dice_inputs() -> list[tuple[str, dict, list[str]]]:
     out += [(name, {"n": n}, []) for name in ("espadas", "escudos", "con_cara", "varias") for n in (1, 3, 6)]
     out += [("cara", {}, []), ("vivo", {"n": 3}, []), ("vivas", {"n": 4}, []), ("varias", {"n": 20}, []),
             ("cuenta", {"n": 20}, ["--max-work", "100"]), ("cadena", {"n": 300}, ["--max-work", "100000"])]
+    # a property test: seeded random sizes and work limits (the costs known before computing must agree)
+    rng = random.Random("js-dice")
+    for name, params in re.findall(r'^procedure (\w+) "[^"]*" \(([^)]*)\)', test_dice_modifiers.RULES, re.M):
+        names = re.findall(r"(\w+): int", params)
+        for _ in range(3 if names else 1):
+            data = {p: rng.choice([-3, 0, 1, 2, 9]) if p == "m" else rng.choice([-1, 0, 1, 3, 8, 21, 40]) for p in names}
+            out.append((name, data, ["--max-work", str(rng.choice([2_000, 50_000, 5_000_000]))]))
     return out
 
 
