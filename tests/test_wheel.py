@@ -200,32 +200,46 @@ def test_the_installed_wheel_works_from_an_empty_folder(tmp_path):
     assert sum(Fraction(d["probability"]) for d in out["distribution"] if d["outcome"]["impacto"]) == Fraction(1, 3)
 
 
-@pytest.mark.packaging
-def test_the_generated_package_installs_alone(program, tmp_path):
-    """build/python/<rulebook>/ installed with the README's pip line into a fresh venv
-    that holds nothing else; imported and resolved from another folder, and the
-    README's snippet runs there."""
-    from rulebook.compiler.emit.data import to_json
+@pytest.fixture(scope="module")
+def generated_install(program, tmp_path_factory) -> SimpleNamespace:
+    """build/python/<rulebook>/ installed with the README's pip line (pip builds its wheel and
+    installs it) into a fresh venv that holds nothing else: the venv's bin folder, the
+    written project, and an empty folder outside the repository. Shared by the tests that
+    run and type-check the installed package (one venv for both)."""
     from rulebook.compiler.emit.python import to_python
 
+    tmp_path = tmp_path_factory.mktemp("generated")
     to_python.write_package(program, tmp_path / "build" / "python")
     bin_dir = _fresh_venv(tmp_path / "venv")
     section = _readme_section("Using the outputs from other programs")
     (line,) = [c for c in _fences(section, "sh")[0].splitlines() if c.startswith("pip install")]
     _run([str(bin_dir / "pip"), *shlex.split(line)[1:], "-q"], tmp_path, timeout=600)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    return SimpleNamespace(root=tmp_path, bin=bin_dir, written=tmp_path / "build" / "python", elsewhere=elsewhere)
+
+
+@pytest.mark.packaging
+def test_the_generated_package_installs_alone(program, generated_install):
+    """build/python/<rulebook>/ installed with the README's pip line into a fresh venv
+    that holds nothing else; imported and resolved from another folder, and the
+    README's snippet runs there."""
+    from rulebook.compiler.emit.data import to_json
+
+    tmp_path, bin_dir, written = generated_install.root, generated_install.bin, generated_install.written
+    section = _readme_section("Using the outputs from other programs")
     packages = {p["name"] for p in json.loads(_run([str(bin_dir / "pip"), "list", "--format", "json"], tmp_path).stdout)}
     assert packages <= {"pip", "setuptools", "manual_1936"} and "manual_1936" in packages
     purelib = _run([str(bin_dir / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], tmp_path).stdout
     (record,) = Path(purelib.strip()).glob("manual_1936-*.dist-info/RECORD")
     installed = {line.split(",")[0] for line in record.read_text(encoding="utf-8").splitlines()}
-    written = tmp_path / "build" / "python"
     package_files = {p.relative_to(written).as_posix() for p in (written / "manual_1936").rglob("*")
                      if p.is_file() and not {"build", "__pycache__"} & set(p.relative_to(written).parts[1:])
                      and ".egg-info" not in p.as_posix() and p.name != "pyproject.toml"}
-    assert package_files - installed == set()  # every module, and every file of the runtime's copy
+    assert package_files - installed == set()  # every module, every file of the runtime's copy, py.typed
+    assert "manual_1936/py.typed" in installed
 
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
+    elsewhere = generated_install.elsewhere
     script = (
         "import json, sys\n"
         "import manual_1936\n"
@@ -251,3 +265,53 @@ def test_the_generated_package_installs_alone(program, tmp_path):
     (snippet,) = _fences(section, "python")[:1]
     assert not elsewhere.is_relative_to(ROOT)
     assert "1/3" in _run([str(bin_dir / "python"), "-c", snippet], elsewhere).stdout.splitlines()
+
+
+def _marked_lines(script: Path) -> set[int]:
+    return {n for n, line in enumerate(script.read_text(encoding="utf-8").splitlines(), 1) if "  # ERROR:" in line}
+
+
+@pytest.mark.packaging
+def test_a_program_using_the_generated_package_type_checks(generated_install):
+    """The generated package is typed (py.typed; resolvers, records and enums annotated): in the
+    venv that holds it alone, tests/data/typed/consumer_ok.py runs and passes ``mypy --strict``
+    and pyright in strict mode, and each checker reports consumer_wrong.py's mistakes (a bad enum
+    value, a misspelt record field, an argument of the wrong type, an unknown catalog id, a
+    misspelt field of exact's outcomes) on exactly the lines marked ``# ERROR:``."""
+    import importlib.util
+
+    here, python = generated_install.elsewhere, generated_install.bin / "python"
+    for name in ("consumer_ok.py", "consumer_wrong.py"):
+        shutil.copy(ROOT / "tests" / "data" / "typed" / name, here / name)
+    ran = _run([str(python), "consumer_ok.py"], here).stdout.splitlines()
+    assert ran[-1] == "$.calidad: 'elitee' no es un valor de Calidad (green, regular, veteran, elite)"
+    expected = _marked_lines(here / "consumer_wrong.py")
+    assert len(expected) == 5
+    checked = 0
+
+    if importlib.util.find_spec("mypy") is not None:
+        mypy = [sys.executable, "-m", "mypy", "--strict", "--python-executable", str(python), "--no-incremental",
+                "--cache-dir", str(here / ".mypy_cache"), "--no-error-summary", "--hide-error-context"]
+        _run([*mypy, "consumer_ok.py"], here)
+        wrong = subprocess.run([*mypy, "consumer_wrong.py"], cwd=here, capture_output=True, text=True, env=_env(), timeout=300)
+        assert wrong.returncode == 1, wrong.stdout + wrong.stderr
+        found = {int(m) for m in re.findall(r"^consumer_wrong\.py:(\d+): error:", wrong.stdout, re.M)}
+        assert found == expected, wrong.stdout
+        checked += 1
+
+    pyright = ROOT / "tests" / "codegen" / "node_modules" / ".bin" / "pyright"
+    if pyright.exists() and shutil.which("node"):
+        (here / "pyrightconfig.json").write_text(json.dumps({"typeCheckingMode": "strict"}), encoding="utf-8")
+        command = [str(pyright), "--outputjson", "--pythonpath", str(python)]
+        ok = json.loads(subprocess.run([*command, "consumer_ok.py"], cwd=here, capture_output=True, text=True,
+                                       env=_env(), timeout=300).stdout)
+        assert ok["summary"]["errorCount"] == 0, ok["generalDiagnostics"]
+        report = json.loads(subprocess.run([*command, "consumer_wrong.py"], cwd=here, capture_output=True, text=True,
+                                           env=_env(), timeout=300).stdout)
+        found = {d["range"]["start"]["line"] + 1 for d in report["generalDiagnostics"] if d["severity"] == "error"}
+        assert found == expected, report["generalDiagnostics"]
+        checked += 1
+
+    if checked < 2:
+        pytest.skip("mypy (pip install -e '.[test]') or pyright (npm ci in tests/codegen) is missing: "
+                    f"{checked} of 2 type checkers ran")
