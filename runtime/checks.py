@@ -168,13 +168,16 @@ def _list(inner: Check) -> Check:
         if value.__class__ is not tuple and not isinstance(value, (list, tuple)):
             raise _Bad(_MISSING) if value is None else _Bad(N_("%(path)s: a list was expected"))
         out = []
+        same = value.__class__ is tuple
         for i, item in enumerate(value):
             try:
-                out.append(inner(item))
+                checked = inner(item)
             except _Bad as bad:
                 bad.at.append(f"[{i}]")
                 raise
-        return tuple(out)
+            same = same and checked is item
+            out.append(checked)
+        return value if same else tuple(out)
 
     return items
 

@@ -260,11 +260,21 @@ class Record:
         return hash(self._values(self))
 
     def __repr__(self) -> str:
+        """``Name(field=value, …)``; past :data:`_LONG_REPR` characters (a catalog entry with its
+        texts), each value cut short (:func:`rulebook.runtime.records.shown`)."""
         inner = ", ".join(f"{name}={value!r}" for name, value in zip(self._fields, self._values(self)))
+        if len(inner) > _LONG_REPR:
+            from .records import shown
+
+            inner = ", ".join(f"{name}={shown(value)}" for name, value in zip(self._fields, self._values(self)))
         return f"{type(self).__qualname__}({inner})"
 
     def __reduce__(self) -> tuple:
         return (type(self), self._values(self))
+
+
+_LONG_REPR = 300
+"""Characters of a record's fields that its repr shows whole."""
 
 
 def _values_getter(fields: tuple[str, ...]) -> Callable[[Any], tuple]:
