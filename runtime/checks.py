@@ -63,17 +63,22 @@ _NOT_RULE = _bad_value(N_("%(path)s: a special rule was expected, not %(value)s"
 _MISSING = N_("%(path)s: a value is missing")
 
 
+def _refused(value: Any, bad: Callable[[Any], _Bad]) -> _Bad:
+    """The error of a value refused: missing when it is none, else ``bad``."""
+    return _Bad(_MISSING) if value is None else bad(value)
+
+
 def _int(value: Any) -> Any:
     if value.__class__ is int or (isinstance(value, int) and not isinstance(value, bool)):
         return value
-    raise _NOT_INT(value)
+    raise _refused(value, _NOT_INT)
 
 
 def _decimal(value: Any) -> Any:
     if value.__class__ is int:
         return value
     if isinstance(value, bool) or not isinstance(value, (int, Fraction, float)):
-        raise _NOT_NUMBER(value)
+        raise _refused(value, _NOT_NUMBER)
     try:
         number = Fraction(value) if isinstance(value, (int, Fraction)) else Fraction(str(value))
     except (ValueError, OverflowError):  # nan, inf
@@ -84,19 +89,19 @@ def _decimal(value: Any) -> Any:
 def _text(value: Any) -> Any:
     if isinstance(value, str):
         return value
-    raise _NOT_TEXT(value)
+    raise _refused(value, _NOT_TEXT)
 
 
 def _bool(value: Any) -> Any:
     if value is True or value is False:
         return value
-    raise _NOT_BOOL(value)
+    raise _refused(value, _NOT_BOOL)
 
 
 def _rule(value: Any) -> Any:
     if isinstance(value, RuleApp):
         return value
-    raise _NOT_RULE(value)
+    raise _refused(value, _NOT_RULE)
 
 
 def _pass(value: Any) -> Any:
@@ -116,8 +121,7 @@ def checker(desc: tuple, schema: Schema, memo: dict[tuple, Check] | None = None)
         inner = checker(desc[1], schema, memo)
         check = lambda value: None if value is None else inner(value)  # noqa: E731
     elif kind in ("int", "decimal", "text", "id", "bool", "rule"):
-        simple = {"int": _int, "decimal": _decimal, "text": _text, "id": _text, "bool": _bool, "rule": _rule}[kind]
-        check = _not_none(simple)
+        check = {"int": _int, "decimal": _decimal, "text": _text, "id": _text, "bool": _bool, "rule": _rule}[kind]
     elif kind == "enum":
         check = _member(frozenset(schema.enums[desc[1]]), N_("%(path)s: %(value)s is not a value of %(enum)s (%(values)s)"),
                         {"enum": desc[1], "values": ", ".join(schema.enums[desc[1]])})
@@ -137,15 +141,6 @@ def checker(desc: tuple, schema: Schema, memo: dict[tuple, Check] | None = None)
         check = _pass
     memo[desc] = check
     return check
-
-
-def _not_none(check: Check) -> Check:
-    def not_none(value: Any) -> Any:
-        if value is None:
-            raise _Bad(_MISSING)
-        return check(value)
-
-    return not_none
 
 
 def _member(values: Any, message: str, params: dict[str, Any]) -> Check:
@@ -223,44 +218,56 @@ def _record(cls: type, name: str, fields: list[tuple[str, str, Check]]) -> Check
 def _arguments(proc: Procedure, memo: dict[tuple, Check]) -> Callable[[tuple, dict], dict[str, Any]]:
     """The checked keyword arguments of a call of ``proc.function`` given ``args`` and ``kwargs``
     (those of the call after its context): InputError naming the bad one, as
-    :meth:`~rulebook.runtime.protocol.Procedure.convert` names a bad JSON input."""
-    plan = tuple((p.argument, f"$.{p.name}", checker(p.type, proc.schema, memo), p.required, p.has_default)
-                 for p in proc.params)
-    keywords = tuple(p.argument for p in proc.params)
+    :meth:`~rulebook.runtime.protocol.Procedure.convert` names a bad JSON input. The
+    arguments given are checked one by one; what is left out is looked at only when the
+    call does not give every parameter."""
+    checks = {p.argument: checker(p.type, proc.schema, memo) for p in proc.params}
+    names = {p.argument: p.name for p in proc.params}
+    keywords = tuple(checks)
+    required = tuple(p.argument for p in proc.params if p.required)
+    left_none = tuple(p.argument for p in proc.params if not p.required and not p.has_default)
     lang = language_of(proc.function)
 
     def arguments(args: tuple, kwargs: dict) -> dict[str, Any]:
         if args:
-            if len(args) > len(keywords):
-                raise TypeError(f"{proc.name}() takes {len(keywords)} arguments after the context, {len(args)} given")
-            given = dict(zip(keywords, args))
-            for key in kwargs:
-                if key in given:
-                    raise TypeError(f"{proc.name}() got several values for the argument {key!r}")
-            kwargs = {**given, **kwargs}
+            kwargs = _by_keyword(proc.name, keywords, args, kwargs)
         out = {}
-        matched = 0
+        key = None
         try:
-            for keyword, path, check, required, has_default in plan:
-                if keyword in kwargs:
-                    matched += 1
-                    try:
-                        out[keyword] = check(kwargs[keyword])
-                    except _Bad as bad:
-                        raise bad.error(path) from None
-                elif required:
-                    raise InputError(N_("$.%(param)s: the parameter is missing"), None, {"param": path[2:]})
-                elif not has_default:  # optional without a default: left out means none
-                    out[keyword] = None
-            if matched < len(kwargs):
-                unknown = sorted(set(kwargs) - set(keywords))[0]
-                raise InputError(N_("$: %(key)s is not a parameter of %(procedure)s"), None,
-                                 {"key": shown(unknown), "procedure": proc.name})
-        except InputError as err:
-            raise err.in_language(lang) from None
+            for key, value in kwargs.items():
+                out[key] = checks.get(key, _unknown)(value)
+        except _Bad as bad:
+            if bad.message is _UNKNOWN:
+                raise InputError(_UNKNOWN, None, {"key": shown(key), "procedure": proc.name}).in_language(lang) from None
+            raise bad.error(f"$.{names[key]}").in_language(lang) from None
+        if len(out) < len(keywords):
+            for keyword in required:
+                if keyword not in out:
+                    raise InputError(N_("$.%(param)s: the parameter is missing"), None,
+                                     {"param": names[keyword]}).in_language(lang)
+            for keyword in left_none:  # optional without a default: left out means none
+                out.setdefault(keyword, None)
         return out
 
     return arguments
+
+
+_UNKNOWN = N_("$: %(key)s is not a parameter of %(procedure)s")
+
+
+def _unknown(value: Any) -> Any:
+    raise _Bad(_UNKNOWN)
+
+
+def _by_keyword(name: str, keywords: tuple[str, ...], args: tuple, kwargs: dict) -> dict:
+    """The arguments of a call by keyword (``args``: those given by position, in order)."""
+    if len(args) > len(keywords):
+        raise TypeError(f"{name}() takes {len(keywords)} arguments after the context, {len(args)} given")
+    given = dict(zip(keywords, args))
+    for key in kwargs:
+        if key in given:
+            raise TypeError(f"{name}() got several values for the argument {key!r}")
+    return {**given, **kwargs}
 
 
 def resolver(twin: Callable[..., Any]) -> Callable[[Callable[P, R]], Callable[P, R]]:
@@ -274,14 +281,16 @@ def resolver(twin: Callable[..., Any]) -> Callable[[Callable[P, R]], Callable[P,
     def decorate(fn: Callable[P, R]) -> Callable[P, R]:
         fn.traced = twin  # type: ignore[attr-defined]
         procedure: list[Procedure] = []
-        compiled: list[Callable[[tuple, dict], dict[str, Any]]] = []
 
-        def arguments(args: tuple, kwargs: dict) -> dict[str, Any]:
-            if not compiled:
-                if not procedure:
-                    return dict(zip(_positional(fn), args), **kwargs)
-                compiled.append(_arguments(procedure[0], {}))
-            return compiled[0](args, kwargs)
+        def first(args: tuple, kwargs: dict) -> dict[str, Any]:
+            """The first call's: works out the checks (once a procedure is known)."""
+            nonlocal arguments
+            if not procedure:
+                return _by_keyword(fn.__name__, _positional(fn), args, kwargs)
+            arguments = _arguments(procedure[0], {})
+            return arguments(args, kwargs)
+
+        arguments = first
 
         @functools.wraps(fn)
         def checked(*args: Any, **kwargs: Any) -> Any:
@@ -291,7 +300,7 @@ def resolver(twin: Callable[..., Any]) -> Callable[[Callable[P, R]], Callable[P,
 
         checked.traced = twin  # type: ignore[attr-defined]
         checked._procedure = procedure  # type: ignore[attr-defined]  # Procedure.__post_init__ appends itself
-        checked._arguments = arguments  # type: ignore[attr-defined]
+        checked._arguments = lambda args, kwargs: arguments(args, kwargs)  # type: ignore[attr-defined]
         return checked  # type: ignore[return-value]
 
     return decorate

@@ -274,8 +274,8 @@ def _marked_lines(script: Path) -> set[int]:
 @pytest.mark.packaging
 def test_a_program_using_the_generated_package_type_checks(generated_install):
     """The generated package is typed (py.typed; resolvers, records and enums annotated): in the
-    venv that holds it alone, tests/data/typed/consumer_ok.py runs and passes ``mypy --strict``
-    and pyright in strict mode, and each checker reports consumer_wrong.py's mistakes (a bad enum
+    venv that holds it alone, tests/data/typed/consumer_ok.py and the README's typed snippet run
+    and pass ``mypy --strict`` and pyright in strict mode, and each checker reports consumer_wrong.py's mistakes (a bad enum
     value, a misspelt record field, an argument of the wrong type, an unknown catalog id, a
     misspelt field of exact's outcomes) on exactly the lines marked ``# ERROR:``."""
     import importlib.util
@@ -283,8 +283,12 @@ def test_a_program_using_the_generated_package_type_checks(generated_install):
     here, python = generated_install.elsewhere, generated_install.bin / "python"
     for name in ("consumer_ok.py", "consumer_wrong.py"):
         shutil.copy(ROOT / "tests" / "data" / "typed" / name, here / name)
+    (typed,) = _fences(_readme_section("Using the outputs from other programs"), "python")[1:2]
+    (here / "readme_typed.py").write_text(typed, encoding="utf-8")  # the README's typed snippet
+    good = ["consumer_ok.py", "readme_typed.py"]
     ran = _run([str(python), "consumer_ok.py"], here).stdout.splitlines()
     assert ran[-1] == "$.calidad: 'elitee' no es un valor de Calidad (green, regular, veteran, elite)"
+    assert _run([str(python), "readme_typed.py"], here).stdout.splitlines()[0] in ("True 3", "False 0", "True 0")
     expected = _marked_lines(here / "consumer_wrong.py")
     assert len(expected) == 5
     checked = 0
@@ -292,7 +296,7 @@ def test_a_program_using_the_generated_package_type_checks(generated_install):
     if importlib.util.find_spec("mypy") is not None:
         mypy = [sys.executable, "-m", "mypy", "--strict", "--python-executable", str(python), "--no-incremental",
                 "--cache-dir", str(here / ".mypy_cache"), "--no-error-summary", "--hide-error-context"]
-        _run([*mypy, "consumer_ok.py"], here)
+        _run([*mypy, *good], here)
         wrong = subprocess.run([*mypy, "consumer_wrong.py"], cwd=here, capture_output=True, text=True, env=_env(), timeout=300)
         assert wrong.returncode == 1, wrong.stdout + wrong.stderr
         found = {int(m) for m in re.findall(r"^consumer_wrong\.py:(\d+): error:", wrong.stdout, re.M)}
@@ -303,7 +307,7 @@ def test_a_program_using_the_generated_package_type_checks(generated_install):
     if pyright.exists() and shutil.which("node"):
         (here / "pyrightconfig.json").write_text(json.dumps({"typeCheckingMode": "strict"}), encoding="utf-8")
         command = [str(pyright), "--outputjson", "--pythonpath", str(python)]
-        ok = json.loads(subprocess.run([*command, "consumer_ok.py"], cwd=here, capture_output=True, text=True,
+        ok = json.loads(subprocess.run([*command, *good], cwd=here, capture_output=True, text=True,
                                        env=_env(), timeout=300).stdout)
         assert ok["summary"]["errorCount"] == 0, ok["generalDiagnostics"]
         report = json.loads(subprocess.run([*command, "consumer_wrong.py"], cwd=here, capture_output=True, text=True,
