@@ -129,3 +129,31 @@ def test_what_a_user_prints_is_short(package):
                for entry in getattr(package.data, name).values()]
     longest = max(entries, key=lambda entry: len(", ".join(f"{v!r}" for v in entry._values(entry))))
     assert len(repr(longest)) < 1200 and repr(longest).startswith(type(longest).__name__ + "(")
+
+
+def _types_module(tmp_path, rules: str) -> str:
+    from rulebook.compiler.emit.python import to_python
+    from rulebook.compiler.pipeline import driver
+
+    path = tmp_path / "libro.rules"
+    path.write_text('```rules\nrulebook libro "Libro" version "1" lang "es"\n' + rules + "\n```\n", encoding="utf-8")
+    result = driver.check(path)
+    assert result.ok, [d.render(result.sources) for d in result.diagnostics]
+    return to_python.generate(result.program)["libro/types.py"]
+
+
+def test_a_field_named_as_its_type_reads_the_type_by_another_name(tmp_path):
+    """In a record's class a field hides a type of the same name from the annotations after it:
+    they read it as ``_type_<name>``, bound at the end of types.py."""
+    text = _types_module(tmp_path, 'enum Calidad { green "Verde" }\nrecord Unidad { Calidad: Calidad, otra: Calidad? }')
+    assert "    Calidad: _type_Calidad\n    otra: _type_Calidad | None\n" in text
+    assert text.rstrip().endswith("_type_Calidad = Calidad")
+    namespace: dict = {}
+    exec(compile(text.replace("from . import _runtime as _rt", "from rulebook import runtime as _rt"), "types.py", "exec"),
+         namespace)
+    assert namespace["Unidad"](Calidad="green", otra=None).Calidad == "green"
+
+
+def test_two_declarations_that_become_one_name_of_types_py_are_refused(tmp_path):
+    with pytest.raises(ValueError, match="both become VALUES_Banda"):
+        _types_module(tmp_path, 'enum Banda { corta "Corta" }\nrecord VALUES_Banda { x: int }')
