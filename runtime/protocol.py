@@ -64,6 +64,13 @@ class Procedure:
     schema: Schema
     result_order: tuple[str, ...] | None = None
 
+    def __post_init__(self) -> None:
+        """A checked resolver (:func:`rulebook.runtime.checks.resolver`) checks a direct call's
+        arguments against this procedure's parameters."""
+        mine = getattr(self.function, "_procedure", None)
+        if mine is not None and not mine:
+            mine.append(self)
+
     def __repr__(self) -> str:
         """Short: the name, parameters, result type and source line (not the schema and
         function the dataclass repr would print, hundreds of thousands of characters)."""

@@ -28,6 +28,7 @@ from typing import Any, Union
 
 from .messages import DEFAULT_LANGUAGE, phrases
 
+from .records import shown
 from .values import format_value, to_jsonable
 
 __all__ = ["Trace", "ProcedureFrame", "Step", "LetEvent", "RollEvent", "Event"]
@@ -43,6 +44,9 @@ class LetEvent:
 
     def to_json(self) -> dict:
         return {"kind": "let", "name": self.name, "value": to_jsonable(self.value), "src": self.src}
+
+    def __repr__(self) -> str:
+        return f"<LetEvent {self.name} = {shown(self.value)}>"
 
 
 @dataclass
@@ -63,6 +67,9 @@ class RollEvent:
             "src": self.src,
         }
 
+    def __repr__(self) -> str:
+        return f"<RollEvent {self.label or self.description}: {shown(self.value)}>"
+
 
 @dataclass
 class Step:
@@ -82,6 +89,9 @@ class Step:
             "src": self.src,
             "events": [e.to_json() for e in self.events],
         }
+
+    def __repr__(self) -> str:
+        return f"<Step {self.number}. {shown(self.label)}: {len(self.events)} events>"
 
 
 @dataclass
@@ -115,6 +125,11 @@ class ProcedureFrame:
             "result": to_jsonable(self.result),
             "finished": self.finished,
         }
+
+    def __repr__(self) -> str:
+        """Short (the frame holds the whole resolution below it): the procedure, its steps and result."""
+        result = f" → {shown(self.result)}" if self.finished else " (no result)"
+        return f"<ProcedureFrame {self.name or self.title}: {len(self.steps)} steps{result}>"
 
 
 Event = Union[LetEvent, RollEvent, ProcedureFrame]
