@@ -85,7 +85,7 @@ def make_parser() -> argparse.ArgumentParser:
     _rulebook_arg(p)
     _format_arg(p)
 
-    p = sub.add_parser("diff", help="compara dos versiones de un reglamento (datos y probabilidades)")
+    p = sub.add_parser("diff", help="compara dos versiones de un reglamento (datos, lógica y probabilidades); sale con 0 si son iguales, 1 si difieren, 2 si no se pueden leer")
     p.add_argument("old", type=Path, metavar="OLD", help="carpeta del reglamento (o de su build) anterior")
     p.add_argument("new", type=Path, metavar="NEW", help="carpeta del reglamento (o de su build) nueva")
     _format_arg(p)
@@ -235,7 +235,7 @@ def cmd_diff(args) -> int:
         print(json.dumps(diff.as_json(result), ensure_ascii=False, indent=2))
     else:
         print(diff.render_text(result))
-    return 0
+    return 0 if result.empty else 1  # as diff(1): 0 the same, 1 differences, 2 trouble
 
 
 def cmd_roster(args) -> int:
