@@ -53,6 +53,9 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", type=Path, default=Path("build"),
                    help="carpeta de salida (por defecto build/; sin RULEBOOK, una subcarpeta por reglamento y un index.html que enlaza sus sitios)")
     p.add_argument("--no-site", action="store_true", help="no ejecuta mkdocs (sólo genera docs/)")
+    p.add_argument("--base", type=Path, default=None, metavar="PATH",
+                   help="la versión anterior (un build o la carpeta del reglamento) frente a la que se calcula la versión; "
+                        "por defecto, el build que ya hay en la carpeta de salida (ninguno: la versión declarada, 1.0 → 1.0.0)")
     p.add_argument("--allow-failing-examples", action="store_true",
                    help="compila un borrador aunque haya ejemplos que las reglas contradicen (avisos, y «holds»: false en sus vectores)")
 
@@ -200,7 +203,8 @@ def _build_one(args, book: Path, output: Path) -> tuple[int, driver.Checked]:
     from rulebook.compiler.pipeline import driver
 
     t0 = time.perf_counter()
-    result = driver.build(book, output, site=not args.no_site, allow_failing_examples=args.allow_failing_examples)
+    base = args.base if getattr(args, "base", None) is not None else driver.PREVIOUS
+    result = driver.build(book, output, site=not args.no_site, allow_failing_examples=args.allow_failing_examples, base=base)
     _print_diags(result, args.format)
     if not result.ok:
         print(f"build of {_shown(book)} failed; the previous output was left untouched", file=sys.stderr)
