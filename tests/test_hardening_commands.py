@@ -234,10 +234,10 @@ def test_s3_diff_prints_a_build_s_texts_as_symbols(tmp_path, shooting_build):
     edit_json(new / "json" / "rulebook.json", _set("version", "0.2" + HOSTILE))
     edit_json(new / "json" / "rulebook.json", _set("catalogs/perfiles/entries/pistola/nombre", HOSTILE))
     code, out, _ = run("diff", shooting_build, new)
-    assert code == 0 and not RAW.search(out)
-    assert out.splitlines()[0] == "versión 0.1 → 0.2␛]0;pwned␇␛[2J␛[H␍␊Lista válida\ufffd\ufffd31m"
+    assert code == 1 and not RAW.search(out)  # 1: the two differ
+    assert out.splitlines()[0].startswith("versión 0.1.0 → 0.2␛]0;pwned␇␛[2J␛[H␍␊Lista válida\ufffd\ufffd31m: cambio PATCH")
     code, out, _ = run("diff", shooting_build, new, "--format", "json")
-    assert code == 0 and not RAW.search(out) and json.loads(out)["new_version"] == "0.2" + HOSTILE
+    assert code == 1 and not RAW.search(out) and json.loads(out)["new_version"] == "0.2" + HOSTILE
 
 
 ROSTER = {"format": 1, "rulebook": "skirmish", "army": "patrol", "side": "red", "role": "attacker", "size": "small",
