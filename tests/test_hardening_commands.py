@@ -131,7 +131,7 @@ def test_builds_are_compared_from_their_data(tmp_path, shooting_build):
     edit_json(new / "json" / "examples.json", vectors)
     d = diff_rulebooks(shooting_build, new)
     assert {c.path for c in d.data} == {("catalogs", "perfiles", "pistola", "nombre"), ("tables", "dados_calidad", "calidad=green", "dados")}
-    assert {c.path for c in d.odds} == {("odds", "tabla_impacto", "None", "-2", "green"), ("odds", "danio_por_perfil", "pistola", "0", "None")}
+    assert {c.path for c in d.odds} == {("odds", "tabla_impacto", "-2", "green"), ("odds", "danio_por_perfil", "pistola", "0")}  # no "None" segment
     assert [(c.path[-1], str(c.old), str(c.new)) for c in d.examples] == [("2", "1/6", "1/12"), ("3", "1/6", "1/4")]
     text = render_text(d)
     assert text.startswith("versión 0.1 → 0.2") and '"Pistola" → "Pistolón"' in text and "Pistola: 1 + d6" in text

@@ -228,7 +228,7 @@ def _versioned(result: Checked, out_dir: Path, base: Path | str | None) -> bool:
     where = out_dir if base == PREVIOUS else base
     if where is not None and (base != PREVIOUS or (Path(where) / "json" / "manifest.json").is_file()):
         try:
-            previous = versioning.read_previous(Path(where), program.rulebook.name)
+            previous = versioning.read_previous(Path(where), program.rulebook.name, _checked_program)
         except versioning.PreviousBuildError as exc:
             if base != PREVIOUS:
                 result.diagnostics.append(_error(f"the base version cannot be used: {exc}", Path(where), "give --base a build or rulebook folder of this rulebook"))
@@ -238,6 +238,12 @@ def _versioned(result: Checked, out_dir: Path, base: Path | str | None) -> bool:
                 Span(str(out_dir), 0, 0, 0, 0), "build into an empty folder, or give --base the previous build", "version"))
     result.program = versioning.stamped(program, versioning.release(program, previous))
     return True
+
+
+def _checked_program(folder: Path) -> Program | None:
+    """A rulebook folder's program when it checks without errors (a ``--base`` folder)."""
+    checked = check(folder)
+    return checked.program if checked.ok else None
 
 
 def _emit_all(result: Checked, staging: Path, site: bool, stages: Stages, allow_failing_examples: bool = False) -> None:

@@ -33,6 +33,7 @@ import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -143,26 +144,28 @@ def read_build(folder: Path) -> Previous:
     )
 
 
-def read_previous(path: Path, rulebook: str) -> Previous:
+def read_previous(path: Path, rulebook: str, compile_folder: Callable[[Path], ir.Program | None]) -> Previous:
     """The previous version at ``path``: a build folder (one with ``json/manifest.json``) or
-    a rulebook folder; :class:`PreviousBuildError` when it cannot be used, or is of another
-    rulebook than ``rulebook``."""
-    previous = read_build(path) if (path / "json" / "manifest.json").is_file() else read_source(path)
+    a rulebook folder (``compile_folder`` checks it: None when it has errors);
+    :class:`PreviousBuildError` when it cannot be used, or is of another rulebook than ``rulebook``."""
+    if (path / "json" / "manifest.json").is_file():
+        previous = read_build(path)
+    else:
+        program = compile_folder(path) if path.exists() else None
+        if program is None:
+            raise PreviousBuildError(f"{path}: neither a build (no json/manifest.json) nor a rulebook without errors")
+        previous = from_program(program)
     if previous.rulebook != rulebook:
         raise PreviousBuildError(f"{path}: a version of another rulebook ({terminal.one_line(previous.rulebook)}, not {rulebook})")
     return previous
 
 
-def read_source(folder: Path) -> Previous:
-    """A rulebook folder compiled here, as a previous version that was never published."""
-    from rulebook.compiler.pipeline import driver
-
-    checked = driver.check(folder)
-    if not checked.ok or checked.program is None:
-        raise PreviousBuildError(f"{folder}: the rulebook has errors (rulebook check {folder})")
-    program = checked.program
+def from_program(program: ir.Program) -> Previous:
+    """A rulebook compiled here (``--base`` a rulebook folder), as a previous version that
+    was never published: it counts from its declared version."""
     bundle, logic_doc = published(program)
-    return Previous(program.rulebook.name if program.rulebook else "", None, program.rulebook.declared if program.rulebook else "", content_hash(program), bundle, logic_doc)
+    rb = program.rulebook
+    return Previous(rb.name if rb else "", None, rb.declared if rb else "", content_hash(program), bundle, logic_doc)
 
 
 def published(program: ir.Program) -> tuple[dict, dict]:

@@ -304,7 +304,12 @@ FIXED_TYPE_NAMES = (
     "ConstantsDocument", "ConstantEntry", "ConstantType", "ProceduresDocument", "ProcedureEntry", "ProcedureParam",
     "OddsDocument", "OddsEntry", "OddsAxis", "GlossaryDocument", "GlossaryTerm", "TestVectors", "TestVector",
     "TestVectorProcedure", "ResultProbability", "Rulebook", "RulebookCatalogs", "RulebookTables", "Manifest", "Types",
-    "LogicDocument", "Changelog", "PublishedVersion", "RulebookDiff", "DataChange", "ProbabilityChange", "ExampleChange",
+    "ManifestChangeLevel", "LogicDocument", "LogicDocumentDeclarationsValue", "LogicDocumentProceduresValue",
+    "LogicDocumentProceduresValueParamsItem", "LogicDocumentProceduresValueStatementsItem", "LogicDocumentProceduresValueStepsItem",
+    "LogicDocumentProseValue", "LogicDocumentProseValueBlocksItem", "LogicDocumentRecordsValue", "LogicDocumentRecordsValueFieldsItem",
+    "Changelog", "PublishedVersion", "PublishedVersionChangesItem", "PublishedVersionChangesItemKind", "PublishedVersionChangesItemLevel",
+    "PublishedVersionLevel", "RulebookDiff", "RulebookDiffLevel", "DataChange", "DataChangeKind", "DataChangeLevel",
+    "ProbabilityChange", "ProbabilityChangeKind", "ProbabilityChangeLevel", "ExampleChange", "ExampleChangeKind", "ExampleChangeLevel",
 )
 """The type names of the fixed documents' schemas (a declaration may not take one)."""
 
