@@ -134,7 +134,7 @@ def test_builds_are_compared_from_their_data(tmp_path, shooting_build):
     assert {c.path for c in d.odds} == {("odds", "tabla_impacto", "-2", "green"), ("odds", "danio_por_perfil", "pistola", "0")}  # no "None" segment
     assert [(c.path[-1], str(c.old), str(c.new)) for c in d.examples] == [("2", "1/6", "1/12"), ("3", "1/6", "1/4")]
     text = render_text(d)
-    assert text.startswith("versión 0.1 → 0.2") and '"Pistola" → "Pistolón"' in text and "Pistola: 1 + d6" in text
+    assert text.startswith("versión 0.1.0 → 0.2: cambio PATCH") and '"Pistola" → "Pistolón"' in text and "Pistola: 1 + d6" in text
 
 
 def test_a_build_and_its_sources_compare_alike(shooting_build):
