@@ -9,14 +9,21 @@ Produces a :class:`RulebookDiff` — entry point
 :func:`diff_rulebooks(old, new) -> RulebookDiff`:
 
 * data: catalog entries and table rows added, removed and changed field by
-  field; special rules, enums, constants and procedure signatures changed;
+  field; special rules, enums and constants changed
+  (:func:`rulebook.compiler.emit.data.changes.compare_data`);
+* logic: procedures statement by statement (signature, steps, each statement's
+  normalized text and line), records, the other declarations by digest, the prose
+  (:func:`rulebook.compiler.emit.data.changes.compare_logic`, from ``json/logic.json``
+  or the program compiled here); every change is classified MAJOR, MINOR or PATCH;
 * the **odds impact**: every cell of the odds tables and every outcome of the
   worked examples' exact distributions whose probability changed, with both
   values (``1/3 → 4/9``). A build lists a distribution of at most 100 results
   (:data:`rulebook.compiler.emit.data.vectors.MAX_LISTED`); a longer one is compared by its
   digest, unless both sides are sources (then resolved again, outcome by outcome).
 
-:func:`render_text` and :func:`as_json` print it for people and for tools.
+:func:`render_text` and :func:`as_json` print it for people and for tools (the JSON as
+``schemas/diff.schema.json`` describes it); ``rulebook diff`` exits 0 when nothing
+differs, 1 when something does, 2 when a side cannot be read.
 """
 
 from __future__ import annotations
