@@ -56,6 +56,9 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", type=Path, default=Path("build"),
                    help="carpeta de salida (por defecto build/; sin RULEBOOK, una subcarpeta por reglamento y un index.html que enlaza sus sitios)")
     p.add_argument("--no-site", action="store_true", help="no ejecuta mkdocs (sólo genera docs/)")
+    p.add_argument("--base", type=Path, default=None, metavar="PATH",
+                   help="la versión anterior (un build o la carpeta del reglamento) frente a la que se calcula la versión; "
+                        "por defecto, el build que ya hay en la carpeta de salida (ninguno: la versión declarada, 1.0 → 1.0.0)")
     p.add_argument("--allow-failing-examples", action="store_true",
                    help="compila un borrador aunque haya ejemplos que las reglas contradicen (avisos, y «holds»: false en sus vectores)")
 
@@ -88,7 +91,7 @@ def make_parser() -> argparse.ArgumentParser:
     _rulebook_arg(p)
     _format_arg(p)
 
-    p = sub.add_parser("diff", help="compara dos versiones de un reglamento (datos y probabilidades)")
+    p = sub.add_parser("diff", help="compara dos versiones de un reglamento (datos, lógica y probabilidades); sale con 0 si son iguales, 1 si difieren, 2 si no se pueden leer")
     p.add_argument("old", type=Path, metavar="OLD", help="carpeta del reglamento (o de su build) anterior")
     p.add_argument("new", type=Path, metavar="NEW", help="carpeta del reglamento (o de su build) nueva")
     _format_arg(p)
@@ -211,7 +214,8 @@ def _build_one(args, book: Path, output: Path) -> tuple[int, driver.Checked]:
     from rulebook.compiler.pipeline import driver
 
     t0 = time.perf_counter()
-    result = driver.build(book, output, site=not args.no_site, allow_failing_examples=args.allow_failing_examples)
+    base = args.base if getattr(args, "base", None) is not None else driver.PREVIOUS
+    result = driver.build(book, output, site=not args.no_site, allow_failing_examples=args.allow_failing_examples, base=base)
     _print_diags(result, args.format)
     if not result.ok:
         print(f"build of {_shown(book)} failed; the previous output was left untouched", file=sys.stderr)
@@ -246,7 +250,7 @@ def cmd_diff(args) -> int:
         print(json.dumps(diff.as_json(result), ensure_ascii=False, indent=2))
     else:
         print(diff.render_text(result))
-    return 0
+    return 0 if result.empty else 1  # as diff(1): 0 the same, 1 differences, 2 trouble
 
 
 def cmd_roster(args) -> int:

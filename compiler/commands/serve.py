@@ -173,7 +173,7 @@ class Preview:
         t0 = time.perf_counter()
         stages = _Remembering(self)
         with reads.across_builds():
-            result = driver.build(self.rulebook, self.live, site=True, stages=stages)
+            result = driver.build(self.rulebook, self.live, site=True, stages=stages, base=None)  # a preview: the declared version
         self.parsed = stages.parsed
         if not self._report(result):
             return False
@@ -213,7 +213,7 @@ class Preview:
         t0 = time.perf_counter()
         stages = _Remembering(self)
         with reads.across_builds():
-            result = driver.build(self.rulebook, self.next, site=False, stages=stages)
+            result = driver.build(self.rulebook, self.next, site=False, stages=stages, base=None)
         self.parsed = stages.parsed
         timings = {"no-site build": time.perf_counter() - t0, **result.timings}  # its stages after it
         if not self._report(result):

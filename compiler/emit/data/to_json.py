@@ -17,9 +17,13 @@ Layout under the output folder:
 * ``json/rules.json``, ``enums.json``, ``constants.json``, ``procedures.json``,
   ``odds.json``, ``glossary.json``, ``examples.json`` (the worked examples as
   test vectors);
+* ``json/logic.json`` — the logic as data (:mod:`rulebook.compiler.emit.data.logic`):
+  procedures statement by statement, records, every declaration's digest, the prose;
+* ``json/changelog.json`` — the published versions, newest first, each with its changes
+  classified MAJOR/MINOR/PATCH (:mod:`rulebook.compiler.pipeline.versioning`);
 * ``json/rulebook.json`` — the bundle of the declarations' documents;
 * ``json/manifest.json`` — format and compiler versions, rulebook name and
-  version, a content hash (of the sources by their names inside the rulebook
+  version (the published semantic version; ``declared_version``: the rules'), a content hash (of the sources by their names inside the rulebook
   folder: the same wherever the folder is), the bundle's hash, every document's
   hash and the map from schema ``$id`` to file;
 * ``schemas/…`` — see :mod:`rulebook.compiler.emit.data.schemas`.
@@ -44,7 +48,7 @@ from rulebook import runtime
 from rulebook.compiler import ir
 from rulebook.compiler.ir.sources import content_hash, source_names
 from rulebook.compiler.ir.type_names import DOCUMENT_TYPE_NAMES
-from rulebook.compiler.emit.data import fast_validation
+from rulebook.compiler.emit.data import changes, fast_validation, logic
 from rulebook.compiler.emit.data import schemas as sch
 from rulebook.compiler.emit.data import to_armies
 from rulebook.compiler.analysis.odds import OddsTable
@@ -53,7 +57,7 @@ from rulebook.compiler.emit.data.vectors import VECTORS_SCHEMA, vectors_doc
 if TYPE_CHECKING:  # jsonschema is imported when a document needs its messages (fast_validation finds it invalid)
     from referencing import Registry
 
-FORMAT_VERSION = "2.0"
+FORMAT_VERSION = "2.1"
 """The version of the layout of json/ and schemas/ (major: a reader of the previous major may break)."""
 
 
@@ -305,7 +309,12 @@ def _manifest_schema(program: ir.Program) -> dict:
     props = {
         "$schema": {"const": _uri(program, "manifest.schema.json")},
         "format_version": _str(description="Versión del formato de json/ y schemas/ (mayor.menor)."),
-        "compiler_version": _str(), "rulebook": _str(), "title": _str(), "version": _str(), "lang": _str(),
+        "compiler_version": _str(), "rulebook": _str(), "title": _str(),
+        "version": _str(description="La versión publicada (mayor.menor.parche), calculada por el build frente al anterior: ver json/changelog.json."),
+        "declared_version": _str(description="La versión que declara el reglamento (version \"…\"): la base de la publicada."),
+        "previous_version": _nullable(_str(description="La versión publicada antes de ésta (null: ninguna).")),
+        "change_level": {"enum": [*changes.LEVELS, None], "description": "El nivel del cambio desde previous_version: major, minor, patch (null: ninguno)."},
+        "lang": _str(),
         "base_uri": _str(format="uri", description="Prefijo de todos los $id: " + sch.ID_RULE),
         "content_hash": {**digest, "description": "sha256 de los archivos .rules por su nombre dentro de la carpeta del reglamento (no depende de dónde está la carpeta)."},
         "bundle_hash": {**digest, "description": "sha256 de json/rulebook.json tal como está escrito."},
@@ -337,6 +346,19 @@ def all_schemas(program: ir.Program, named: bool = True) -> dict[str, dict]:
             "RulebookCatalogs": _obj("RulebookCatalogs", "Cada catálogo por su id.", {c: {"$ref": f"{c}.schema.json"} for c in catalogs}),
             "RulebookTables": _obj("RulebookTables", "Cada tabla por su id.", {t: {"$ref": f"{t}.schema.json"} for t in tables}),
         }},
+    )
+    out["logic.schema.json"] = sch.generic_schema(
+        program, "logic.schema.json", "LogicDocument",
+        "La lógica como datos: cada procedimiento (firma y sentencias normalizadas con su línea), registros, el digest de cada declaración y la prosa.",
+        {**logic.LOGIC_SCHEMA, "properties": {**logic.LOGIC_SCHEMA["properties"], "$schema": {"const": _uri(program, "logic.schema.json")}}},
+    )
+    out["changelog.schema.json"] = sch.generic_schema(
+        program, "changelog.schema.json", "Changelog", "Las versiones publicadas, la más reciente primero, con sus cambios clasificados (major, minor, patch).",
+        {**changes.CHANGELOG_BODY, "properties": {**changes.CHANGELOG_BODY["properties"], "$schema": {"const": _uri(program, "changelog.schema.json")}}},
+    )
+    out["diff.schema.json"] = sch.generic_schema(
+        program, "diff.schema.json", "RulebookDiff", "La salida de rulebook diff --format json: los cambios entre dos versiones, clasificados.",
+        changes.DIFF_BODY,
     )
     out["manifest.schema.json"] = sch.generic_schema(
         program, "manifest.schema.json", "Manifest", "El manifiesto del build: versiones, hashes y el mapa de $id a archivos. " + sch.ID_RULE,
@@ -395,6 +417,8 @@ def documents(program: ir.Program, odds_tables: Iterable[OddsTable] = (), packag
     docs["procedures.json"] = procedures_doc(program)
     docs["odds.json"] = odds_doc(odds_tables, program)
     docs["glossary.json"] = glossary_doc(program)
+    docs["logic.json"] = logic.logic_doc(program, _uri(program, "logic.schema.json"))
+    docs["changelog.json"] = changelog_doc(program)
     if package is not None:
         docs["examples.json"] = vectors_doc(program, package, source_names(program), _uri(program, "examples.schema.json"))
     docs["rulebook.json"] = {
@@ -567,6 +591,19 @@ def _sha256(text: str | bytes) -> str:
     return "sha256:" + hashlib.sha256(text if isinstance(text, bytes) else text.encode()).hexdigest()
 
 
+def _latest(program: ir.Program) -> dict:
+    """The newest entry of the history of published versions ({} without one)."""
+    releases = program.rulebook.releases if program.rulebook else ()
+    return releases[0] if releases else {}
+
+
+def changelog_doc(program: ir.Program) -> dict:
+    """``json/changelog.json``: the published versions, newest first, with their classified changes."""
+    rb = program.rulebook
+    return {**_fixed_header(program, "changelog"), "rulebook": rb.name if rb else "", "version": rb.version if rb else "",
+            "declared_version": rb.declared if rb else "", "versions": [dict(v) for v in (rb.releases if rb else ())]}
+
+
 def _manifest(program: ir.Program, files: dict[str, str], schema_docs: dict[str, dict], digests: dict[str, str]) -> dict:
     """The manifest of ``files`` (by path in the build; ``digests``: the sha256 of each)."""
     return {
@@ -574,6 +611,9 @@ def _manifest(program: ir.Program, files: dict[str, str], schema_docs: dict[str,
         "format_version": FORMAT_VERSION,
         "compiler_version": compiler_version(),
         **_rulebook_fields(program),
+        "declared_version": program.rulebook.declared if program.rulebook else "",
+        "previous_version": _latest(program).get("previous"),
+        "change_level": _latest(program).get("level"),
         "lang": program.rulebook.lang if program.rulebook else "",
         "base_uri": sch.base_uri(program),
         "content_hash": content_hash(program),
