@@ -52,7 +52,8 @@ class Param:
 class Procedure:
     """A procedure of the rulebook: its resolver ``function(ctx, **arguments)``,
     parameters and result type (as written in the rules). ``result_order`` lists
-    the values of the result, in order, when it is an ordered enum."""
+    the values of the result, in order, when it is an ordered enum; ``status`` is
+    the procedure's ``@status`` (``active``, ``deferred`` or ``not_playable``)."""
 
     name: str
     title: str
@@ -63,6 +64,7 @@ class Procedure:
     result: str
     schema: Schema
     result_order: tuple[str, ...] | None = None
+    status: str = "active"
 
     def __post_init__(self) -> None:
         """A checked resolver (:func:`rulebook.runtime.checks.resolver`) checks a direct call's

@@ -144,6 +144,7 @@ def listing(procedures: dict[str, dict], package) -> list[dict]:
             ],
             "result": proc.result,
             "defined_at": proc.src,
+            **({"status": proc.status} if getattr(proc, "status", "active") != "active" else {}),
         })
     return out
 
@@ -400,6 +401,9 @@ class Resolver:
                     out["trace"] = trace.to_json()
         except runtime.RuleError as exc:
             raise RequestProblem(str(exc)) from None
+        status = getattr(proc, "status", "active")
+        if status != "active":  # @status not_playable / deferred: the answer says so
+            out["status"] = status
         return out, proc, dist, trace
 
     def run(self, args) -> int:
@@ -413,7 +417,8 @@ class Resolver:
             else:
                 for it in items:
                     params = ", ".join(f"{p['name']}: {p['type']}" + ("" if p["required"] else " = …") for p in it["params"])
-                    print(f"{it['name']}({params}) -> {it['result']}    {it['title']} [{it['source']}]")
+                    marked = f" ({it['status']})" if "status" in it else ""
+                    print(f"{it['name']}({params}) -> {it['result']}    {it['title']} [{it['source']}]{marked}")
             return 0
         try:
             self.procedure(args.procedure)
@@ -428,6 +433,8 @@ class Resolver:
             )
         except RequestProblem as exc:
             return _fail(str(exc), fmt, exc.status)
+        if fmt == "text" and "status" in out:
+            print(f"note: {args.procedure} is marked @status {out['status']}", file=sys.stderr)
         if fmt == "text" and not args.exact:
             if trace is not None:
                 print(trace.render_text(lang=self.lang))

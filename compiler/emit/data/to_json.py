@@ -185,6 +185,7 @@ def procedures_doc(program: ir.Program) -> dict:
         procedures[proc.name] = {
             "title": proc.title,
             "source": proc.ref,
+            "status": proc.status,
             "params": params,
             "result": str(proc.result),
             "steps": [step.label for step in proc.steps],
@@ -266,8 +267,9 @@ def _fixed_schemas(program: ir.Program) -> dict[str, tuple[str, str, dict]]:
     out["procedures.schema.json"] = ("ProceduresDocument", "Procedimientos con sus parámetros (y valores por defecto), resultado, pasos y esquemas.", _fixed(program, "procedures", {
         "procedures": _keyed("ProcedureEntry"),
     }, {
-        "ProcedureEntry": _obj("ProcedureEntry", "Un procedimiento; input_schema y result_schema son $id de esquemas.", {
-            "title": _str(), "source": _str(), "params": {"type": "array", "items": {"$ref": "#/$defs/ProcedureParam"}},
+        "ProcedureEntry": _obj("ProcedureEntry", "Un procedimiento; input_schema y result_schema son $id de esquemas; status, su @status (not_playable: el reglamento no define todo lo que resuelve).", {
+            "title": _str(), "source": _str(), "status": sch.ref(types, "Status"),
+            "params": {"type": "array", "items": {"$ref": "#/$defs/ProcedureParam"}},
             "result": _str(), "steps": {"type": "array", "items": _str()},
             "input_schema": _str(format="uri"), "result_schema": _str(format="uri"),
         }),

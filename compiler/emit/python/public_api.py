@@ -103,4 +103,6 @@ class PublicApiWriter:
         result = self.p.get(d.result.inner.name, ir.Enum) if d.result.inner.kind == "enum" else None
         if result is not None and result.ordered:
             fields.append(("result_order", f"types.VALUES_{py_name(result.name)}"))
+        if d.status != "active":  # @status deferred / not_playable: callers (resolve) report it
+            fields.append(("status", Text(d.status)))
         return kwargs_call("_rt.Procedure", fields)
