@@ -430,7 +430,7 @@ class Resolver:
             return _fail(str(exc), fmt, exc.status)
         if fmt == "text" and not args.exact:
             if trace is not None:
-                print(trace.render_text(lang=self.lang))
+                print(trace.render_compact(lang=self.lang))
             print(json.dumps(out["result"], ensure_ascii=False))
         elif fmt == "text":
             for outcome, p in proc.in_outcome_order(dist):
