@@ -21,6 +21,7 @@ from rulebook.compiler.emit.python.module_frame import module_text, write_piece
 from rulebook.compiler.emit.python.names import py_name
 from rulebook.compiler.emit.python.writer import Writer
 from rulebook.compiler.ir.types import T
+from rulebook.compiler.support import i18n
 
 
 class DeclarationWriter:
@@ -41,10 +42,11 @@ class DeclarationWriter:
             w.code(Seq((f"ORD_{m} = ", dict_of([(Text(x.name), str(i)) for i, x in enumerate(e.members)]))))
         for r in plan.records(self.p):
             self.record_class(w, py_name(r.name), [(f.name, f.type, f.title) for f in r.fields], r.title, r.span.src)
+        row_of = i18n.language(i18n.of_rulebook(self.p)).gettext("Row of the table %(table)s")  # the rulebook's language
         for t in plan.tables(self.p):
             if plan.has_row_record(t):
                 fields = [(c.name, c.type, c.title) for c in t.columns]
-                self.record_class(w, f"_Row_{py_name(t.name)}", fields, f"Fila de la tabla {t.name}", t.span.src)
+                self.record_class(w, f"_Row_{py_name(t.name)}", fields, row_of % {"table": t.name}, t.span.src)
         return module_text(self.generation, "Enumerations and record types of the rulebook.", w, imports=())
 
     def record_class(self, w: Writer, cls: str, fields: list[tuple[str, T, str | None]], title: str, src: str) -> None:

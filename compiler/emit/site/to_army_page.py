@@ -42,6 +42,7 @@ from rulebook.compiler.support.i18n import N_, _
 from rulebook.compiler.emit.site.markdown import esc
 from rulebook.compiler.emit.data.to_armies import ROSTER_MAX_BYTES, ROSTER_MAX_UNITS
 from rulebook.compiler.emit.js import armies as js_armies
+from rulebook.compiler.emit.site.pages.context import site_file
 
 SITE_ASSETS = Path(__file__).resolve().parents[3] / "site" / "assets"
 ASSETS = ("army-builder.js", "army-builder.css")
@@ -112,7 +113,7 @@ def write_pages(pb, out_dir: Path, docs: Path, env: jinja2.Environment, weight: 
     docs_list = [json.loads(p.read_text(encoding="utf-8")) for p in armies]
     nav = []
     for army in docs_list:
-        page = pb.page_name("ejercito" if len(docs_list) == 1 else f"ejercito-{army['id']}")
+        page = pb.page_name(site_file("army") if len(docs_list) == 1 else f"{site_file('army')}-{army['id']}")
         pb.start_page(page)
         links = {"entries": {}, "troops": {}}
         for e in army["entries"]:

@@ -21,7 +21,11 @@ import jinja2
 from rulebook.compiler import ir
 from rulebook.compiler.emit.site.markdown import esc
 
-PAGE = "cambios.md"
+def page_name() -> str:
+    """The changelog page's file name in the current language (``cambios.md``, ``changes.md``)."""
+    from rulebook.compiler.emit.site.pages.context import site_file
+
+    return site_file("changes") + ".md"
 
 
 def changelog(program: ir.Program) -> ir.Catalog | None:
@@ -35,7 +39,8 @@ def write_page(pb, program: ir.Program, docs: Path, env: jinja2.Environment, wei
     catalog = changelog(program)
     if catalog is None:
         return []
-    pb.start_page(PAGE)
+    page = page_name()
+    pb.start_page(page)
     versions = [
         {
             "version": esc(entry["version"]),
@@ -48,6 +53,6 @@ def write_page(pb, program: ir.Program, docs: Path, env: jinja2.Environment, wei
         title=esc(catalog.title), doc=esc(catalog.doc) if catalog.doc else None,
         versions=versions,
     )
-    (docs / PAGE).write_text(text, encoding="utf-8")
-    pb.index(catalog.title, pb.site_href(PAGE), catalog.title, weight)
-    return [{"title": catalog.title, "path": PAGE}]
+    (docs / page).write_text(text, encoding="utf-8")
+    pb.index(catalog.title, pb.site_href(page), catalog.title, weight)
+    return [{"title": catalog.title, "path": page}]
