@@ -495,18 +495,31 @@ def format_value(value: Any) -> str:
     if isinstance(value, Mapping):
         return "(" + ", ".join(f"{format_value(k)}: {format_value(v)}" for k, v in value.items()) + ")"
     if isinstance(value, Record):
-        fields = ", ".join(f"{name}: {format_value(v)}" for name, v in zip(value._fields, value._values(value)))
-        return f"{type(value).__name__}({fields})"
+        fields = ", ".join(f"{name}: {format_value(v)}" for name, v in zip(value._names, value._values(value)))
+        return f"{shown_type_name(type(value))}({fields})"
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         fields = ", ".join(
             f"{f.name}: {format_value(getattr(value, f.name))}" for f in dataclasses.fields(value)
         )
-        return f"{type(value).__name__}({fields})"
+        return f"{shown_type_name(type(value))}({fields})"
     if isinstance(value, (tuple, list)):
         return "[" + ", ".join(format_value(v) for v in value) + "]"
     if isinstance(value, (set, frozenset)):
         return "{" + ", ".join(format_value(v) for v in sorted(value, key=sort_key)) + "}"
     return repr(value)
+
+
+ROW_CLASS_PREFIX = "_Row_"
+"""How a generated package names the record class of a table's rows (``_Row_<table>``)."""
+
+
+def shown_type_name(cls: type) -> str:
+    """The name of a record type as the rules write it, never a Python-internal one: a
+    table's row record (``_Row_dados_calidad``) reads as its table (``dados_calidad``)."""
+    name = cls.__name__
+    if name.startswith(ROW_CLASS_PREFIX):
+        name = name[len(ROW_CLASS_PREFIX):]
+    return name.lstrip("_") or name
 
 
 def number_text(value: int | Fraction) -> str:

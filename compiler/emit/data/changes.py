@@ -20,6 +20,8 @@ logic changes (a statement, a step, an input's default); PATCH for values and wo
 
 from __future__ import annotations
 
+from rulebook.compiler.support.i18n import N_
+
 import difflib
 import json
 import re
@@ -445,8 +447,8 @@ _LEVEL = {"enum": list(LEVELS)}
 def _change_schema(title: str, description: str, value: dict) -> dict:
     props = {
         "kind": {"enum": ["added", "removed", "changed"]}, "level": _LEVEL,
-        "path": {"type": "array", "items": {"type": "string"}, "description": "Dónde: sección, id, campo… (nunca «None»)."},
-        "label": {"type": "string"}, "where": {"type": ["string", "null"], "description": "archivo:línea de la fuente, si se conoce."},
+        "path": {"type": "array", "items": {"type": "string"}, "description": N_("Where: section, id, field… (never “None”).")},
+        "label": {"type": "string"}, "where": {"type": ["string", "null"], "description": N_("file:line of the source, when known.")},
         "old": value, "new": value,
     }
     return {"title": title, "description": description, "type": "object", "properties": props,
@@ -458,8 +460,8 @@ DIFF_BODY = {
     "properties": {
         "format": {"const": "rulebook-diff/1"},
         "old_version": {"type": "string"}, "new_version": {"type": "string"},
-        "level": {"anyOf": [_LEVEL, {"type": "null"}], "description": "El mayor nivel de los cambios (null: sin cambios)."},
-        "next_version": {"type": "string", "description": "La versión que un build de NEW publicaría sobre un build de OLD."},
+        "level": {"anyOf": [_LEVEL, {"type": "null"}], "description": N_("The highest level of the changes (null: no change).")},
+        "next_version": {"type": "string", "description": N_("The version a build of NEW would publish over a build of OLD.")},
         "data": {"type": "array", "items": {"$ref": "#/$defs/DataChange"}},
         "logic": {"type": "array", "items": {"$ref": "#/$defs/DataChange"}},
         "odds": {"type": "array", "items": {"$ref": "#/$defs/ProbabilityChange"}},
@@ -468,10 +470,10 @@ DIFF_BODY = {
     "required": ["format", "old_version", "new_version", "level", "next_version", "data", "logic", "odds", "examples"],
     "additionalProperties": False,
     "$defs": {
-        "DataChange": _change_schema("DataChange", "Un cambio de datos o de lógica: valores JSON antes y después (null si no había).", {}),
-        "ProbabilityChange": _change_schema("ProbabilityChange", "Una celda de probabilidades: fracción exacta antes y después (null: el procedimiento no admite esos datos).",
+        "DataChange": _change_schema("DataChange", N_("A change of data or logic: JSON values before and after (null when there was none)."), {}),
+        "ProbabilityChange": _change_schema("ProbabilityChange", N_("A cell of odds: the exact fraction before and after (null: the procedure does not take those inputs)."),
                                             {"anyOf": [FRACTION, {"type": "null"}]}),
-        "ExampleChange": _change_schema("ExampleChange", "Un resultado de un ejemplo: su probabilidad exacta antes y después, o un texto (error esperado, digest).",
+        "ExampleChange": _change_schema("ExampleChange", N_("A result of an example: its exact probability before and after, or a text (expected error, digest)."),
                                         {"type": ["string", "null"]}),
     },
 }
@@ -484,7 +486,7 @@ DIFF_SCHEMA_ID = "https://rulebook.invalid/rulebook-diff/1/diff.schema.json"
 def diff_schema() -> dict:
     """The schema of ``rulebook diff --format json``, standing alone."""
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": DIFF_SCHEMA_ID, "title": "RulebookDiff",
-            "description": "Lo que cambia entre dos versiones de un reglamento, clasificado (major, minor, patch).", **DIFF_BODY}
+            "description": N_("What changes between two versions of a rulebook, classified (major, minor, patch)."), **DIFF_BODY}
 
 
 # ---------------------------------------------------------------------------- the history of versions
@@ -528,7 +530,7 @@ CHANGELOG_BODY = {
         "version": {"type": "string"}, "declared_version": {"type": "string"},
         "versions": {"type": "array", "maxItems": MAX_VERSIONS, "items": {"$ref": "#/$defs/PublishedVersion"}},
     },
-    "$defs": {"PublishedVersion": {"title": "PublishedVersion", "description": "Una versión publicada y sus cambios clasificados.", **HISTORY_ENTRY}},
+    "$defs": {"PublishedVersion": {"title": "PublishedVersion", "description": N_("A published version and its classified changes."), **HISTORY_ENTRY}},
 }
 """The shape of ``json/changelog.json`` (the build's ``schemas/changelog.schema.json``), which
 a previous build's copy is checked against (:mod:`rulebook.compiler.pipeline.versioning`)."""

@@ -38,16 +38,19 @@ from urllib.parse import quote
 from rulebook.compiler import ir
 from rulebook.compiler.ir.type_names import clashes, id_def, map_def, type_name, used_types
 from rulebook.compiler.ir.types import T
+from rulebook.compiler.support.i18n import N_, _, with_descriptions_translated
 
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 TYPES = "types.schema.json"
 ORIGIN = "https://rulebook.invalid/"
-ID_RULE = (
-    "Cada documento JSON lleva en $schema el $id de su esquema; un $id "
-    "https://rulebook.invalid/<reglamento>/<versión>/<ruta> corresponde al archivo <ruta> del build "
-    "(por ejemplo schemas/types.schema.json), y json/manifest.json los enumera en «schemas»."
+ID_RULE = N_(
+    "Every JSON document names the $id of its schema in $schema; an $id "
+    "https://rulebook.invalid/<rulebook>/<version>/<path> is the file <path> of the build "
+    "(for example schemas/types.schema.json), and json/manifest.json lists them in “schemas”."
 )
+"""How a schema's $id maps to a file (English; translated where it is written, like every
+phrase of the schemas: they are written in the rulebook's language, see ``to_json.all_schemas``)."""
 
 
 # ---------------------------------------------------------------------------- names and ids
@@ -123,10 +126,10 @@ def described(schema: dict, text: str | None) -> dict:
 
 # ---------------------------------------------------------------------------- types.schema.json
 
-STATUS_DEF = {"title": "Status", "description": "Estado de la declaración: activa, aplazada o no jugable.", "enum": ["active", "deferred", "not_playable"]}
+STATUS_DEF = {"title": "Status", "description": N_("Status of the declaration: active, deferred or not playable."), "enum": ["active", "deferred", "not_playable"]}
 RANGE_DEF = {
     "title": "Range",
-    "description": "Un intervalo de una clave de tabla; un extremo null está abierto.",
+    "description": N_("A range of a table key; a null end is open."),
     "type": "object",
     "properties": {
         "min": {"type": ["number", "null"]},
@@ -139,7 +142,7 @@ RANGE_DEF = {
 }
 COLUMN_DEF = {
     "title": "Column",
-    "description": "Una clave o columna de una tabla: nombre, tipo (como en el reglamento), título impreso y si es un intervalo.",
+    "description": N_("A key or column of a table: name, type (as in the rulebook), printed title and whether it is a range."),
     "type": "object",
     "properties": {"name": {"type": "string"}, "type": {"type": "string"}, "title": {"type": ["string", "null"]}, "range": {"type": "boolean"}},
     "required": ["name", "type", "title", "range"],
@@ -147,7 +150,7 @@ COLUMN_DEF = {
 }
 AS_PRINTED_DEF = {
     "title": "AsPrinted",
-    "description": "Ids que la declaración cita tal como los imprime el manual aunque ninguna entrada los defina (@as_printed), con el motivo.",
+    "description": N_("Ids the declaration cites as the manual prints them although no entry defines them (@as_printed), with the reason."),
     "type": "object",
     "properties": {"ids": {"type": "array", "items": {"type": "string"}}, "reason": {"type": "string"}},
     "required": ["ids", "reason"],
@@ -160,7 +163,8 @@ def _enum_def(enum: ir.Enum) -> dict:
     members = ", ".join(f"{m.name} ({m.title})" for m in enum.members)
     return {
         "title": type_name(enum.name),
-        "description": f"{enum.title}. " + (enum.doc + " " if enum.doc else "") + "Valores: " + members + (" — en este orden." if enum.ordered else "."),
+        "description": f"{enum.title}. " + (enum.doc + " " if enum.doc else "")
+        + (_("Values: %(members)s — in this order.") if enum.ordered else _("Values: %(members)s.")) % {"members": members},
         "enum": enum.values,
     }
 
@@ -177,9 +181,10 @@ def _record_def(record: ir.Record, program: ir.Program) -> dict:
 
 
 def _ids_def(decl: ir.Catalog | ir.Table, ids: list, what: str) -> dict:
+    """``what``: the phrase (already translated) with ``%(name)s``, ``%(title)s`` and ``%(document)s``."""
     out: dict[str, Any] = {
         "title": id_def(decl.name),
-        "description": f"El id de {what} {decl.name} ({decl.title}; documento {decl.name}.json).",
+        "description": what % {"name": decl.name, "title": decl.title, "document": f"{decl.name}.json"},
         "type": "string",
     }
     if ids:
@@ -194,7 +199,7 @@ def _rule_defs(rule: ir.Rule, program: ir.Program) -> dict[str, dict]:
         args: dict = ref("", f"{name}Args")
         defs = {f"{name}Args": {
             "title": f"{name}Args",
-            "description": f"Parámetros de la regla {rule.name} ({rule.title}).",
+            "description": _("Parameters of the rule %(name)s (%(title)s).") % {"name": rule.name, "title": rule.title},
             "type": "object",
             "properties": {p.name: type_schema(p.type, program, None) for p in rule.params},
             "required": [p.name for p in rule.params if p.default is None],
@@ -204,7 +209,7 @@ def _rule_defs(rule: ir.Rule, program: ir.Program) -> dict[str, dict]:
         args, defs = {"type": "object", "maxProperties": 0}, {}
     defs[f"{name}Application"] = {
         "title": f"{name}Application",
-        "description": f"La regla especial {rule.name} ({rule.title}) aplicada.",
+        "description": _("The special rule %(name)s (%(title)s) applied.") % {"name": rule.name, "title": rule.title},
         "type": "object",
         "properties": {"rule": {"const": rule.name}, "args": args},
         "required": ["rule", "args"],
@@ -214,42 +219,43 @@ def _rule_defs(rule: ir.Rule, program: ir.Program) -> dict[str, dict]:
 
 
 def types_schema(program: ir.Program) -> dict:
-    defs: dict[str, dict] = dict(SHARED_DEFS)
+    defs: dict[str, dict] = with_descriptions_translated(SHARED_DEFS)
     for enum in program.of(ir.Enum):
         defs[type_name(enum.name)] = _enum_def(enum)
     for record in program.of(ir.Record):
         defs[type_name(record.name)] = _record_def(record, program)
     for catalog in program.of(ir.Catalog):
-        defs[id_def(catalog.name)] = _ids_def(catalog, list(catalog.entries), "una entrada del catálogo")
+        defs[id_def(catalog.name)] = _ids_def(catalog, list(catalog.entries), _("The id of an entry of the catalog %(name)s (%(title)s; document %(document)s)."))
     for table in program.of(ir.Table):
         if table.keyed_by_id:
-            defs[id_def(table.name)] = _ids_def(table, table.row_ids, "una fila de la tabla")
+            defs[id_def(table.name)] = _ids_def(table, table.row_ids, _("The id of a row of the table %(name)s (%(title)s; document %(document)s)."))
     for t in used_types(program):
         if t.kind == "map":
             members = program.get(t.name, ir.Enum).values
             inner = type_schema(t.args[0], program, None)
             defs[map_def(t)] = {
                 "title": map_def(t),
-                "description": f"Un valor por cada {t.name}.",
+                "description": _("One value for each %(enum)s.") % {"enum": t.name},
                 "type": "object",
                 "properties": {m: inner for m in members},
                 "required": members,
                 "additionalProperties": False,
             }
     rules = program.of(ir.Rule)
-    defs["RuleId"] = {"title": "RuleId", "description": "El id de una regla especial (documento rules.json).", "type": "string"}
+    defs["RuleId"] = {"title": "RuleId", "description": _("The id of a special rule (document rules.json)."), "type": "string"}
     if rules:
         defs["RuleId"]["enum"] = [r.name for r in rules]
     for rule in rules:
         defs.update(_rule_defs(rule, program))
     defs["RuleApplication"] = {
         "title": "RuleApplication",
-        "description": "Una regla especial aplicada con sus parámetros por nombre, p. ej. {\"rule\": \"lmg\", \"args\": {\"X\": 2}}; "
-        "la misma forma en las entradas de los catálogos y en las reglas que concede otra regla.",
+        "description": _("A special rule applied with its parameters by name, e.g. %(example)s; the same form in the entries "
+                         "of the catalogs and in the rules another rule grants.") % {"example": '{"rule": "lmg", "args": {"X": 2}}'},
         **({"anyOf": [ref("", f"{type_name(r.name)}Application") for r in rules]} if rules else {"type": "object"}),
     }
     return generic_schema(
-        program, TYPES, "Types", "Tipos del reglamento: enumeraciones, registros, ids de cada catálogo y reglas aplicadas. " + ID_RULE, {"$defs": defs},
+        program, TYPES, "Types", _("Types of the rulebook: enumerations, records, the ids of each catalog and applied rules.") + " " + _(ID_RULE),
+        {"$defs": defs},
     )
 
 
@@ -274,7 +280,8 @@ HEADER = ["$schema", "id", "kind", "title", "source", "status", "as_printed"]
 
 def catalog_schema(program: ir.Program, catalog: ir.Catalog) -> dict:
     rel = f"{catalog.name}.schema.json"
-    description = f"{catalog.title}. " + (catalog.doc or f"Catálogo {catalog.name} ({catalog.ref}): entradas de tipo {catalog.record} por id.")
+    description = f"{catalog.title}. " + (catalog.doc or _("Catalog %(name)s (%(ref)s): entries of type %(record)s by id.")
+                                           % {"name": catalog.name, "ref": catalog.ref, "record": catalog.record})
     return generic_schema(program, rel, f"{type_name(catalog.name)}Catalog", description, {
         "type": "object",
         "properties": {
@@ -282,7 +289,7 @@ def catalog_schema(program: ir.Program, catalog: ir.Catalog) -> dict:
             "record": {"const": catalog.record},
             "entries": {
                 "type": "object",
-                "description": "Las entradas por id.",
+                "description": _("The entries by id."),
                 "propertyNames": ref(TYPES, id_def(catalog.name)),
                 "additionalProperties": ref(TYPES, type_name(catalog.record)),
             },
@@ -320,16 +327,16 @@ def table_schema(program: ir.Program, table: ir.Table) -> dict:
     defs = {
         f"{name}Key": {
             "title": f"{name}Key",
-            "description": f"Las claves de una fila de {table.name}.",
+            "description": _("The keys of a row of %(table)s.") % {"table": table.name},
             "type": "object",
             "properties": {k.name: _key_schema(program, table, k) for k in table.keys},
             "required": [k.name for k in table.keys],
             "additionalProperties": False,
         },
-        f"{name}Values": {"title": f"{name}Values", "description": f"Los valores de una fila de {table.name}.", **_row_values_schema(table, program)},
+        f"{name}Values": {"title": f"{name}Values", "description": _("The values of a row of %(table)s.") % {"table": table.name}, **_row_values_schema(table, program)},
         f"{name}Row": {
             "title": f"{name}Row",
-            "description": f"Una fila de {table.name}.",
+            "description": _("A row of %(table)s.") % {"table": table.name},
             "type": "object",
             "properties": {"key": {"$ref": f"#/$defs/{name}Key"}, "title": {"type": ["string", "null"]}, "values": {"$ref": f"#/$defs/{name}Values"}},
             "required": ["key", "title", "values"],
@@ -339,10 +346,11 @@ def table_schema(program: ir.Program, table: ir.Table) -> dict:
     if table.as_printed:
         defs[f"{name}AsPrintedId"] = {
             "title": f"{name}AsPrintedId",
-            "description": f"Ids que {table.name} cita tal como los imprime el manual sin que ninguna entrada los defina: {table.as_printed_reason}",
+            "description": _("Ids %(table)s cites as the manual prints them although no entry defines them: %(reason)s")
+            % {"table": table.name, "reason": table.as_printed_reason},
             "enum": list(table.as_printed),
         }
-    return generic_schema(program, rel, f"{name}Table", f"{table.title}. " + (table.doc or f"Tabla {table.name} ({table.ref})."), {
+    return generic_schema(program, rel, f"{name}Table", f"{table.title}. " + (table.doc or _("Table %(name)s (%(ref)s).") % {"name": table.name, "ref": table.ref}), {
         "type": "object",
         "properties": {
             **document_properties(program, rel, table),
@@ -396,7 +404,8 @@ def procedure_input_schema(program: ir.Program, procedure: ir.Procedure) -> dict
     name = procedure.name
     return generic_schema(
         program, f"procedures/{name}.input.schema.json", f"{type_name(name)}Input",
-        f"Entrada de {procedure.title}: parámetros del procedimiento {name} ({procedure.ref}); «default» es el valor por defecto del reglamento.",
+        _("Input of %(title)s: the parameters of the procedure %(name)s (%(ref)s); “default” is the rulebook's default value.")
+        % {"title": procedure.title, "name": name, "ref": procedure.ref},
         {
             "type": "object",
             "properties": {p.name: _input_property(program, p) for p in procedure.params},
@@ -410,7 +419,7 @@ def procedure_result_schema(program: ir.Program, procedure: ir.Procedure) -> dic
     name = procedure.name
     return generic_schema(
         program, f"procedures/{name}.result.schema.json", f"{type_name(name)}Result",
-        f"Resultado de {procedure.title} (procedimiento {name}).", type_schema(procedure.result, program, "../"),
+        _("Result of %(title)s (procedure %(name)s).") % {"title": procedure.title, "name": name}, type_schema(procedure.result, program, "../"),
     )
 
 

@@ -53,6 +53,8 @@ from rulebook.compiler.emit.data import schemas as sch
 from rulebook.compiler.emit.data import to_armies
 from rulebook.compiler.analysis.odds import OddsTable
 from rulebook.compiler.emit.data.vectors import VECTORS_SCHEMA, vectors_doc
+from rulebook.compiler.support import i18n
+from rulebook.compiler.support.i18n import _, with_descriptions_translated
 
 if TYPE_CHECKING:  # jsonschema is imported when a document needs its messages (fast_validation finds it invalid)
     from referencing import Registry
@@ -233,72 +235,73 @@ def _fixed_schemas(program: ir.Program) -> dict[str, tuple[str, str, dict]]:
     types = sch.TYPES
     rule_ids = sch.ref(types, "RuleId")
     out = {}
-    out["rules.schema.json"] = ("RulesDocument", "Reglas especiales: parámetros, textos, niveles, reglas concedidas y estado.", _fixed(program, "rules", {
+    out["rules.schema.json"] = ("RulesDocument", _("Special rules: parameters, texts, levels, granted rules and status."), _fixed(program, "rules", {
         "rules": _keyed("RuleEntry", rule_ids),
     }, {
-        "RuleEntry": _obj("RuleEntry", "Una regla especial.", {
+        "RuleEntry": _obj("RuleEntry", _("A special rule."), {
             "title": _str(), "source": _str(), "status": sch.ref(types, "Status"),
             "params": {"type": "array", "items": {"$ref": "#/$defs/RuleParam"}},
             "text": {"type": "array", "items": _str()},
             "levels": {"type": "array", "items": {"$ref": "#/$defs/RuleLevel"}},
-            "grants": {"type": "array", "items": sch.ref(types, "RuleApplication"), "description": "Reglas que concede, con la misma forma que en los catálogos."},
+            "grants": {"type": "array", "items": sch.ref(types, "RuleApplication"), "description": _("The rules it grants, in the same form as in the catalogs.")},
             "stacking": _nullable(_str()), "doc": _nullable(_str()),
         }),
-        "RuleParam": _obj("RuleParam", "Un parámetro de una regla especial.", {"name": _str(), "type": _str(), "required": {"type": "boolean"}}),
-        "RuleLevel": _obj("RuleLevel", "El texto de un nivel de una regla.", {"level": {"type": "integer"}, "text": _str()}),
+        "RuleParam": _obj("RuleParam", _("A parameter of a special rule."), {"name": _str(), "type": _str(), "required": {"type": "boolean"}}),
+        "RuleLevel": _obj("RuleLevel", _("The text of one level of a rule."), {"level": {"type": "integer"}, "text": _str()}),
     }))
-    out["enums.schema.json"] = ("EnumsDocument", "Valores de cada enumeración, con sus nombres visibles (el título impreso en el manual).", _fixed(program, "enums", {
+    out["enums.schema.json"] = ("EnumsDocument", _("The values of each enumeration, with their visible names (the title printed in the manual)."), _fixed(program, "enums", {
         "enums": _keyed("EnumEntry"),
     }, {
-        "EnumEntry": _obj("EnumEntry", "Una enumeración.", {
+        "EnumEntry": _obj("EnumEntry", _("An enumeration."), {
             "title": _str(), "source": _str(), "ordered": {"type": "boolean"}, "values": {"type": "array", "items": {"$ref": "#/$defs/EnumMember"}},
         }),
-        "EnumMember": _obj("EnumMember", "Un valor: su id y su título.", {"id": _str(), "title": _str()}),
+        "EnumMember": _obj("EnumMember", _("A value: its id and its title."), {"id": _str(), "title": _str()}),
     }))
-    out["constants.schema.json"] = ("ConstantsDocument", "Valores con nombre que usan varios procedimientos.", _fixed(program, "constants", {
+    out["constants.schema.json"] = ("ConstantsDocument", _("Named values several procedures use."), _fixed(program, "constants", {
         "constants": _keyed("ConstantEntry"),
     }, {
-        "ConstantEntry": _obj("ConstantEntry", "Una constante.", {
+        "ConstantEntry": _obj("ConstantEntry", _("A constant."), {
             "title": _str(), "source": _str(), "type": {"$ref": "#/$defs/ConstantType"},
             "value": {"type": ["number", "string", "boolean"]}, "doc": _nullable(_str()),
         }),
-        "ConstantType": {"title": "ConstantType", "description": "El tipo de una constante.", "enum": ["int", "decimal", "text", "bool"]},
+        "ConstantType": {"title": "ConstantType", "description": _("The type of a constant."), "enum": ["int", "decimal", "text", "bool"]},
     }))
-    out["procedures.schema.json"] = ("ProceduresDocument", "Procedimientos con sus parámetros (y valores por defecto), resultado, pasos y esquemas.", _fixed(program, "procedures", {
+    out["procedures.schema.json"] = ("ProceduresDocument", _("Procedures with their parameters (and default values), result, steps and schemas."), _fixed(program, "procedures", {
         "procedures": _keyed("ProcedureEntry"),
     }, {
-        "ProcedureEntry": _obj("ProcedureEntry", "Un procedimiento; input_schema y result_schema son $id de esquemas; status, su @status (not_playable: el reglamento no define todo lo que resuelve).", {
+        "ProcedureEntry": _obj("ProcedureEntry", _("A procedure; input_schema and result_schema are $ids of schemas; status, its @status (not_playable: the rulebook does not define everything it resolves)."), {
             "title": _str(), "source": _str(), "status": sch.ref(types, "Status"),
             "params": {"type": "array", "items": {"$ref": "#/$defs/ProcedureParam"}},
             "result": _str(), "steps": {"type": "array", "items": _str()},
             "input_schema": _str(format="uri"), "result_schema": _str(format="uri"),
         }),
-        "ProcedureParam": _obj("ProcedureParam", "Un parámetro; default es su valor por defecto cuando es constante (null si no tiene).", {
+        "ProcedureParam": _obj("ProcedureParam", _("A parameter; default is its default value when it is constant (null when it has none)."), {
             "name": _str(), "type": _str(), "required": {"type": "boolean"}, "default": {},
         }),
     }))
-    out["odds.schema.json"] = ("OddsDocument", "Probabilidades exactas calculadas por los resolutores para una rejilla de datos.", _fixed(program, "odds", {
+    out["odds.schema.json"] = ("OddsDocument", _("Exact probabilities computed by the resolvers over a grid of inputs."), _fixed(program, "odds", {
         "tables": _keyed("OddsEntry"),
     }, {
-        "OddsEntry": _obj("OddsEntry", "Una tabla de probabilidades.", {
+        "OddsEntry": _obj("OddsEntry", _("A table of probabilities."), {
             "title": _str(), "source": _str(), "procedure": _str(),
             "rows": {"$ref": "#/$defs/OddsAxis"}, "columns": {"$ref": "#/$defs/OddsAxis"},
             "groups": _nullable({"$ref": "#/$defs/OddsAxis"}),
-            "cells": {"type": "array", "description": "cells[fila][columna] (con groups: cells[grupo][fila][columna]): probabilidad exacta como \"n/d\" (o entero), o null si el procedimiento no admite esos datos.", "items": {"type": "array"}},
+            "cells": {"type": "array", "description": _("cells[row][column] (with groups: cells[group][row][column]): exact probability as \"n/d\" (or an integer), or null when the procedure does not accept those inputs."), "items": {"type": "array"}},
             "errors": {"type": "array", "items": _str()},
         }),
-        "OddsAxis": _obj("OddsAxis", "Un eje: la variable, su título y sus valores.", {"variable": _nullable(_str()), "title": _nullable(_str()), "values": {"type": "array"}}),
+        "OddsAxis": _obj("OddsAxis", _("An axis: the variable, its title and its values."), {"variable": _nullable(_str()), "title": _nullable(_str()), "values": {"type": "array"}}),
     }))
-    out["glossary.schema.json"] = ("GlossaryDocument", "Los términos del glosario con su definición.", _fixed(program, "glossary", {
+    out["glossary.schema.json"] = ("GlossaryDocument", _("The terms of the glossary with their definitions."), _fixed(program, "glossary", {
         "terms": {"type": "array", "items": {"$ref": "#/$defs/GlossaryTerm"}},
     }, {
-        "GlossaryTerm": _obj("GlossaryTerm", "Un término del glosario.", {"id": _str(), "term": _str(), "definition": _str(), "source": _str()}),
+        "GlossaryTerm": _obj("GlossaryTerm", _("A term of the glossary."), {"id": _str(), "term": _str(), "definition": _str(), "source": _str()}),
     }))
-    vectors = {**VECTORS_SCHEMA, "properties": {**VECTORS_SCHEMA["properties"], "$schema": {"const": _uri(program, "examples.schema.json")}}}
+    vectors = with_descriptions_translated(VECTORS_SCHEMA)
+    vectors = {**vectors, "properties": {**VECTORS_SCHEMA["properties"], "$schema": {"const": _uri(program, "examples.schema.json")}}}
     vectors["$defs"] = {**vectors["$defs"], "TestVector": {**vectors["$defs"]["TestVector"], "properties": {
         **vectors["$defs"]["TestVector"]["properties"], "procedure": {"enum": [p.name for p in program.of(ir.Procedure)]} if program.of(ir.Procedure) else _str(),
     }}}
-    out["examples.schema.json"] = ("TestVectors", "Los ejemplos del reglamento como vectores de prueba: entrada y distribución exacta (o error) esperadas.", vectors)
+    out["examples.schema.json"] = ("TestVectors", _("The rulebook's worked examples as test vectors: input and the exact distribution (or error) expected."), vectors)
     return out
 
 
@@ -310,19 +313,19 @@ def _manifest_schema(program: ir.Program) -> dict:
     digest = _str(pattern="^sha256:[0-9a-f]{64}$")
     props = {
         "$schema": {"const": _uri(program, "manifest.schema.json")},
-        "format_version": _str(description="Versión del formato de json/ y schemas/ (mayor.menor)."),
+        "format_version": _str(description=_("Version of the format of json/ and schemas/ (major.minor).")),
         "compiler_version": _str(), "rulebook": _str(), "title": _str(),
-        "version": _str(description="La versión publicada (mayor.menor.parche), calculada por el build frente al anterior: ver json/changelog.json."),
-        "declared_version": _str(description="La versión que declara el reglamento (version \"…\"): la base de la publicada."),
-        "previous_version": _nullable(_str(description="La versión publicada antes de ésta (null: ninguna).")),
-        "change_level": {"enum": [*changes.LEVELS, None], "description": "El nivel del cambio desde previous_version: major, minor, patch (null: ninguno)."},
+        "version": _str(description=_("The published version (major.minor.patch), computed by the build against the previous one: see json/changelog.json.")),
+        "declared_version": _str(description=_("The version the rulebook declares (version \"…\"): the base of the published one.")),
+        "previous_version": _nullable(_str(description=_("The version published before this one (null: none)."))),
+        "change_level": {"enum": [*changes.LEVELS, None], "description": _("The level of the change since previous_version: major, minor, patch (null: none).")},
         "lang": _str(),
-        "base_uri": _str(format="uri", description="Prefijo de todos los $id: " + sch.ID_RULE),
-        "content_hash": {**digest, "description": "sha256 de los archivos .rules por su nombre dentro de la carpeta del reglamento (no depende de dónde está la carpeta)."},
-        "bundle_hash": {**digest, "description": "sha256 de json/rulebook.json tal como está escrito."},
+        "base_uri": _str(format="uri", description=_("The prefix of every $id: %(rule)s") % {"rule": _(sch.ID_RULE)}),
+        "content_hash": {**digest, "description": _("sha256 of the .rules files by their names inside the rulebook's folder (it does not depend on where the folder is).")},
+        "bundle_hash": {**digest, "description": _("sha256 of json/rulebook.json as written.")},
         "sources": {"type": "array", "items": _str()},
-        "schemas": {"type": "object", "additionalProperties": _str(), "description": "$id de cada esquema → su ruta en el build."},
-        "documents": {"type": "object", "additionalProperties": digest, "description": "Ruta de cada archivo del build → su sha256."},
+        "schemas": {"type": "object", "additionalProperties": _str(), "description": _("The $id of each schema → its path in the build.")},
+        "documents": {"type": "object", "additionalProperties": digest, "description": _("The path of each file of the build → its sha256.")},
     }
     return {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
 
@@ -331,6 +334,11 @@ def all_schemas(program: ir.Program, named: bool = True) -> dict[str, dict]:
     """Every schema by relative path under ``schemas/``: the declarations' (see
     :mod:`rulebook.compiler.emit.data.schemas`), then the fixed documents', the bundle's and the manifest's;
     ``named=False``: before :func:`rulebook.compiler.emit.data.schemas.named_types`."""
+    with i18n.using(i18n.of_rulebook(program)):  # the schemas' phrases in the rulebook's language
+        return _all_schemas(program, named)
+
+
+def _all_schemas(program: ir.Program, named: bool) -> dict[str, dict]:
     out = sch.schemas(program)
     for rel, (title, description, body) in _fixed_schemas(program).items():
         out[rel] = sch.generic_schema(program, rel, title, description, body)
@@ -343,27 +351,27 @@ def all_schemas(program: ir.Program, named: bool = True) -> dict[str, dict]:
         "procedures": {"$ref": "procedures.schema.json"}, "odds": {"$ref": "odds.schema.json"}, "glossary": {"$ref": "glossary.schema.json"},
     }
     out["rulebook.schema.json"] = sch.generic_schema(
-        program, "rulebook.schema.json", "Rulebook", "Reglamento completo: todos los documentos de las declaraciones en uno.",
+        program, "rulebook.schema.json", "Rulebook", _("The whole rulebook: every document of the declarations in one."),
         {"type": "object", "properties": bundle_props, "required": list(bundle_props), "additionalProperties": False, "$defs": {
-            "RulebookCatalogs": _obj("RulebookCatalogs", "Cada catálogo por su id.", {c: {"$ref": f"{c}.schema.json"} for c in catalogs}),
-            "RulebookTables": _obj("RulebookTables", "Cada tabla por su id.", {t: {"$ref": f"{t}.schema.json"} for t in tables}),
+            "RulebookCatalogs": _obj("RulebookCatalogs", _("Each catalog by its id."), {c: {"$ref": f"{c}.schema.json"} for c in catalogs}),
+            "RulebookTables": _obj("RulebookTables", _("Each table by its id."), {t: {"$ref": f"{t}.schema.json"} for t in tables}),
         }},
     )
     out["logic.schema.json"] = sch.generic_schema(
         program, "logic.schema.json", "LogicDocument",
-        "La lógica como datos: cada procedimiento (firma y sentencias normalizadas con su línea), registros, el digest de cada declaración y la prosa.",
-        {**logic.LOGIC_SCHEMA, "properties": {**logic.LOGIC_SCHEMA["properties"], "$schema": {"const": _uri(program, "logic.schema.json")}}},
+        _("The logic as data: each procedure (signature and normalised statements with their lines), the records, the digest of each declaration and the prose."),
+        with_descriptions_translated({**logic.LOGIC_SCHEMA, "properties": {**logic.LOGIC_SCHEMA["properties"], "$schema": {"const": _uri(program, "logic.schema.json")}}}),
     )
     out["changelog.schema.json"] = sch.generic_schema(
-        program, "changelog.schema.json", "Changelog", "Las versiones publicadas, la más reciente primero, con sus cambios clasificados (major, minor, patch).",
-        {**changes.CHANGELOG_BODY, "properties": {**changes.CHANGELOG_BODY["properties"], "$schema": {"const": _uri(program, "changelog.schema.json")}}},
+        program, "changelog.schema.json", "Changelog", _("The published versions, the latest first, with their classified changes (major, minor, patch)."),
+        with_descriptions_translated({**changes.CHANGELOG_BODY, "properties": {**changes.CHANGELOG_BODY["properties"], "$schema": {"const": _uri(program, "changelog.schema.json")}}}),
     )
     out["diff.schema.json"] = sch.generic_schema(
-        program, "diff.schema.json", "RulebookDiff", "La salida de rulebook diff --format json: los cambios entre dos versiones, clasificados.",
-        changes.DIFF_BODY,
+        program, "diff.schema.json", "RulebookDiff", _("The output of rulebook diff --format json: the changes between two versions, classified."),
+        with_descriptions_translated(changes.DIFF_BODY),
     )
     out["manifest.schema.json"] = sch.generic_schema(
-        program, "manifest.schema.json", "Manifest", "El manifiesto del build: versiones, hashes y el mapa de $id a archivos. " + sch.ID_RULE,
+        program, "manifest.schema.json", "Manifest", _("The manifest of the build: versions, hashes and the map of $ids to files.") + " " + _(sch.ID_RULE),
         _manifest_schema(program),
     )
     out.update(to_armies.schemas(program))

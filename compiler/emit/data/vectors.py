@@ -32,12 +32,13 @@ from rulebook.compiler import ir
 from rulebook.compiler.analysis.evaluations import Kept, evaluated
 from rulebook.compiler.analysis.examples import same_inputs, verdict
 from rulebook.compiler.analysis.reads import example_keys
+from rulebook.compiler.support.i18n import N_
 
 FRACTION = r"^(0|[1-9][0-9]*)/[1-9][0-9]*$"
-MAX_LISTED = 100
-DIGEST_RULE = (
-    "sha256 del JSON canónico de la distribución: la lista de {\"probability\", \"result\"} ordenada por el JSON canónico "
-    "de result, escrita con claves ordenadas, sin espacios (separadores «,» y «:») y en UTF-8 sin escapar."
+MAX_LISTED = 100  # written out in VECTORS_SCHEMA's description of "distribution"
+DIGEST_RULE = N_(
+    "sha256 of the canonical JSON of the distribution: the list of {\"probability\", \"result\"} sorted by the canonical JSON "
+    "of result, written with sorted keys, without spaces (separators “,” and “:”) and in unescaped UTF-8."
 )
 
 
@@ -162,22 +163,24 @@ VECTORS_SCHEMA = {
     "$defs": {
         "TestVector": {
             "title": "TestVector",
-            "description": "Un ejemplo resuelto: el procedimiento con la entrada «input» (el JSON de su esquema de entrada) "
-            "da exactamente la distribución «distribution», o se detiene con un error de regla cuyo mensaje contiene «error».",
+            "description": N_("A worked example: the procedure with the input “input” (the JSON of its input schema) "
+                              "gives exactly the distribution “distribution”, or stops with a rule error whose message contains “error”."),
             "type": "object",
             "properties": {
                 "id": {"type": "string"}, "procedure": {"type": "string"}, "title": {"type": "string"}, "source": {"type": "string"},
                 "input": {"type": "object"},
-                "checks": {"type": "array", "items": {"type": "string"}, "description": "Las líneas expect del ejemplo, tal como se escriben."},
-                "holds": {"type": "boolean", "description": "Si el ejemplo se cumple con las reglas tal como están: "
-                          "siempre true en una versión publicada (una compilación con ejemplos que fallan no publica nada); "
-                          "false sólo en un borrador compilado con --allow-failing-examples, cuyas comprobaciones no deben tomarse como esperadas."},
-                "error": {"type": ["string", "null"], "description": "Texto que contiene el mensaje del error de regla esperado (null: el procedimiento se resuelve)."},
-                "results": {"type": ["integer", "null"], "description": "Número de resultados distintos de la distribución."},
+                "checks": {"type": "array", "items": {"type": "string"}, "description": N_("The example's expect lines, as written.")},
+                "holds": {"type": "boolean", "description": N_(
+                    "Whether the example holds under the rules as they are: always true in a published version (a build with failing "
+                    "examples publishes nothing); false only in a draft built with --allow-failing-examples, whose checks must not be "
+                    "taken as expected.")},
+                "error": {"type": ["string", "null"], "description": N_("Text the message of the expected rule error contains (null: the procedure resolves).")},
+                "results": {"type": ["integer", "null"], "description": N_("The number of distinct results of the distribution.")},
                 "digest": {"type": ["string", "null"], "pattern": "^sha256:[0-9a-f]{64}$", "description": DIGEST_RULE},
                 "distribution": {
                     "anyOf": [{"type": "array", "items": {"$ref": "#/$defs/ResultProbability"}}, {"type": "null"}],
-                    "description": f"La distribución exacta, en el orden de los resultados del procedimiento (null con más de {MAX_LISTED} resultados: compárese digest).",
+                    "description": N_("The exact distribution, in the order of the procedure's results (null with more than "
+                                      "100 results: compare digest)."),
                 },
             },
             "required": ["id", "procedure", "title", "source", "input", "checks", "holds", "error", "results", "digest", "distribution"],
@@ -185,7 +188,7 @@ VECTORS_SCHEMA = {
         },
         "ResultProbability": {
             "title": "ResultProbability",
-            "description": "Un resultado posible y su probabilidad exacta como fracción «n/d».",
+            "description": N_("A possible result and its exact probability as a fraction “n/d”."),
             "type": "object",
             "properties": {"result": {}, "probability": {"type": "string", "pattern": FRACTION}},
             "required": ["result", "probability"],

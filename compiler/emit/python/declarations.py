@@ -21,6 +21,7 @@ from rulebook.compiler.emit.python.module_frame import module_text, write_piece
 from rulebook.compiler.emit.python.names import py_name
 from rulebook.compiler.emit.python.writer import Writer
 from rulebook.compiler.ir.types import T
+from rulebook.compiler.support import i18n
 
 
 class DeclarationWriter:
@@ -54,10 +55,11 @@ class DeclarationWriter:
             _take(taken, [py_name(r.name)], f"record {r.name}")
             escaped |= self.record_class(w, py_name(r.name), [(f.name, f.type, f.title) for f in r.fields], r.title,
                                          r.span.src)
+        row_of = i18n.language(i18n.of_rulebook(self.p)).gettext("Row of the table %(table)s")  # the rulebook's language
         for t in plan.tables(self.p):
             if plan.has_row_record(t):
                 fields = [(c.name, c.type, c.title) for c in t.columns]
-                escaped |= self.record_class(w, f"_Row_{py_name(t.name)}", fields, f"Fila de la tabla {t.name}",
+                escaped |= self.record_class(w, f"_Row_{py_name(t.name)}", fields, row_of % {"table": t.name},
                                              t.span.src)
         if escaped:
             w.line()

@@ -28,7 +28,11 @@ from rulebook.compiler.support.i18n import N_, _
 LEVELS = {"major": N_("major change"), "minor": N_("minor change"), "patch": N_("patch")}
 """How a level is named on the page."""
 
-PAGE = "cambios.md"
+def page_name() -> str:
+    """The changelog page's file name in the current language (``cambios.md``, ``changes.md``)."""
+    from rulebook.compiler.emit.site.pages.context import site_file
+
+    return site_file("changes") + ".md"
 
 
 def changelog(program: ir.Program) -> ir.Catalog | None:
@@ -43,7 +47,8 @@ def write_page(pb, program: ir.Program, docs: Path, env: jinja2.Environment, wei
     published = _published(program)
     if catalog is None and not published:
         return []
-    pb.start_page(PAGE)
+    page = page_name()
+    pb.start_page(page)
     versions = [
         {
             "version": esc(entry["version"]),
@@ -57,9 +62,9 @@ def write_page(pb, program: ir.Program, docs: Path, env: jinja2.Environment, wei
         title=esc(title), doc=esc(catalog.doc) if catalog is not None and catalog.doc else None,
         versions=versions, published=published, published_title=esc(_("Published versions")),
     )
-    (docs / PAGE).write_text(text, encoding="utf-8")
-    pb.index(title, pb.site_href(PAGE), title, weight)
-    return [{"title": title, "path": PAGE}]
+    (docs / page).write_text(text, encoding="utf-8")
+    pb.index(title, pb.site_href(page), title, weight)
+    return [{"title": title, "path": page}]
 
 
 def _published(program: ir.Program) -> list[dict]:
