@@ -34,13 +34,8 @@ TOKEN = re.compile(r"[^\W_][\w]*")
 _EXAMPLE = "docstring example quoting content/1936; to be replaced with a neutral name"
 ALLOWED: dict[tuple[str, str], str] = {
     ("compiler/check/signatures.py", "en_blanco"): _EXAMPLE,
-    ("compiler/commands/diff.py", "fusiles_seccion"): _EXAMPLE,
-    ("compiler/commands/diff.py", "perfiles_armas"): _EXAMPLE,
-    ("compiler/commands/diff.py", "i_preciso"): _EXAMPLE,
-    ("compiler/commands/diff.py", "tiro_tenso"): _EXAMPLE,
     ("compiler/emit/python/names.py", "i_efectivo"): _EXAMPLE,
     ("compiler/pipeline/pyload.py", "manual_1936"): _EXAMPLE,
-    ("compiler/emit/data/schemas.py", "perfiles_armas"): _EXAMPLE,
     ("rules_dsl/nodes.py", "perfiles_armas"): _EXAMPLE,
     ("compiler/emit/data/fast_validation.py", "1936"): "a timing measured on content/1936, quoted in the docstring",
 }

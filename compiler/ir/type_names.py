@@ -51,8 +51,8 @@ def type_name(name: str) -> str:
     """An ASCII PascalCase identifier for a DSL name: accents dropped, ``_`` and
     other separators removed, each part capitalised.
 
-    >>> type_name("perfiles_armas"), type_name("ModoFuego"), type_name("tamaño_peana")
-    ('PerfilesArmas', 'ModoFuego', 'TamanoPeana')
+    >>> type_name("weapon_kits"), type_name("FireMode"), type_name("tamaño_base")
+    ('WeaponKits', 'FireMode', 'TamanoBase')
     """
     plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
     out = "".join(part[:1].upper() + part[1:] for part in re.split(r"[^A-Za-z0-9]+", plain) if part)

@@ -36,7 +36,7 @@ LEVELS = (PATCH, MINOR, MAJOR)
 @dataclass(frozen=True)
 class Change:
     """One difference: ``kind`` is added, removed or changed; ``path`` says where
-    (e.g. ``("catalogs", "perfiles_armas", "fusiles_seccion", "alcance")``); ``label`` is
+    (e.g. ``("catalogs", "weapon_kits", "long_rifle", "reach")``); ``label`` is
     the same place in words, for people; ``level`` is MAJOR, MINOR or PATCH; ``where``
     the new (or old) source line, ``06-disparo.rules:1075``, when known."""
 
@@ -106,7 +106,7 @@ def _show(value: Any) -> str:
 
 
 def _diff_values(old: Any, new: Any, path: tuple[str, ...], label: str, out: list[Change], lv: str = PATCH) -> None:
-    """Nested values compared down to the leaves that differ (``tiro_tenso[0].i_preciso.media``);
+    """Nested values compared down to the leaves that differ (``kit_lines[0].aimed.middle``);
     a key added below: MINOR, removed: MAJOR; a value changed: ``lv``."""
     if old == new:
         return

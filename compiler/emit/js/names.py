@@ -31,8 +31,8 @@ JS_RESERVED = frozenset("""
 def js_name(name: str) -> str:
     """A JavaScript identifier for a DSL name (stable and injective).
 
-    >>> js_name("i_efectivo")
-    'i_efectivo'
+    >>> js_name("effective_score")
+    'effective_score'
     >>> js_name("class")
     'x_636c617373'
     >>> js_name("tamaño")
