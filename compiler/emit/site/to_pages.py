@@ -11,7 +11,9 @@ special rules A–Z, the glossary and the quick reference), one page per section
 (with each ``army`` list drawn where it is declared, ``army.md.j2``: budget, cost
 formula, options, choices, limits, a link to its builder page),
 datasheet pages (one card per catalog entry), an index of every datasheet that
-filters in the browser, the special rules A–Z, a quick-reference sheet, and,
+filters in the browser, the special rules A–Z, a quick-reference sheet, the
+calculators (one per procedure, on one page and under each procedure:
+:mod:`rulebook.compiler.emit.site.pages.calculators`), and,
 for designers, the front matter, the data for tools and the rules source of
 every file (not in the navigation; finished HTML, marked by
 :func:`rulebook.compiler.emit.site.markdown.verbatim` so that Python-Markdown never parses

@@ -4,8 +4,8 @@ Reads: a checked :class:`rulebook.compiler.ir.Program` (procedures, their parame
 types, enums, catalogs, records), the build's ``json/examples.json`` (each worked example's input
 as JSON: a calculator starts from its procedure's first example that resolves), the procedures'
 input schemas (``schemas/procedures/<name>.input.schema.json``: defaults, ``minimum``/``maximum``)
-and the generated JavaScript package's ``js/browser.js`` (written before the pages; generated here
-when a build has none). Produces, under ``docs/``:
+and the generated JavaScript package's ``js/browser.js`` (the pipeline writes ``js/`` before the
+pages; without it there are no calculators). Produces, under ``docs/``:
 
 * ``assets/calc/resolvers.js`` — a copy of ``js/browser.js`` (one classic script assigning
   ``globalThis.rulebook_<id>``: Chromium refuses ES modules on ``file://`` pages);
@@ -35,6 +35,7 @@ has no order).
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -223,28 +224,32 @@ def calculator_data(program: ir.Program, ctx: SiteContext, out_dir: Path, global
     }
 
 
-def _browser_script(program: ir.Program, out_dir: Path) -> str:
-    path = out_dir / "js" / "browser.js"
-    if path.is_file():
-        return path.read_text(encoding="utf-8")
-    from rulebook.compiler.emit.js import to_js
+_GLOBAL = re.compile(r'^globalThis\[("(?:[^"\\]|\\.)*")\] = ', re.M)
 
-    return to_js.generate(program)["browser.js"]
+
+def _browser_script(out_dir: Path) -> tuple[str, str] | None:
+    """The JavaScript package's ``browser.js`` (the pipeline writes ``js/`` before the pages) and the
+    global it assigns; None when the build has no package."""
+    path = out_dir / "js" / "browser.js"
+    if not path.is_file():
+        return None
+    text = path.read_text(encoding="utf-8")
+    found = _GLOBAL.findall(text)
+    return (text, json.loads(found[-1])) if found else None
 
 
 def write_calculators(program: ir.Program, ctx: SiteContext, env: jinja2.Environment, out_dir: Path, docs: Path,
                       lang: i18n.Language) -> list[dict]:
     """Write the calculators page, its data and scripts; returns its navigation entry (none without procedures)."""
-    from rulebook.compiler.emit.js.to_js import global_name
-
     procedures = list(program.of(ir.Procedure))
-    if not procedures:
+    script = _browser_script(out_dir)
+    if not procedures or script is None:
         return []
     page = ctx.page_name(_(PAGE_FILE))
     ctx.start_page(page)
     (docs / FOLDER).mkdir(parents=True, exist_ok=True)
-    (docs / RESOLVERS).write_text(_browser_script(program, out_dir), encoding="utf-8")
-    data = calculator_data(program, ctx, out_dir, global_name(program), lang)
+    (docs / RESOLVERS).write_text(script[0], encoding="utf-8")
+    data = calculator_data(program, ctx, out_dir, script[1], lang)
     (docs / DATA).write_text(f"window.{DATA_GLOBAL} = {script_json(data)};\n", encoding="utf-8")
     for asset in ASSETS:
         shutil.copy2(SITE_DIR / "assets" / asset, docs / "assets" / asset)
