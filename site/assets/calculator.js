@@ -837,6 +837,7 @@
     col.form.textContent = "";
     col.fields = this.proc.p.map(function (p) {
       var fe = field(p[1], p[2], values[p[0]], function () { self.update(true); });
+      fe.el.setAttribute("data-param", p[0]);
       col.form.appendChild(fe.el);
       return { name: p[0], fe: fe };
     });
