@@ -17,7 +17,7 @@
  *   visible hint, see extra.css) and can take the keyboard focus.
  * - Filters of the datasheet index (form[data-rb-filter]).
  * - Calculators on the rules pages: each procedure's marker
- *   (div.rb-calc-slot[data-rb-calc=NAME]) becomes a "Calculate" switch; the
+ *   (div[data-rb-calc=NAME]) becomes a "Calculate" switch; the
  *   first one opened loads, by <script src> (which works from file://), the
  *   calculators' data, the resolvers (the JavaScript package's browser.js) and
  *   assets/calculator.js, which draws it (window.rbCalculator.mount). An
@@ -388,7 +388,7 @@
     var m = /^#calc=([^&]*)/.exec(location.hash);
     if (!m) return;
     var name = decodeURIComponent(m[1]);
-    var slot = document.querySelector('.rb-calc-slot[data-rb-calc="' + (window.CSS && CSS.escape ? CSS.escape(name) : name) + '"]');
+    var slot = document.querySelector('div[data-rb-calc="' + (window.CSS && CSS.escape ? CSS.escape(name) : name) + '"]');
     if (!slot) return;
     var box = slot.querySelector("details");
     box.open = true;
@@ -404,7 +404,7 @@
   // edited page in place): the filters, and the scroll hints once it is drawn.
   function setUpContent() {
     document.querySelectorAll("form[data-rb-filter]").forEach(setUpFilter);
-    var slots = document.querySelectorAll(".rb-calc-slot[data-rb-calc]");
+    var slots = document.querySelectorAll("div[data-rb-calc]");
     slots.forEach(setUpCalculatorSlot);
     if (slots.length) calculatorInAddress();
     requestAnimationFrame(markOverflow);

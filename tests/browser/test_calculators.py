@@ -373,7 +373,7 @@ def test_the_rules_page_has_the_calculator(browser, bundled_builds, artifacts, r
     result = data["procs"][name]["r"]
     href = data["procs"][name]["href"]
     page = (build / "site" / href.split("#")[0]).as_uri()
-    slot = f'.rb-calc-slot[data-rb-calc="{name}"]'
+    slot = f'div[data-rb-calc="{name}"]'
     selector = slot + " .rb-calc"
     _open(browser, page)
     WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, slot + " summary"))

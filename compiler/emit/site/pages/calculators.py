@@ -20,13 +20,13 @@ pages; without it there are no calculators). Produces, under ``docs/``:
 * the calculators page (``calculadoras.md`` / ``calculators.md``: ``calculadoras.md.j2``).
 
 Each procedure's block on its section page carries only a marker
-(``<div class="rb-calc-slot" data-rb-calc="NAME">``, see ``macros.md.j2``): ``site/assets/rulebook.js``
+(``<div data-rb-calc="NAME"></div>``, see ``macros.md.j2``): ``site/assets/rulebook.js``
 turns it into a "Calculate" switch and loads the scripts above on first use, so a section page
 weighs a few bytes more and loads nothing more until a calculator is opened.
 
 A type descriptor (``desc``) is a small JSON object, ``{"k": kind, …}``: ``int`` (``min``/``max``
 when the schema bounds it), ``dec``, ``bool``, ``text``, ``enum`` (``of``: the enum), ``ref``
-(``of``: the catalogs), ``rule``, ``opt`` / ``list`` (``of``: the inner descriptor), ``rec``
+(``of``: the catalogs, or tables keyed by ids), ``rule``, ``opt`` / ``list`` (``of``: the inner descriptor), ``rec``
 (``of``: the record), ``map`` (``of``: the enum of the keys, ``v``: the values' descriptor) and
 ``json`` for anything else (a JSON text box). Everything is deterministic (sorted where the program
 has no order).
@@ -131,7 +131,7 @@ class _Types:
             self._enum(t.name)
             return {"k": "enum", "of": t.name}
         if k in ("ref", "refs"):
-            names = [c for c in (t.name or "").split("|") if c in self.p.catalogs]
+            names = [c for c in (t.name or "").split("|") if c in self.p.catalogs or self._id_table(c) is not None]
             if names:
                 for c in names:
                     self._catalog(c)
@@ -156,8 +156,17 @@ class _Types:
             e = self.p.enums[name]
             self.enums[name] = {"o": bool(e.ordered), "m": [[m.name, m.title] for m in e.members]}
 
+    def _id_table(self, name: str) -> ir.Table | None:
+        t = self.p.get(name, ir.Table)
+        return t if t is not None and t.keyed_by_id else None
+
     def _catalog(self, name: str) -> None:
         if name in self.catalogs:
+            return
+        table = self._id_table(name) if name not in self.p.catalogs else None
+        if table is not None:  # a table keyed by ids: its rows' titles
+            rows = [r for r in table.rows if r.keys and isinstance(r.keys[0], str)]
+            self.catalogs[name] = {"t": table.title, "e": [[r.keys[0], r.title or r.keys[0]] for r in rows]}
             return
         c = self.p.catalogs[name]
         out: dict = {"t": c.title, "e": [[i, self.ctx.entry_title(name, i)] for i in c.entries]}
