@@ -22,7 +22,7 @@
  * the next seed and shows its trace as the runtime writes it. A rule error is
  * shown as a message. "Compare" copies the inputs into a second column; both
  * columns are drawn on the same scale (and, for a numeric result with a costed
- * unit among the inputs, the mean per point of cost). The state is kept in the
+ * unit among the inputs, the mean per 100 points of cost). The state is kept in the
  * address, #calc=NAME&param=value… (b.param for the second column), so a link
  * reopens it.
  *
@@ -967,7 +967,7 @@
     this.costSummary(results);
   };
 
-  // Compare: the mean per point of cost, for a numeric result and a costed entry among the inputs.
+  // Compare: the mean per 100 points of cost, for a numeric result and a costed entry among the inputs.
   Calculator.prototype.costSummary = function (results) {
     this.summary.hidden = true;
     this.summary.textContent = "";
@@ -984,7 +984,7 @@
       costed[2].of.forEach(function (c) { var k = D.catalogs[c].cost; if (k && k[id] && cost === null) cost = k[id]; });
       var m = frac(r.answer.mean);
       if (!cost || !m) return null;
-      return String.fromCharCode(65 + i) + ": " + say("per_point", { value: decimalText(mul(m, [1n, BigInt(cost)])), cost: cost });
+      return String.fromCharCode(65 + i) + ": " + say("per_point", { value: decimalText(mul(m, [100n, BigInt(cost)])), cost: cost });
     });
     if (lines.some(function (l) { return l === null; })) return;
     this.summary.textContent = lines.join(" · ");

@@ -78,7 +78,7 @@ def interface_text() -> dict[str, str]:
         "example": _("Worked example"), "choose_example": _("— load a worked example —"),
         "choice": _("Choice {n}"), "computing": _("Computing…"), "error": _("The rules stop here:"),
         "not_number": _("{name}: not a number"), "bad_json": _("{name}: not valid JSON"),
-        "all_outcomes": _("Every outcome ({n})"), "per_point": _("Mean per point of cost: {value} ({cost} points)"),
+        "all_outcomes": _("Every outcome ({n})"), "per_point": _("Mean per 100 points of cost: {value} ({cost} points)"),
         "filter": _("Find a calculator"), "no_match": _("No calculator matches."),
         "loading": _("Loading the calculator…"), "load_failed": _("The calculator could not be loaded."),
         "rules_link": _("The rules"), "trace": _("One sampled resolution"),
