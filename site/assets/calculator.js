@@ -502,6 +502,7 @@
   function distTable(desc, list) {
     var ord = ordered(desc.k === "opt" ? desc.of : desc) && list.every(function (e) { return e.v !== null; });
     var wrap = h("div", "rb-calc-scroll");
+    wrap.tabIndex = 0;  // it may scroll: reachable from the keyboard
     var table = h("table", "rb-calc-table");
     var head = h("tr");
     [T.outcome, ord ? T.exactly : T.probability].concat(ord ? [T.at_least, T.at_most] : []).forEach(function (t) {
@@ -803,11 +804,10 @@
   Calculator.prototype.addColumn = function (values) {
     var self = this;
     var col = { el: h("div", "rb-calc-col") };
-    col.title = h("h4", "rb-calc-col-title");
+    col.title = h("p", "rb-calc-col-title");
     col.title.hidden = true;
     col.el.appendChild(col.title);
     col.form = h("form", "rb-calc-form");
-    col.form.setAttribute("aria-label", T.inputs);
     col.form.addEventListener("submit", function (ev) { ev.preventDefault(); self.update(true); });
     col.form.addEventListener("change", function (ev) {
       if (ev.target && ev.target.classList && ev.target.classList.contains("rb-calc-examples")) return;
@@ -1007,7 +1007,9 @@
     head.appendChild(h("strong", null, T.trace));
     head.appendChild(document.createTextNode(" (" + say("seed", { n: col.seed }) + "): " + label(this.proc.r, answer.result)));
     col.trace.appendChild(head);
-    col.trace.appendChild(h("pre", "rb-calc-trace-text", traceText(answer.trace || { events: [] })));
+    var text = h("pre", "rb-calc-trace-text", traceText(answer.trace || { events: [] }));
+    text.tabIndex = 0;
+    col.trace.appendChild(text);
   };
 
   Calculator.prototype.hash = function () {

@@ -15,7 +15,8 @@ opened from disk, at 390×844 (a phone) and 1280×800, in the light and the dark
 * every calculator of the page draws (a chart or a message), without console errors, and no
   page scrolls sideways at phone width;
 * the "Calculate" block under a procedure on its rules page draws the same calculator, and an
-  address ``#calc=…`` opens it with its state.
+  address ``#calc=…`` opens it with its state;
+* axe-core finds no serious or critical violation on the calculators page, in both palettes.
 
 It also measures, for every worked example's inputs, the time from the input change (choosing
 the example) to the redrawn chart (the next frame), and the weight of the calculators page
@@ -40,7 +41,7 @@ sys.path.insert(0, str(ROOT / "tests" / "site"))
 sys.path.insert(0, str(Path(__file__).parent))
 
 from bundled import BUNDLED, bundled_builds  # noqa: E402,F401 - the fixture
-from chromium import AVAILABLE, SIZES, SKIP_REASON, WAIT, chromium  # noqa: E402
+from chromium import AVAILABLE, SIZES, SKIP_REASON, WAIT, axe_violations, chromium  # noqa: E402
 from chromium import look as _look  # noqa: E402
 from chromium import reset as _reset  # noqa: E402
 
@@ -393,6 +394,23 @@ def test_the_rules_page_has_the_calculator(browser, bundled_builds, artifacts, r
     shown.pop("always", None)
     assert shown == _expected(other, result, data)
     assert _severe(browser) == []
+
+
+@pytest.mark.parametrize("rulebook", sorted(CASES))
+def test_no_serious_accessibility_violations(browser, bundled_builds, rulebook):
+    """axe-core on the calculators page with a calculator drawn and compared, in both palettes."""
+    pytest.importorskip("selenium_axe_python", reason="selenium-axe-python is not installed (pip install -e '.[test]')")
+    build = bundled_builds[rulebook]
+    name = CASES[rulebook][0]
+    selector = _calc(name)
+    try:
+        for scheme in ("light", "dark"):
+            _look(browser, "desktop", scheme)
+            _open(browser, f"{_page(build).as_uri()}#calc={name}&vs=1", selector)
+            browser.find_element(By.CSS_SELECTOR, selector + " .rb-calc-roll").click()
+            assert axe_violations(browser) == [], scheme
+    finally:
+        _reset(browser)
 
 
 # ---------------------------------------------------------------- measured: redraw time, page weight
