@@ -46,7 +46,7 @@ class _Checked:
         fresh = self.scratch / "fresh"
         shutil.rmtree(fresh, ignore_errors=True)
         fresh.mkdir(parents=True)
-        for sub in ("json", "schemas"):  # what the data page publishes, as written by this build
+        for sub in ("json", "schemas", "js"):  # what the data page publishes and the calculators load, as written by this build
             (fresh / sub).symlink_to(out_dir / sub, target_is_directory=True)
         self.write_docs(program, fresh, package, odds, None)
         with_memo, without = _tree(out_dir / "docs"), _tree(fresh / "docs")

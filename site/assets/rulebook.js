@@ -16,6 +16,12 @@
  * - Scrollable tables: a container wider than the screen gets .rb-overflows (a
  *   visible hint, see extra.css) and can take the keyboard focus.
  * - Filters of the datasheet index (form[data-rb-filter]).
+ * - Calculators on the rules pages: each procedure's marker
+ *   (div[data-rb-calc=NAME]) becomes a "Calculate" switch; the
+ *   first one opened loads, by <script src> (which works from file://), the
+ *   calculators' data, the resolvers (the JavaScript package's browser.js) and
+ *   assets/calculator.js, which draws it (window.rbCalculator.mount). An
+ *   address #calc=NAME&… opens that procedure's calculator with its state.
  * - The page's content (filters, scroll hints) is set up again whenever
  *   Material's document$ announces new content (instant navigation, or
  *   rulebook serve putting an edited page in place).
@@ -308,6 +314,89 @@
     apply();
   }
 
+  /* ------------------------------------------------------------ calculators on the rules pages */
+
+  var CALC_SCRIPTS = ["assets/calc/data.js", "assets/calc/resolvers.js", "assets/calculator.js"];
+  var CALC_CSS = "assets/calculator.css";
+  var calcLoading = null;
+
+  // The calculators' scripts, loaded once, in order; calls back when window.rbCalculator is there.
+  function loadCalculators(done, failed) {
+    if (window.rbCalculator) { done(); return; }
+    if (!calcLoading) {
+      calcLoading = { done: [], failed: [] };
+      var css = document.createElement("link");
+      css.rel = "stylesheet";
+      css.href = CALC_CSS;
+      document.head.appendChild(css);
+      var next = function (i) {
+        if (i === CALC_SCRIPTS.length) {
+          var waiting = calcLoading;
+          calcLoading = window.rbCalculator ? null : calcLoading;
+          waiting.done.forEach(function (f) { f(); });
+          return;
+        }
+        var s = document.createElement("script");
+        s.src = CALC_SCRIPTS[i];
+        s.onload = function () { next(i + 1); };
+        s.onerror = function () {
+          var waiting = calcLoading;
+          calcLoading = null;
+          waiting.failed.forEach(function (f) { f(); });
+        };
+        document.body.appendChild(s);
+      };
+      next(0);
+    }
+    calcLoading.done.push(done);
+    calcLoading.failed.push(failed);
+  }
+
+  function openCalculator(box, state) {
+    var target = box.querySelector(".rb-calc");
+    if (target.getAttribute("data-mounted")) {
+      if (state) window.rbCalculator.mount(target, state);
+      return;
+    }
+    target.textContent = say("calc_loading");
+    loadCalculators(function () {
+      if (!target.getAttribute("data-mounted")) target.textContent = "";
+      window.rbCalculator.mount(target, state || null);
+    }, function () {
+      target.textContent = say("calc_failed");
+    });
+  }
+
+  function setUpCalculatorSlot(slot) {
+    if (slot.getAttribute("data-ready")) return;
+    slot.setAttribute("data-ready", "1");
+    var box = document.createElement("details");
+    box.className = "rb-calc-box example";
+    var summary = document.createElement("summary");
+    summary.textContent = say("calculate");
+    var target = document.createElement("div");
+    target.className = "rb-calc";
+    target.setAttribute("data-proc", slot.getAttribute("data-rb-calc"));
+    box.appendChild(summary);
+    box.appendChild(target);
+    slot.appendChild(box);
+    box.addEventListener("toggle", function () { if (box.open) openCalculator(box, null); });
+  }
+
+  // #calc=NAME&…: the state of NAME's calculator (assets/calculator.js reads the rest).
+  function calculatorInAddress() {
+    var m = /^#calc=([^&]*)/.exec(location.hash);
+    if (!m) return;
+    var name = decodeURIComponent(m[1]);
+    var slot = document.querySelector('div[data-rb-calc="' + (window.CSS && CSS.escape ? CSS.escape(name) : name) + '"]');
+    if (!slot) return;
+    var box = slot.querySelector("details");
+    box.open = true;
+    openCalculator(box, location.hash);
+    slot.scrollIntoView();
+  }
+  window.addEventListener("hashchange", calculatorInAddress);
+
   /* ------------------------------------------------------------ the page's content */
 
   // Content is set up when the page loads and again whenever Material's document$
@@ -315,6 +404,9 @@
   // edited page in place): the filters, and the scroll hints once it is drawn.
   function setUpContent() {
     document.querySelectorAll("form[data-rb-filter]").forEach(setUpFilter);
+    var slots = document.querySelectorAll("div[data-rb-calc]");
+    slots.forEach(setUpCalculatorSlot);
+    if (slots.length) calculatorInAddress();
     requestAnimationFrame(markOverflow);
   }
 

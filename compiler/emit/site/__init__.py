@@ -10,7 +10,7 @@ to_pages            the entry points: the pages put together in order
 pages               one module per kind of page over the context they share (see
                     :mod:`.pages`: context, values, references, sections,
                     army_lists, datasheets, glossary, rules_a_to_z,
-                    quick_reference, data_page, listings, memo, reading,
+                    quick_reference, data_page, calculators, listings, memo, reading,
                     templates, site_build)
 to_army_page        the army builder page of each army list
 to_changelog_page   the version history (``@changelog``)

@@ -11,7 +11,9 @@ special rules A–Z, the glossary and the quick reference), one page per section
 (with each ``army`` list drawn where it is declared, ``army.md.j2``: budget, cost
 formula, options, choices, limits, a link to its builder page),
 datasheet pages (one card per catalog entry), an index of every datasheet that
-filters in the browser, the special rules A–Z, a quick-reference sheet, and,
+filters in the browser, the special rules A–Z, a quick-reference sheet, the
+calculators (one per procedure, on one page and under each procedure:
+:mod:`rulebook.compiler.emit.site.pages.calculators`), and,
 for designers, the front matter, the data for tools and the rules source of
 every file (not in the navigation; finished HTML, marked by
 :func:`rulebook.compiler.emit.site.markdown.verbatim` so that Python-Markdown never parses
@@ -52,6 +54,7 @@ from rulebook.compiler import ir
 from rulebook.compiler.emit.site import to_army_page, to_changelog_page
 from rulebook.compiler.emit.site.markdown import attr, esc, inlines
 from rulebook.compiler.emit.site.pages.army_lists import builder_pages
+from rulebook.compiler.emit.site.pages.calculators import write_calculators
 from rulebook.compiler.emit.site.pages.context import INDEX_PAGE, NAV, PAGE_NAME_LIMIT, WEIGHT_PAGE, SiteContext
 from rulebook.compiler.emit.site.pages.data_page import write_data_page
 from rulebook.compiler.emit.site.pages.datasheets import Cards, write_card_index, write_card_pages
@@ -126,6 +129,7 @@ def _write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, 
     # for designers: the data for tools, the army builder, the version history, the rules source of every file, the front matter
     write_data_page(program, ctx, env, out_dir, docs, package, title)
     army_pages = to_army_page.write_pages(ctx, out_dir, docs, env, WEIGHT_PAGE)  # the army builder, one page per army
+    calculators = write_calculators(program, ctx, env, out_dir, docs, lang)  # a calculator per procedure, on one page
     write_sections(ctx, manual, env, docs, builder_pages(program, army_pages), kept)
     if memo is not None:
         memo.pages, memo.cards = kept, remembered_cards
@@ -154,6 +158,7 @@ def _write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, 
         glossary={"href": ctx.url(glossary["page"]), "count": len(ctx.terms)} if glossary else None,
         quick=ctx.url(ctx.pages["quick"]) if has_quick else None,
         armies=[{"title": attr(a["title"]), "href": ctx.url(a["path"])} for a in army_pages],
+        calculators={"href": ctx.url(calculators[0]["path"]), "count": len(program.of(ir.Procedure))} if calculators else None,
         design=ctx.url(ctx.pages["design"]), data=ctx.url(ctx.pages["data"])), encoding="utf-8")
     ctx.index(title, ctx.site_href(INDEX_PAGE), _(NAV["home"]), WEIGHT_PAGE)
 
@@ -162,6 +167,7 @@ def _write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, 
     nav += [{"title": _(NAV["cards"]), "children": datasheets}] if datasheets else []
     nav += [{"title": _(NAV["rules"]), "path": ctx.pages["rules"]}] if rules else []
     nav += [{"title": _(NAV["quick"]), "path": ctx.pages["quick"]}] if has_quick else []
+    nav += calculators
     nav += army_nav
     nav += [{"title": _(NAV["manual"]), "children": manual.manual_nav}] if manual.manual_nav else []
     nav += manual.appendix_nav + glossary_nav

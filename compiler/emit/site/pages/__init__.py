@@ -18,6 +18,7 @@ glossary          the abbreviations every page explains, the glossary page
 rules_a_to_z      every special rule A–Z
 quick_reference   the highlighted formulas and odds tables on one page
 data_page         the data for tools: the build's JSON and schemas, how to use them
+calculators       a calculator per procedure: its page, its data, the resolvers' script
 listings          the rules source of every file, highlighted (ahead, in a worker)
 memo              what each page reads, and ``rulebook serve``'s memo of pages
 reading           names spelt as the rulebook's prose spells them, noted and remembered

@@ -339,6 +339,7 @@ class SectionBlocks:
             steps.append({"label": esc(_("Result")), "formulas": [attr(f) for f in loose]})
         b["steps"] = steps
         b["tech"]["result"] = attr(str(d.result))
+        b["calc"] = attr(d.name)  # its calculator (pages/calculators.py), drawn in place by rulebook.js on demand
         b["examples"] = [self.ctx.reads.query("example", index, lambda: self.example(index, ex)) for index, ex in self.examples_of.get(d.name, [])]
 
     def example(self, index: int, ex: ir.Example) -> dict:

@@ -70,6 +70,8 @@ def site_messages() -> dict:
         "script": {
             "search_failed": _("The search index could not be loaded."), "no_results": _("No results"),
             "one_result": _("1 result"), "n_results": _("{n} results"), "scroll_hint": _("Swipe to see the whole table"),
+            "calculate": _("Calculate"), "calc_loading": _("Loading the calculator…"),
+            "calc_failed": _("The calculator could not be loaded."),
         },
     }
 
