@@ -13,6 +13,7 @@ from lark import v_args
 
 from . import nodes as n
 from .ast_builder import AstBuilder, join_spans, number, unquote
+from .diagnostics import Diagnostic, Span
 
 
 class ExpressionsToAst(AstBuilder):
@@ -56,10 +57,63 @@ class ExpressionsToAst(AstBuilder):
 
     @v_args(meta=True)
     def arith(self, meta, c):
+        for i in range(0, len(c) - 1, 2):
+            self._open_roll_before_operator(c[i], c[i + 1], c[i + 2])
         acc = c[0]
         for i in range(1, len(c), 2):
             acc = n.Binary(c[i], acc, c[i + 1], join_spans(acc.span, c[i + 1].span))
         return acc
+
+    def _open_roll_before_operator(self, left, op: str, right) -> None:
+        """``roll … count > leadership - 1`` reads as ``(roll … count > leadership) - 1``:
+        an arithmetic operator right after the value of ``count``, ``keep``, ``reroll`` or
+        ``explode`` (``chain``) of a roll not in brackets is an error at the operator (the
+        roll's span ends at its last operand: a ``)`` right after it means the roll was in
+        brackets)."""
+        if not isinstance(left, n.Roll) or (left.keep is None and left.count is None and left.mods is None):
+            return
+        found = self._next_char(left.span)
+        if found is None or found[0] != op:
+            return
+        mods = left.mods
+        if left.count is not None:
+            last, value = "count", left.count[1]
+        elif mods is not None and mods.counts:
+            last, value = "count", None
+        elif left.keep is not None:
+            last, value = "keep", None
+        elif mods is not None and mods.explode is not None:
+            last, value = ("chain", mods.chain) if mods.chain is not None else ("explode", mods.explode.value)
+        else:
+            last, value = "reroll", mods.reroll.value if mods and mods.reroll else None
+        _c, line, col = found
+        at = Span(left.span.file, line, col, line, col + len(op))
+        roll_text = " ".join(self.text_of(left.span).split())
+        right_text = " ".join(self.text_of(right.span).split())
+        if value is not None and value.span.line == value.span.end_line:
+            value_text = self.text_of(value.span)
+            grouped = roll_text[: len(roll_text) - len(value_text)] + f"({value_text} {op} {right_text})"
+            first = f"write '{grouped}'"
+        else:
+            first = f"write the value after '{last}' in brackets"
+        head = "'keep' takes a number written as is" if last == "keep" else f"the value after '{last}' is a single value: {first}"
+        hint = (f"{head}, or put the roll in brackets "
+                f"to {'add to' if op in '+-' else 'multiply'} its result: '({roll_text}) {op} {right_text}'")
+        self.problems.append(Diagnostic(
+            "error", f"'{op}' here applies to the whole roll, not to the value after '{last}'", at, hint, "syntax"))
+
+    def _next_char(self, span):
+        """The first character after ``span`` that is not a space (across lines), with its
+        line and column in the file; None at the end of the declaration."""
+        row, col = span.end_line - 1 - self.off, span.end_col - 1
+        while 0 <= row < len(self.lines):
+            text = self.lines[row]
+            rest = text[col:]
+            stripped = rest.lstrip()
+            if stripped and not stripped.startswith("#"):
+                return stripped[0], row + 1 + self.off, col + 1 + len(rest) - len(stripped)
+            row, col = row + 1, 0
+        return None
 
     @v_args(meta=True)
     def neg(self, meta, c):

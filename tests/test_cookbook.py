@@ -124,7 +124,7 @@ def o_serious_injury(tough):
     return out
 
 
-def o_exploding_d6(target):
+def o_exploding_d6(target):  # explode 6 chain 2: icepool's depth
     return d6.explode(depth=2).map(lambda total: total >= target)
 
 
@@ -159,6 +159,92 @@ def o_saving_throw(save, ap=0, invulnerable=None, cover=False):
 
 def o_attack_sequence(attacks, skill, strength, toughness, save, ap=0):
     return unsaved(attacks, skill, strength, toughness, save, ap)
+
+
+def o_reroll_failures(attacks, skill):
+    return binomial(attacks, 1 - (1 - at_least(skill)) ** 2)
+
+
+def o_modified_hits(attacks, skill, modifier):
+    return attacks @ d6.map(lambda x: int(x == 6 or (x != 1 and x + modifier >= skill)))
+
+
+def _ten_again_die(added: int) -> icepool.Die:
+    """One die's successes (8+) when a 10 adds a die, ``added`` more dice at most."""
+    rest = _ten_again_die(added - 1) if added else icepool.Die([0])
+    return icepool.d10.map(lambda x: int(x >= 8) + (rest if x == 10 else 0))
+
+
+def o_ten_again(dice):
+    return dice @ _ten_again_die(10) if dice else icepool.Die([0])
+
+
+def o_trait_roll(trait_die, modifier=0):
+    trait = icepool.d(trait_die).explode(depth=10)
+    wild = d6.explode(depth=10)
+    return icepool.highest(trait, wild).map(lambda x: x + modifier >= 4)
+
+
+def o_allocate_damage(unsaved, damage, wounds, models):
+    """Plain enumeration over the states (killed, damage on the current model), wound by wound."""
+    states = {(0, 0): Fraction(1)}
+    per_wound = _as_dict(DAMAGE[damage])
+    for _ in range(unsaved):
+        nxt: dict = {}
+        for (killed, taken), p in states.items():
+            if killed == models:
+                nxt[(killed, taken)] = nxt.get((killed, taken), 0) + p
+                continue
+            for dealt, q in per_wound.items():
+                key = (killed + 1, 0) if taken + dealt >= wounds else (killed, taken + dealt)
+                nxt[key] = nxt.get(key, 0) + p * q
+        states = nxt
+    out: dict = {}
+    for (killed, _t), p in states.items():
+        out[killed] = out.get(killed, 0) + p
+    return out
+
+
+def o_panic_cascade(nearby, others, leadership):
+    """Wave by wave over (testing, untested, fled, first wave?), binomial fleeing in each wave."""
+    def p_flee(score):
+        return Fraction(sum(q for t, q in TWO_D6.items() if t > score), 36)
+    out: dict = {}
+    states = {(nearby, others, 0, True): Fraction(1)}
+    while states:
+        nxt: dict = {}
+        for (testing, untested, fled, first), p in states.items():
+            for now, q in _as_dict(binomial(testing, p_flee(leadership if first else leadership - 1))).items():
+                k = min(now, untested)
+                if k == 0:
+                    out[fled + now] = out.get(fled + now, 0) + p * q
+                else:
+                    key = (k, untested - k, fled + now, False)
+                    nxt[key] = nxt.get(key, 0) + p * q
+        states = nxt
+    return out
+
+
+def o_leaders_acting(leaders):
+    return {k: Fraction(1, leaders + 1) for k in range(leaders + 1)}
+
+
+def o_initiative_changes(mine, theirs):
+    out: dict = {}
+    orders = list(itertools.combinations(range(mine + theirs), mine))
+    for places in orders:
+        sides = [i in places for i in range(mine + theirs)]
+        changes = sum(1 for a, b in zip(sides, sides[1:]) if a != b)
+        out[changes] = out.get(changes, 0) + Fraction(1, len(orders))
+    return out
+
+
+def o_roll_off_rounds(bonus=0, rounds=3):
+    pairs = [(a + bonus, b) for a in DICE for b in DICE]
+    win, lose = (Fraction(sum(1 for a, b in pairs if cmp(a, b)), 36) for cmp in (int.__gt__, int.__lt__))
+    tie = 1 - win - lose
+    went_on = sum(tie ** k for k in range(rounds))
+    return {"first_wins": win * went_on, "second_wins": lose * went_on, "undecided": tie ** rounds}
 
 
 def o_sustained_hits(attacks, skill, extra):
@@ -330,6 +416,17 @@ CASES = [
                          dict(attacks=10, skill=3, strength=5, toughness=4, save=2, ap=-1)], o_attack_sequence),
     ("sustained_hits", _grid(attacks=[1, 3, 6], skill=[2, 4, 6], extra=[0, 1, 2]), o_sustained_hits),
     ("reroll_ones", _grid(attacks=[0, 1, 3, 5], skill=[2, 3, 4, 6]), o_reroll_ones),
+    ("reroll_failures", _grid(attacks=[0, 1, 4, 10], skill=[2, 4, 6]), o_reroll_failures),
+    ("modified_hits", _grid(attacks=[0, 2, 6], skill=[2, 3, 5], modifier=[-3, -1, 0, 2]), o_modified_hits),
+    ("ten_again", _grid(dice=[0, 1, 3, 8]), o_ten_again),
+    ("trait_roll", _grid(trait_die=[4, 6, 8, 12], modifier=[-2, 0, 1]), o_trait_roll),
+    ("allocate_damage", [*_grid(unsaved=[0, 2, 6], damage=list(DAMAGE), wounds=[1, 3], models=[5]),
+                         dict(unsaved=10, damage="d6_plus_1", wounds=4, models=3)], o_allocate_damage),
+    ("panic_cascade", [*_grid(nearby=[0, 1, 3], others=[0, 1, 5], leadership=[6, 8]), dict(nearby=2, others=3, leadership=7)],
+     o_panic_cascade),
+    ("leaders_acting", _grid(leaders=[0, 1, 5, 8]), o_leaders_acting),
+    ("initiative_changes", [dict(mine=m, theirs=t) for m, t in [(0, 3), (1, 1), (2, 2), (3, 4), (5, 4), (6, 6)]], o_initiative_changes),
+    ("roll_off_rounds", _grid(bonus=[0, 1, -2], rounds=[1, 3, 10]), o_roll_off_rounds),
     ("lethal_hits", _grid(attacks=[1, 4], skill=[3, 5], strength=[3, 4, 8], toughness=[4, 6]), o_lethal_hits),
     ("damage_dealt", _grid(unsaved=[0, 1, 3], damage=list(DAMAGE)), o_damage_dealt),
     ("feel_no_pain", _grid(unsaved=[0, 1, 2], damage=["one", "d3", "d6_plus_1"], ward=[4, 5, 6]), o_feel_no_pain),
