@@ -80,7 +80,7 @@ def test_a_build_compared_with_itself_has_no_changes(built, capsys):
     from rulebook.compiler.commands.cli import main
 
     assert main(["diff", str(built), str(built)]) == 0
-    assert capsys.readouterr().out.strip() == "sin cambios"
+    assert capsys.readouterr().out.strip() == "no changes"
 
 
 def test_bad_sides_are_clear_errors(tmp_path, capsys):

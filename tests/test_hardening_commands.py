@@ -106,7 +106,7 @@ def test_s1_diff_of_a_build_folder_never_imports_its_python(tmp_path, monkeypatc
     shutil.rmtree(evil / "json")
     shutil.copytree(shooting_build / "json", evil / "json")
     code, out, err = run("diff", evil, evil)
-    assert (code, out.strip()) == (0, "sin cambios"), err
+    assert (code, out.strip()) == (0, "no changes"), err
     assert not (tmp_path / "PWNED").exists()
     assert not [m for m in sys.modules if m.endswith("evil")]
 
@@ -235,7 +235,7 @@ def test_s3_diff_prints_a_build_s_texts_as_symbols(tmp_path, shooting_build):
     edit_json(new / "json" / "rulebook.json", _set("catalogs/perfiles/entries/pistola/nombre", HOSTILE))
     code, out, _ = run("diff", shooting_build, new)
     assert code == 1 and not RAW.search(out)  # 1: the two differ
-    assert out.splitlines()[0].startswith("versión 0.1.0 → 0.2␛]0;pwned␇␛[2J␛[H␍␊Lista válida\ufffd\ufffd31m: cambio PATCH")
+    assert out.splitlines()[0].startswith("version 0.1.0 → 0.2␛]0;pwned␇␛[2J␛[H␍␊Lista válida\ufffd\ufffd31m: PATCH change")
     code, out, _ = run("diff", shooting_build, new, "--format", "json")
     assert code == 1 and not RAW.search(out) and json.loads(out)["new_version"] == "0.2" + HOSTILE
 

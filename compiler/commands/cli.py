@@ -275,15 +275,18 @@ def cmd_test(args) -> int:
 def cmd_diff(args) -> int:
     from rulebook.compiler.commands import diff
 
-    try:
-        result = diff.diff_rulebooks(args.old, args.new)
-    except diff.DiffError as exc:
-        print(str(exc) if isinstance(exc, diff.BadBuild) else _("error: %(message)s") % {"message": exc}, file=sys.stderr)  # a BadBuild's names its file
-        return exc.status
-    if args.format == "json":
-        print(json.dumps(diff.as_json(result), ensure_ascii=False, indent=2))
-    else:
-        print(diff.render_text(result))
+    from rulebook.compiler.support import i18n
+
+    with i18n.using(i18n.user_language()):  # the differences are told in the user's language
+        try:
+            result = diff.diff_rulebooks(args.old, args.new)
+        except diff.DiffError as exc:
+            print(str(exc) if isinstance(exc, diff.BadBuild) else _("error: %(message)s") % {"message": exc}, file=sys.stderr)  # a BadBuild's names its file
+            return exc.status
+        if args.format == "json":
+            print(json.dumps(diff.as_json(result), ensure_ascii=False, indent=2))
+        else:
+            print(diff.render_text(result))
     return 0 if result.empty else 1  # as diff(1): 0 the same, 1 differences, 2 trouble
 
 

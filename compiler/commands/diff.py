@@ -43,6 +43,7 @@ from rulebook.compiler.emit.data import changes, logic, shapes, to_json
 from rulebook.compiler.emit.data.changes import Change
 from rulebook.compiler.analysis.examples import evaluate
 from rulebook.compiler.support import terminal, untrusted_json
+from rulebook.compiler.support.i18n import _, ngettext
 
 
 class DiffError(Exception):
@@ -170,7 +171,7 @@ def diff_rulebooks(old: Path, new: Path) -> RulebookDiff:
     if a.logic is not None and b.logic is not None:
         result.logic = changes.compare_logic(a.logic, b.logic, result.data)
     else:
-        result.logic_note = "la lógica no se compara: un build sin json/logic.json (anterior a su formato 2.1)"
+        result.logic_note = _("the logic is not compared: a build without json/logic.json (older than its format 2.1)")
     _diff_odds(a.bundle.get("odds", {}).get("tables", {}), b.bundle.get("odds", {}).get("tables", {}), result.odds)
     _diff_examples(a, b, result.examples)
     result.next_version = changes.next_version(result.old_version, b.declared, result.level)
@@ -212,7 +213,7 @@ def _cell_label(table: dict, name: str, key: tuple) -> str:
     rows, cols = table.get("rows", {}), table.get("columns", {})
     parts.append(f"{rows.get('title') or rows.get('variable')} = {r}")
     if c is not None:
-        parts.append(f"{cols.get('title') or cols.get('variable') or 'resultado'} = {c}")
+        parts.append(f"{cols.get('title') or cols.get('variable') or _('result')} = {c}")
     return f"{table.get('title') or name}: " + ", ".join(parts)
 
 
@@ -220,7 +221,7 @@ def _diff_odds(old: dict, new: dict, out: list[Change]) -> None:
     for name in list(old) + [t for t in new if t not in old]:
         a, b = old.get(name), new.get(name)
         if a is None or b is None:
-            out.append(Change("added" if a is None else "removed", ("odds", name), f"tabla de probabilidades «{name}»",
+            out.append(Change("added" if a is None else "removed", ("odds", name), _("odds table «%(name)s»") % {"name": name},
                               level=changes.MINOR if a is None else changes.MAJOR))
             continue
         cells_a, cells_b = _odds_cells(a), _odds_cells(b)
@@ -267,11 +268,11 @@ def _listed(vector: dict) -> dict[str, Fraction] | str:
         return f"error: {vector['error']}"
     if vector["distribution"] is not None:
         return {_show(item["result"]): Fraction(item["probability"]) for item in vector["distribution"]}
-    return "sin resultado" if vector["digest"] is None else _digest_text(vector)
+    return _("no result") if vector["digest"] is None else _digest_text(vector)
 
 
 def _digest_text(vector: dict) -> str:
-    return f"{vector['results']} resultados, {vector['digest']}"
+    return ngettext("%(count)s result, %(digest)s", "%(count)s results, %(digest)s", vector["results"]) % {"count": vector["results"], "digest": vector["digest"]}
 
 
 def _same_vector(a: dict, b: dict) -> bool:
@@ -285,7 +286,7 @@ def _diff_examples(old: _Side, new: _Side, out: list[Change]) -> None:
     a, b = _examples_by_key(old.vectors), _examples_by_key(new.vectors)
     for key in list(a) + [k for k in b if k not in a]:
         procedure, title, _n = key
-        label = f"ejemplo «{title}» ({procedure})"
+        label = _("example «%(title)s» (%(procedure)s)") % {"title": title, "procedure": procedure}
         if key not in b or key not in a:
             out.append(Change("removed" if key not in b else "added", ("examples", procedure, title), label))
             continue
@@ -297,18 +298,18 @@ def _diff_examples(old: _Side, new: _Side, out: list[Change]) -> None:
             da, db = _evaluated(old.package, a[key]), _evaluated(new.package, b[key])
         elif va["digest"] is not None and vb["digest"] is not None and None in (va["distribution"], vb["distribution"]):
             if va["digest"] != vb["digest"]:  # a distribution a build does not list: what it gives is its digest
-                out.append(Change("changed", ("examples", procedure, title), f"{label}: distribución", _digest_text(va), _digest_text(vb)))
+                out.append(Change("changed", ("examples", procedure, title), _("%(label)s: distribution") % {"label": label}, _digest_text(va), _digest_text(vb)))
             continue
         else:
             da, db = _listed(va), _listed(vb)
         if isinstance(da, str) or isinstance(db, str):
             if da != db:
-                out.append(Change("changed", ("examples", procedure, title), label, da if isinstance(da, str) else "resuelve", db if isinstance(db, str) else "resuelve"))
+                out.append(Change("changed", ("examples", procedure, title), label, da if isinstance(da, str) else _("resolves"), db if isinstance(db, str) else _("resolves")))
             continue
         for outcome in list(da) + [o for o in db if o not in da]:
             pa, pb = da.get(outcome, Fraction(0)), db.get(outcome, Fraction(0))
             if pa != pb:
-                out.append(Change("changed", ("examples", procedure, title, outcome), f"{label}: resultado {outcome}", pa, pb))
+                out.append(Change("changed", ("examples", procedure, title, outcome), _("%(label)s: result %(outcome)s") % {"label": label, "outcome": outcome}, pa, pb))
 
 
 # ---------------------------------------------------------------------------- output
@@ -325,17 +326,17 @@ def _value_text(v: Any) -> str:
 def render_text(d: RulebookDiff) -> str:
     """The differences for people, one per line, grouped."""
     if d.empty:
-        return "sin cambios"
+        return _("no changes")
     return "\n".join(terminal.one_line(line) for line in _text_lines(d))  # a build's texts cannot start lines of their own
 
 
 def _text_lines(d: RulebookDiff) -> list[str]:
     level = d.level
-    lines = [f"versión {d.old_version or '—'} → {d.new_version or '—'}: cambio {level.upper() if level else '—'}"
-             f" (un build sobre el anterior publicaría {d.next_version or '—'})"]
+    lines = [_("version %(old)s → %(new)s: %(level)s change (a build over the previous one would publish %(next)s)") % {
+        "old": d.old_version or "—", "new": d.new_version or "—", "level": level.upper() if level else "—", "next": d.next_version or "—"}]
     if d.logic_note:
         lines.append(d.logic_note)
-    for title, group in (("Datos", d.data), ("Lógica", d.logic), ("Probabilidades", d.odds), ("Ejemplos", d.examples)):
+    for title, group in ((_("Data"), d.data), (_("Logic"), d.logic), (_("Odds"), d.odds), (_("Examples"), d.examples)):
         if not group:
             continue
         lines += ["", f"{title} ({len(group)})"]

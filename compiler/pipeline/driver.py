@@ -236,7 +236,10 @@ def _versioned(result: Checked, out_dir: Path, base: Path | str | None) -> bool:
             result.diagnostics.append(Diagnostic(
                 "warning", f"the previous build cannot be compared ({exc}); this build publishes the declared version",
                 Span(str(out_dir), 0, 0, 0, 0), "build into an empty folder, or give --base the previous build", "version"))
-    result.program = versioning.stamped(program, versioning.release(program, previous))
+    from rulebook.compiler.support import i18n
+
+    with i18n.using(i18n.of_rulebook(program)):  # the changes' labels are published: in the rulebook's language
+        result.program = versioning.stamped(program, versioning.release(program, previous))
     return True
 
 

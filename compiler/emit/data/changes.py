@@ -20,7 +20,7 @@ logic changes (a statement, a step, an input's default); PATCH for values and wo
 
 from __future__ import annotations
 
-from rulebook.compiler.support.i18n import N_
+from rulebook.compiler.support.i18n import N_, _
 
 import difflib
 import json
@@ -191,7 +191,7 @@ def _typed(old: dict, new: dict, path: tuple[str, ...], label: str, out: list[Ch
         if a == b:
             continue
         kind = "removed" if b is None else "added" if a is None else "changed"
-        out.append(Change(kind, path + (name,), f"{label}, {name} (tipo)", a, b, MINOR if kind == "added" else MAJOR))
+        out.append(Change(kind, path + (name,), _("%(label)s, %(name)s (type)") % {"label": label, "name": name}, a, b, MINOR if kind == "added" else MAJOR))
 
 
 def _params(old: list, new: list, path: tuple[str, ...], label: str, out: list[Change]) -> None:
@@ -202,7 +202,7 @@ def _params(old: list, new: list, path: tuple[str, ...], label: str, out: list[C
     b = {p.get("name"): p for p in new if isinstance(p, dict)}
     for name in list(a) + [k for k in b if k not in a]:
         pa, pb = a.get(name), b.get(name)
-        where = f"{label}, entrada {name}"
+        where = _("%(label)s, input %(name)s") % {"label": label, "name": name}
         if pb is None:
             out.append(Change("removed", path + (name,), where, _param_text(pa), None, MAJOR))
         elif pa is None:
@@ -216,7 +216,7 @@ def _params(old: list, new: list, path: tuple[str, ...], label: str, out: list[C
                 lv = MINOR  # the default: callers that leave it out get other results
             out.append(Change("changed", path + (name,), where, _param_text(pa), _param_text(pb), lv))
     if [p for p in a if p in b] != [p for p in b if p in a]:
-        out.append(Change("changed", path, f"{label}: orden de las entradas", list(a), list(b), PATCH))
+        out.append(Change("changed", path, _("%(label)s: order of the inputs") % {"label": label}, list(a), list(b), PATCH))
 
 
 def _param_text(p: dict) -> str:
@@ -235,7 +235,7 @@ def _enum_values(old: list, new: list, path: tuple[str, ...], label: str, out: l
         elif a[ident] != b[ident]:
             out.append(Change("changed", path + (ident,), f"{label}.{ident}", a[ident], b[ident], PATCH))
     if [v for v in a if v in b] != [v for v in b if v in a]:
-        out.append(Change("changed", path, f"{label}: orden", list(a), list(b), MINOR))
+        out.append(Change("changed", path, _("%(label)s: order") % {"label": label}, list(a), list(b), MINOR))
 
 
 def compare_data(old: dict, new: dict) -> list[Change]:
@@ -246,23 +246,23 @@ def compare_data(old: dict, new: dict) -> list[Change]:
     for name in list(old_catalogs) + [c for c in new_catalogs if c not in old_catalogs]:
         a, b = old_catalogs.get(name), new_catalogs.get(name)
         if a is None or b is None:
-            out.append(Change("added" if a is None else "removed", ("catalogs", name), f"catálogo «{name}»", level=MINOR if a is None else MAJOR))
+            out.append(Change("added" if a is None else "removed", ("catalogs", name), _("catalog «%(name)s»") % {"name": name}, level=MINOR if a is None else MAJOR))
             continue
         if a.get("record") != b.get("record"):
-            out.append(Change("changed", ("catalogs", name, "record"), f"catálogo «{name}»: tipo de sus entradas", a.get("record"), b.get("record"), MAJOR))
-        _diff_keyed(a.get("entries", {}), b.get("entries", {}), ("catalogs", name), f"catálogo «{name}»", out)
+            out.append(Change("changed", ("catalogs", name, "record"), _("catalog «%(name)s»: type of its entries") % {"name": name}, a.get("record"), b.get("record"), MAJOR))
+        _diff_keyed(a.get("entries", {}), b.get("entries", {}), ("catalogs", name), _("catalog «%(name)s»") % {"name": name}, out)
     old_tables, new_tables = old.get("tables", {}), new.get("tables", {})
     for name in list(old_tables) + [t for t in new_tables if t not in old_tables]:
         a, b = old_tables.get(name), new_tables.get(name)
         if a is None or b is None:
-            out.append(Change("added" if a is None else "removed", ("tables", name), f"tabla «{name}»", level=MINOR if a is None else MAJOR))
+            out.append(Change("added" if a is None else "removed", ("tables", name), _("table «%(name)s»") % {"name": name}, level=MINOR if a is None else MAJOR))
             continue
-        _typed(_columns(a), _columns(b), ("tables", name, "columns"), f"tabla «{name}»", out)
+        _typed(_columns(a), _columns(b), ("tables", name, "columns"), _("table «%(name)s»") % {"name": name}, out)
         ranged = any(isinstance(k, dict) and k.get("range") for k in (a.get("keys") or []) + (b.get("keys") or []))
         # a range's bounds are values: a row of a ranged table moved, added or removed is MINOR at most
-        _diff_keyed(_rows(a), _rows(b), ("tables", name), f"tabla «{name}», fila", out, removed=MINOR if ranged else MAJOR)
-    sections = (("rules", "regla", {"params": _params}), ("enums", "enumeración", {"values": _enum_values, "ordered": MAJOR}),
-                ("constants", "constante", {"type": MAJOR}))
+        _diff_keyed(_rows(a), _rows(b), ("tables", name), _("table «%(name)s», row") % {"name": name}, out, removed=MINOR if ranged else MAJOR)
+    sections = (("rules", _("rule"), {"params": _params}), ("enums", _("enumeration"), {"values": _enum_values, "ordered": MAJOR}),
+                ("constants", _("constant"), {"type": MAJOR}))
     for section, label, levels in sections:
         _diff_keyed(old.get(section, {}).get(section, {}), new.get(section, {}).get(section, {}), (section,), label, out, levels=levels)
     return out
@@ -277,9 +277,9 @@ def _statement_lines(proc: dict) -> list[dict]:
 
 def _step_name(proc: dict, number: Any) -> str:
     if number is None:
-        return "fuera de los pasos"
+        return _("outside the steps")
     label = next((s.get("label") for s in proc.get("steps", []) if s.get("number") == number), "")
-    return f"paso {number} «{label}»"
+    return _("step %(number)s «%(label)s»") % {"number": number, "label": label}
 
 
 def _where(s: dict) -> str:
@@ -317,15 +317,15 @@ def _compare_statements(name: str, a: dict, b: dict, out: list[Change]) -> None:
         for i, j in pairs:
             old, new = sa[i], sb[j]
             step = _step_name(b, new.get("step"))
-            out.append(Change("changed", ("procedures", name, "statements", str(j + 1)), f"procedimiento {name}, {step}",
+            out.append(Change("changed", ("procedures", name, "statements", str(j + 1)), _("procedure %(name)s, %(step)s") % {"name": name, "step": step},
                               old.get("text"), new.get("text"), MINOR, _where(new)))
         for i in sorted(set(range(i1, i2)) - {i for i, _ in pairs}):
             old = sa[i]
-            out.append(Change("removed", ("procedures", name, "statements", str(i + 1)), f"procedimiento {name}, {_step_name(a, old.get('step'))}",
+            out.append(Change("removed", ("procedures", name, "statements", str(i + 1)), _("procedure %(name)s, %(step)s") % {"name": name, "step": _step_name(a, old.get("step"))},
                               old.get("text"), None, MINOR, _where(old)))
         for j in sorted(set(range(j1, j2)) - {j for _, j in pairs}):
             new = sb[j]
-            out.append(Change("added", ("procedures", name, "statements", str(j + 1)), f"procedimiento {name}, {_step_name(b, new.get('step'))}",
+            out.append(Change("added", ("procedures", name, "statements", str(j + 1)), _("procedure %(name)s, %(step)s") % {"name": name, "step": _step_name(b, new.get("step"))},
                               None, new.get("text"), MINOR, _where(new)))
 
 
@@ -337,11 +337,11 @@ def _compare_steps(name: str, a: dict, b: dict, out: list[Change]) -> None:
         x, y = sa.get(n), sb.get(n)
         path = ("procedures", name, "steps", str(n))
         if y is None:
-            out.append(Change("removed", path, f"procedimiento {name}, paso {n}", x.get("label"), None, MINOR))
+            out.append(Change("removed", path, _("procedure %(name)s, step %(number)s") % {"name": name, "number": n}, x.get("label"), None, MINOR))
         elif x is None:
-            out.append(Change("added", path, f"procedimiento {name}, paso {n}", None, y.get("label"), MINOR))
+            out.append(Change("added", path, _("procedure %(name)s, step %(number)s") % {"name": name, "number": n}, None, y.get("label"), MINOR))
         elif x.get("label") != y.get("label"):
-            out.append(Change("changed", path, f"procedimiento {name}, paso {n}: título", x.get("label"), y.get("label"), PATCH,
+            out.append(Change("changed", path, _("procedure %(name)s, step %(number)s: title") % {"name": name, "number": n}, x.get("label"), y.get("label"), PATCH,
                               f"{b.get('file')}:{y.get('line')}"))
 
 
@@ -350,16 +350,16 @@ def _compare_procedures(old: dict, new: dict, out: list[Change]) -> None:
         a, b = old.get(name), new.get(name)
         path = ("procedures", name)
         if b is None:
-            out.append(Change("removed", path, f"procedimiento {name}", a.get("title"), None, MAJOR, f"{a.get('file')}:{a.get('line')}"))
+            out.append(Change("removed", path, _("procedure %(name)s") % {"name": name}, a.get("title"), None, MAJOR, f"{a.get('file')}:{a.get('line')}"))
             continue
         if a is None:
-            out.append(Change("added", path, f"procedimiento {name}", None, b.get("title"), MINOR, f"{b.get('file')}:{b.get('line')}"))
+            out.append(Change("added", path, _("procedure %(name)s") % {"name": name}, None, b.get("title"), MINOR, f"{b.get('file')}:{b.get('line')}"))
             continue
         if a.get("title") != b.get("title"):
-            out.append(Change("changed", path + ("title",), f"procedimiento {name}: título", a.get("title"), b.get("title"), PATCH))
-        _params(a.get("params", []), b.get("params", []), path + ("params",), f"procedimiento {name}", out)
+            out.append(Change("changed", path + ("title",), _("procedure %(name)s: title") % {"name": name}, a.get("title"), b.get("title"), PATCH))
+        _params(a.get("params", []), b.get("params", []), path + ("params",), _("procedure %(name)s") % {"name": name}, out)
         if a.get("result") != b.get("result"):
-            out.append(Change("changed", path + ("result",), f"procedimiento {name}: tipo del resultado", a.get("result"), b.get("result"), MAJOR))
+            out.append(Change("changed", path + ("result",), _("procedure %(name)s: type of the result") % {"name": name}, a.get("result"), b.get("result"), MAJOR))
         _compare_steps(name, a, b, out)
         _compare_statements(name, a, b, out)
 
@@ -368,11 +368,11 @@ def _compare_records(old: dict, new: dict, out: list[Change]) -> None:
     for name in list(old) + [r for r in new if r not in old]:
         a, b = old.get(name), new.get(name)
         if a is None or b is None:
-            out.append(Change("added" if a is None else "removed", ("records", name), f"registro {name}", level=MINOR if a is None else MAJOR))
+            out.append(Change("added" if a is None else "removed", ("records", name), _("record %(name)s") % {"name": name}, level=MINOR if a is None else MAJOR))
             continue
         fa = {f.get("name"): f.get("type") for f in a.get("fields", []) if isinstance(f, dict)}
         fb = {f.get("name"): f.get("type") for f in b.get("fields", []) if isinstance(f, dict)}
-        _typed(fa, fb, ("records", name, "fields"), f"registro {name}, campo", out)
+        _typed(fa, fb, ("records", name, "fields"), _("record %(name)s, field") % {"name": name}, out)
 
 
 _REMOVED = {"term": PATCH}
@@ -397,15 +397,15 @@ def _compare_declarations(old: dict, new: dict, out: list[Change], reported: set
             lv = _REMOVED.get(kind, MAJOR if b is None else MINOR)
             out.append(Change("added" if a is None else "removed", ("declarations", name), label, level=lv, where=where))
         elif a.get("digest") != b.get("digest") and not (detailed and name in reported):
-            out.append(Change("changed", ("declarations", name), f"{label}: texto", a.get("title"), b.get("title"), PATCH, where))
+            out.append(Change("changed", ("declarations", name), _("%(label)s: text") % {"label": label}, a.get("title"), b.get("title"), PATCH, where))
 
 
 def _compare_prose(old: dict, new: dict, out: list[Change]) -> None:
     for key in list(old) + [k for k in new if k not in old]:
         a, b = old.get(key), new.get(key)
-        title = (b or a).get("title") or "portada"
+        title = (b or a).get("title") or _("front matter")
         if a is None or b is None:
-            out.append(Change("added" if a is None else "removed", ("prose", key), f"prosa, sección {title}", level=PATCH))
+            out.append(Change("added" if a is None else "removed", ("prose", key), _("prose, section %(title)s") % {"title": title}, level=PATCH))
             continue
         ba, bb = a.get("blocks", []), b.get("blocks", [])
         matcher = difflib.SequenceMatcher(None, [x.get("digest") for x in ba], [x.get("digest") for x in bb], autojunk=False)
@@ -414,13 +414,13 @@ def _compare_prose(old: dict, new: dict, out: list[Change]) -> None:
                 continue
             pairs = list(zip(range(i1, i2), range(j1, j2))) if op == "replace" else []
             for i, j in pairs:
-                out.append(Change("changed", ("prose", key, str(j + 1)), f"prosa, sección {title}", ba[i].get("excerpt"), bb[j].get("excerpt"),
-                                  PATCH, f"línea {bb[j].get('line')}"))
+                out.append(Change("changed", ("prose", key, str(j + 1)), _("prose, section %(title)s") % {"title": title}, ba[i].get("excerpt"), bb[j].get("excerpt"),
+                                  PATCH, _("line %(line)s") % {"line": bb[j].get("line")}))
             for i in range(i1 + len(pairs), i2):
-                out.append(Change("removed", ("prose", key, str(i + 1)), f"prosa, sección {title}", ba[i].get("excerpt"), None, PATCH))
+                out.append(Change("removed", ("prose", key, str(i + 1)), _("prose, section %(title)s") % {"title": title}, ba[i].get("excerpt"), None, PATCH))
             for j in range(j1 + len(pairs), j2):
-                out.append(Change("added", ("prose", key, str(j + 1)), f"prosa, sección {title}", None, bb[j].get("excerpt"), PATCH,
-                                  f"línea {bb[j].get('line')}"))
+                out.append(Change("added", ("prose", key, str(j + 1)), _("prose, section %(title)s") % {"title": title}, None, bb[j].get("excerpt"), PATCH,
+                                  _("line %(line)s") % {"line": bb[j].get("line")}))
 
 
 def compare_logic(old: dict, new: dict, data: list[Change] = ()) -> list[Change]:
