@@ -28,11 +28,13 @@ range, a table column, an ``@as_printed`` list)."""
 
 DOCUMENT_TYPE_NAMES = (
     "RulesDocument", "RuleEntry", "RuleParam", "RuleLevel", "EnumsDocument", "EnumEntry", "EnumMember",
-    "ConstantsDocument", "ConstantEntry", "ConstantType", "ProceduresDocument", "ProcedureEntry", "ProcedureParam",
-    "OddsDocument", "OddsEntry", "OddsAxis", "GlossaryDocument", "GlossaryTerm", "TestVectors", "TestVector",
+    "ConstantsDocument", "ConstantEntry", "IntConstant", "DecimalConstant", "TextConstant", "BoolConstant",
+    "ProceduresDocument", "ProcedureEntry", "ProcedureParam", "OddsDocument", "OddsEntry", "OddsAxis", "OddsCell",
+    "RandomnessDocument", "DieEntry", "DieFace", "BagEntry", "BagToken", "RollEntry", "RollKeep", "RollTest", "DieId", "BagId",
+    "GlossaryDocument", "GlossaryTerm", "TestVectors", "TestVector",
     "TestVectorProcedure", "ResultProbability", "Rulebook", "RulebookCatalogs", "RulebookTables", "Manifest", "Types",
 )
-"""The type names of the fixed documents' schemas (rules, enums, constants, procedures, odds, glossary, examples, the bundle, the manifest, the types)."""
+"""The type names of the fixed documents' schemas (rules, enums, constants, procedures, odds, randomness, glossary, examples, the bundle, the manifest, the types)."""
 
 FIXED_TYPE_NAMES = (*SHARED_TYPE_NAMES, "RuleId", "RuleApplication", *DOCUMENT_TYPE_NAMES)
 """The type names every build defines (a declaration may not take one)."""

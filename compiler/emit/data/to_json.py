@@ -14,9 +14,11 @@ files are the same bytes.
 Layout under the output folder:
 
 * ``json/<id>.json`` — one document per catalog and table (ids as in the rules);
-* ``json/rules.json``, ``enums.json``, ``constants.json``, ``procedures.json``,
-  ``odds.json``, ``glossary.json``, ``examples.json`` (the worked examples as
-  test vectors);
+* ``json/rules.json``, ``enums.json``, ``constants.json`` (each value typed by its
+  ``type``), ``procedures.json``, ``odds.json`` (every probability a fraction
+  ``"n/d"``), ``glossary.json``, ``randomness.json`` (the dice with their faces, the
+  bags with their tokens, and every roll the procedures make: die, count, dice kept,
+  test), ``examples.json`` (the worked examples as test vectors);
 * ``json/rulebook.json`` — the bundle of the declarations' documents;
 * ``json/manifest.json`` — format and compiler versions, rulebook name and
   version, a content hash (of the sources by their names inside the rulebook
@@ -48,13 +50,16 @@ from rulebook.compiler.emit.data import fast_validation
 from rulebook.compiler.emit.data import schemas as sch
 from rulebook.compiler.emit.data import to_armies
 from rulebook.compiler.analysis.odds import OddsTable
-from rulebook.compiler.emit.data.vectors import VECTORS_SCHEMA, vectors_doc
+from rulebook.compiler.emit.data.vectors import FRACTION, vectors_doc, vectors_schema
+from rulebook.compiler.support.i18n import _
 
 if TYPE_CHECKING:  # jsonschema is imported when a document needs its messages (fast_validation finds it invalid)
     from referencing import Registry
 
-FORMAT_VERSION = "2.0"
-"""The version of the layout of json/ and schemas/ (major: a reader of the previous major may break)."""
+FORMAT_VERSION = "2.1"
+"""The version of the layout of json/ and schemas/ (major: a reader of the previous major may break).
+2.1: json/randomness.json; odds.json writes every probability as "n/d" (its ``format`` 2); the
+constants typed by their type; a description on every property, in the rulebook's language."""
 
 
 def compiler_version() -> str:
@@ -196,12 +201,24 @@ def glossary_doc(program: ir.Program) -> dict:
     return {**_fixed_header(program, "glossary"), "terms": terms}
 
 
-def _str(**more: Any) -> dict:
-    return {"type": "string", **more}
+def _str(description: str | None = None, **more: Any) -> dict:
+    return {"type": "string", **({"description": description} if description else {}), **more}
 
 
-def _nullable(schema: dict) -> dict:
-    return {"anyOf": [schema, {"type": "null"}]}
+def _typed(kind: str, description: str, **more: Any) -> dict:
+    return {"type": kind, "description": description, **more}
+
+
+def _nullable(schema: dict, description: str | None = None) -> dict:
+    return {**({"description": description} if description else {}), "anyOf": [schema, {"type": "null"}]}
+
+
+def _array(items: dict, description: str) -> dict:
+    return {"type": "array", "items": items, "description": description}
+
+
+def _def(name: str) -> dict:
+    return {"$ref": f"#/$defs/{name}"}
 
 
 def _obj(title: str, description: str, props: dict, required: Iterable[str] | None = None) -> dict:
@@ -212,88 +229,207 @@ def _obj(title: str, description: str, props: dict, required: Iterable[str] | No
     }
 
 
-def _keyed(of: str, names: dict | None = None) -> dict:
+def _keyed(of: str, description: str, names: dict | None = None) -> dict:
     """An object of ``#/$defs/<of>`` values by id (``names``: the schema of the ids)."""
-    return {"type": "object", "additionalProperties": {"$ref": f"#/$defs/{of}"}, **({"propertyNames": names} if names else {})}
+    return {"type": "object", "description": description, "additionalProperties": _def(of), **({"propertyNames": names} if names else {})}
+
+
+def _h(name: str) -> str:
+    """The description of a property most documents share, in the current language."""
+    return sch.header_text(name)
 
 
 def _fixed(program: ir.Program, kind: str, body: dict, defs: dict) -> dict:
     """The body of a fixed document's schema: its header, ``body`` and ``defs``."""
-    props = {"$schema": {"const": _uri(program, f"{kind}.schema.json")}, "id": {"const": kind}, "kind": {"const": kind}, **body}
+    props = {
+        "$schema": {"const": _uri(program, f"{kind}.schema.json"), "description": _h("$schema")},
+        "id": {"const": kind, "description": _h("id")},
+        "kind": {"const": kind, "description": _h("kind")},
+        **body,
+    }
     return {"type": "object", "properties": props, "required": list(props), "additionalProperties": False, "$defs": defs}
+
+
+ODDS_FORMAT = 2
+"""The version of odds.json's shape: 2 writes every probability as a fraction "n/d" (1 wrote 0 and 1 as numbers)."""
+
+RANDOMNESS_FORMAT = 1
+"""The version of randomness.json's shape."""
 
 
 def _fixed_schemas(program: ir.Program) -> dict[str, tuple[str, str, dict]]:
     """(title, description, body) of each fixed document's schema, by file name."""
     types = sch.TYPES
     rule_ids = sch.ref(types, "RuleId")
+    title, source, doc = _str(_h("title")), _str(_h("source")), _nullable(_str(), _h("doc"))
+    status = sch.described(sch.ref(types, "Status"), _h("status"))
     out = {}
-    out["rules.schema.json"] = ("RulesDocument", "Reglas especiales: parámetros, textos, niveles, reglas concedidas y estado.", _fixed(program, "rules", {
-        "rules": _keyed("RuleEntry", rule_ids),
+    out["rules.schema.json"] = ("RulesDocument", _("The special rules: parameters, texts, levels, rules granted and state."), _fixed(program, "rules", {
+        "rules": _keyed("RuleEntry", _("Each special rule by its id."), rule_ids),
     }, {
-        "RuleEntry": _obj("RuleEntry", "Una regla especial.", {
-            "title": _str(), "source": _str(), "status": sch.ref(types, "Status"),
-            "params": {"type": "array", "items": {"$ref": "#/$defs/RuleParam"}},
-            "text": {"type": "array", "items": _str()},
-            "levels": {"type": "array", "items": {"$ref": "#/$defs/RuleLevel"}},
-            "grants": {"type": "array", "items": sch.ref(types, "RuleApplication"), "description": "Reglas que concede, con la misma forma que en los catálogos."},
-            "stacking": _nullable(_str()), "doc": _nullable(_str()),
+        "RuleEntry": _obj("RuleEntry", _("A special rule."), {
+            "title": title, "source": source, "status": status,
+            "params": _array(_def("RuleParam"), _("Its parameters, in order.")),
+            "text": _array(_str(), _("Its text in the manual, paragraph by paragraph.")),
+            "levels": _array(_def("RuleLevel"), _("The text of each level, for a rule applied with a level.")),
+            "grants": _array(sch.ref(types, "RuleApplication"), _("Rules it grants, with the same shape as in the catalogs.")),
+            "stacking": _nullable(_str(), _("How several applications combine, as the rulebook says it; null: not said.")),
+            "doc": doc,
         }),
-        "RuleParam": _obj("RuleParam", "Un parámetro de una regla especial.", {"name": _str(), "type": _str(), "required": {"type": "boolean"}}),
-        "RuleLevel": _obj("RuleLevel", "El texto de un nivel de una regla.", {"level": {"type": "integer"}, "text": _str()}),
+        "RuleParam": _obj("RuleParam", _("A parameter of a special rule."), {
+            "name": _str(_("Its name, the key of the rule's args."), ), "type": _str(_("Its type, as the rulebook writes it.")),
+            "required": _typed("boolean", _("Whether an application must give it (it has no default)."))}),
+        "RuleLevel": _obj("RuleLevel", _("The text of one level of a rule."), {
+            "level": _typed("integer", _("The level.")), "text": _str(_("What the rule does at that level."))}),
     }))
-    out["enums.schema.json"] = ("EnumsDocument", "Valores de cada enumeración, con sus nombres visibles (el título impreso en el manual).", _fixed(program, "enums", {
-        "enums": _keyed("EnumEntry"),
+    out["enums.schema.json"] = ("EnumsDocument", _("The values of each enumeration, with their visible names (the title printed in the manual)."), _fixed(program, "enums", {
+        "enums": _keyed("EnumEntry", _("Each enumeration by its name.")),
     }, {
-        "EnumEntry": _obj("EnumEntry", "Una enumeración.", {
-            "title": _str(), "source": _str(), "ordered": {"type": "boolean"}, "values": {"type": "array", "items": {"$ref": "#/$defs/EnumMember"}},
+        "EnumEntry": _obj("EnumEntry", _("An enumeration."), {
+            "title": title, "source": source, "ordered": _typed("boolean", _("Whether its values are ordered (compared by their order).")),
+            "values": _array(_def("EnumMember"), _("Its values, in the rulebook's order.")),
         }),
-        "EnumMember": _obj("EnumMember", "Un valor: su id y su título.", {"id": _str(), "title": _str()}),
+        "EnumMember": _obj("EnumMember", _("A value: its id and its title."), {
+            "id": _str(_("The value's id, as data and procedures write it.")), "title": _str(_("Its name as the manual prints it."))}),
     }))
-    out["constants.schema.json"] = ("ConstantsDocument", "Valores con nombre que usan varios procedimientos.", _fixed(program, "constants", {
-        "constants": _keyed("ConstantEntry"),
+    constant_defs = {}
+    for kind, value in (("int", {"type": "integer"}), ("decimal", {"type": "number"}), ("text", {"type": "string"}), ("bool", {"type": "boolean"})):
+        name = f"{kind.capitalize()}Constant"
+        constant_defs[name] = _obj(name, _("A constant of type %(type)s.") % {"type": kind}, {
+            "title": title, "source": source,
+            "type": {"const": kind, "description": _("The constant's type, which says the type of value.")},
+            "value": {**value, "description": _("The constant's value.")}, "doc": doc,
+        })
+    out["constants.schema.json"] = ("ConstantsDocument", _("Named values the procedures use (const), each with its type."), _fixed(program, "constants", {
+        "constants": _keyed("ConstantEntry", _("Each constant by its name.")),
     }, {
-        "ConstantEntry": _obj("ConstantEntry", "Una constante.", {
-            "title": _str(), "source": _str(), "type": {"$ref": "#/$defs/ConstantType"},
-            "value": {"type": ["number", "string", "boolean"]}, "doc": _nullable(_str()),
-        }),
-        "ConstantType": {"title": "ConstantType", "description": "El tipo de una constante.", "enum": ["int", "decimal", "text", "bool"]},
+        "ConstantEntry": {"title": "ConstantEntry", "description": _("A constant: its type (int, decimal, text or bool) decides the type of its value."),
+                          "anyOf": [_def(name) for name in constant_defs]},
+        **constant_defs,
     }))
-    out["procedures.schema.json"] = ("ProceduresDocument", "Procedimientos con sus parámetros (y valores por defecto), resultado, pasos y esquemas.", _fixed(program, "procedures", {
-        "procedures": _keyed("ProcedureEntry"),
+    out["procedures.schema.json"] = ("ProceduresDocument", _("The procedures with their parameters (and defaults), result, steps and schemas."), _fixed(program, "procedures", {
+        "procedures": _keyed("ProcedureEntry", _("Each procedure by its name.")),
     }, {
-        "ProcedureEntry": _obj("ProcedureEntry", "Un procedimiento; input_schema y result_schema son $id de esquemas.", {
-            "title": _str(), "source": _str(), "params": {"type": "array", "items": {"$ref": "#/$defs/ProcedureParam"}},
-            "result": _str(), "steps": {"type": "array", "items": _str()},
-            "input_schema": _str(format="uri"), "result_schema": _str(format="uri"),
+        "ProcedureEntry": _obj("ProcedureEntry", _("A procedure; input_schema and result_schema are $id of schemas."), {
+            "title": title, "source": source, "params": _array(_def("ProcedureParam"), _("Its parameters, in order.")),
+            "result": _str(_("The type of its result, as the rulebook writes it.")), "steps": _array(_str(), _("The titles of its steps, in order.")),
+            "input_schema": _str(_("The $id of the schema of its input."), format="uri"),
+            "result_schema": _str(_("The $id of the schema of its result."), format="uri"),
         }),
-        "ProcedureParam": _obj("ProcedureParam", "Un parámetro; default es su valor por defecto cuando es constante (null si no tiene).", {
-            "name": _str(), "type": _str(), "required": {"type": "boolean"}, "default": {},
+        "ProcedureParam": _obj("ProcedureParam", _("A parameter; default is its default value when it is constant (null if it has none)."), {
+            "name": _str(_("Its name, the key of the input.")), "type": _str(_("Its type, as the rulebook writes it.")),
+            "required": _typed("boolean", _("Whether the input must give it.")),
+            "default": {"description": _("Its default value as JSON; null: none, or not a constant.")},
         }),
     }))
-    out["odds.schema.json"] = ("OddsDocument", "Probabilidades exactas calculadas por los resolutores para una rejilla de datos.", _fixed(program, "odds", {
-        "tables": _keyed("OddsEntry"),
+    cell = {"type": "string", "pattern": FRACTION, "description": _("An exact probability, «n/d» (0/1 impossible, 1/1 certain).")}
+    out["odds.schema.json"] = ("OddsDocument", _("Exact probabilities computed by the resolvers over a grid of inputs."), _fixed(program, "odds", {
+        "format": {"const": ODDS_FORMAT, "description": _("The version of this document's shape: 2 writes every probability as a fraction «n/d».")},
+        "tables": _keyed("OddsEntry", _("Each odds table by its name.")),
     }, {
-        "OddsEntry": _obj("OddsEntry", "Una tabla de probabilidades.", {
-            "title": _str(), "source": _str(), "procedure": _str(),
-            "rows": {"$ref": "#/$defs/OddsAxis"}, "columns": {"$ref": "#/$defs/OddsAxis"},
-            "groups": _nullable({"$ref": "#/$defs/OddsAxis"}),
-            "cells": {"type": "array", "description": "cells[fila][columna] (con groups: cells[grupo][fila][columna]): probabilidad exacta como \"n/d\" (o entero), o null si el procedimiento no admite esos datos.", "items": {"type": "array"}},
-            "errors": {"type": "array", "items": _str()},
+        "OddsEntry": _obj("OddsEntry", _("A table of probabilities."), {
+            "title": title, "source": source, "procedure": _str(_("The procedure whose results it tabulates.")),
+            "rows": sch.described(_def("OddsAxis"), _("What varies from row to row.")),
+            "columns": sch.described(_def("OddsAxis"), _("What varies from column to column.")),
+            "groups": _nullable(_def("OddsAxis"), _("What varies from grid to grid (each x in …); null: one grid.")),
+            "cells": _array({"type": "array", "items": {"anyOf": [_def("OddsCell"), {"type": "array", "items": _def("OddsCell")}]}}, _(
+                "cells[row][column] (with groups: cells[group][row][column]): the exact probability as «n/d», "
+                "or null where the procedure does not accept those inputs.")),
+            "errors": _array(_str(), _("Why some cells are null: the procedure's errors for those inputs.")),
         }),
-        "OddsAxis": _obj("OddsAxis", "Un eje: la variable, su título y sus valores.", {"variable": _nullable(_str()), "title": _nullable(_str()), "values": {"type": "array"}}),
+        "OddsCell": {"title": "OddsCell", "description": _("One cell: an exact probability «n/d», or null where the procedure does not accept the inputs."),
+                     "anyOf": [cell, {"type": "null"}]},
+        "OddsAxis": _obj("OddsAxis", _("An axis: the variable, its title and its values."), {
+            "variable": _nullable(_str(), _("The input it sets; null: none.")),
+            "title": _nullable(_str(), _("Its printed title; null: none.")),
+            "values": _array({}, _("Its values, as JSON, in order.")),
+        }),
     }))
-    out["glossary.schema.json"] = ("GlossaryDocument", "Los términos del glosario con su definición.", _fixed(program, "glossary", {
-        "terms": {"type": "array", "items": {"$ref": "#/$defs/GlossaryTerm"}},
+    out["glossary.schema.json"] = ("GlossaryDocument", _("The glossary's terms with their definitions."), _fixed(program, "glossary", {
+        "terms": _array(_def("GlossaryTerm"), _("The terms, in the rulebook's order.")),
     }, {
-        "GlossaryTerm": _obj("GlossaryTerm", "Un término del glosario.", {"id": _str(), "term": _str(), "definition": _str(), "source": _str()}),
+        "GlossaryTerm": _obj("GlossaryTerm", _("A term of the glossary."), {
+            "id": _str(_("The term's id.")), "term": _str(_("The term as the manual prints it.")),
+            "definition": _str(_("Its definition.")), "source": source}),
     }))
-    vectors = {**VECTORS_SCHEMA, "properties": {**VECTORS_SCHEMA["properties"], "$schema": {"const": _uri(program, "examples.schema.json")}}}
-    vectors["$defs"] = {**vectors["$defs"], "TestVector": {**vectors["$defs"]["TestVector"], "properties": {
-        **vectors["$defs"]["TestVector"]["properties"], "procedure": {"enum": [p.name for p in program.of(ir.Procedure)]} if program.of(ir.Procedure) else _str(),
+    out["randomness.schema.json"] = ("RandomnessDocument", _(
+        "The dice and bags of the rulebook as data (faces, values, titles; token kinds and counts) and every roll the procedures make."),
+        _fixed(program, "randomness", _randomness_properties(program), _randomness_defs(program)))
+    base = vectors_schema()
+    vectors = {**base, "properties": {**base["properties"], "$schema": {"const": _uri(program, "examples.schema.json"), "description": _h("$schema")}}}
+    procedure = base["$defs"]["TestVector"]["properties"]["procedure"]
+    vectors["$defs"] = {**base["$defs"], "TestVector": {**base["$defs"]["TestVector"], "properties": {
+        **base["$defs"]["TestVector"]["properties"],
+        "procedure": {**procedure, "enum": [p.name for p in program.of(ir.Procedure)]} if program.of(ir.Procedure) else procedure,
     }}}
-    out["examples.schema.json"] = ("TestVectors", "Los ejemplos del reglamento como vectores de prueba: entrada y distribución exacta (o error) esperadas.", vectors)
+    out["examples.schema.json"] = ("TestVectors", _("The rulebook's worked examples as test vectors: the input and the exact distribution (or error) expected."), vectors)
     return out
+
+
+def _randomness_properties(program: ir.Program) -> dict:
+    dice, bags = [d.name for d in program.of(ir.Die)], [b.name for b in program.of(ir.Bag)]
+    return {
+        "format": {"const": RANDOMNESS_FORMAT, "description": _("The version of this document's shape.")},
+        "dice": {**_keyed("DieEntry", _("Each declared die by its name.")), **({"propertyNames": _def("DieId")} if dice else {"maxProperties": 0})},
+        "bags": {**_keyed("BagEntry", _("Each bag by its name.")), **({"propertyNames": _def("BagId")} if bags else {"maxProperties": 0})},
+        "rolls": _array(_def("RollEntry"), _("Every roll of dice the procedures make, in the rulebook's order (a die of N faces numbered 1 to N when no die is declared).")),
+    }
+
+
+def _randomness_defs(program: ir.Program) -> dict:
+    dice, bags = [d.name for d in program.of(ir.Die)], [b.name for b in program.of(ir.Bag)]
+    title, source, doc = _str(_h("title")), _str(_h("source")), _nullable(_str(), _h("doc"))
+    status = sch.described(sch.ref(sch.TYPES, "Status"), _h("status"))
+    face_value = {"anyOf": [{"type": "integer"}, {"type": "string"}]}
+    defs = {
+        "DieEntry": _obj("DieEntry", _("A declared die: its faces in order, each equally likely."), {
+            "title": title, "source": source, "status": status, "doc": doc,
+            "sides": _typed("integer", _("How many faces it has."), minimum=1),
+            "face_enum": _nullable(_str(), _("The enumeration its faces are values of (named faces, in enums.json and types.schema.json); null: the faces are numbers.")),
+            "values": _array(face_value, _("The value of each face, in order: a number, or a value of face_enum.")),
+            "faces": _array(_def("DieFace"), _("Each face with its value and title.")),
+        }),
+        "DieFace": _obj("DieFace", _("One face of a die."), {
+            "index": _typed("integer", _("Its position on the die, from 1."), minimum=1),
+            "value": {**face_value, "description": _("What it shows: a number, or a value of the die's face_enum.")},
+            "title": _nullable(_str(), _("The title of a named face (its enumeration value's); null: a number.")),
+        }),
+        "BagEntry": _obj("BagEntry", _("A bag of tokens, drawn without replacement."), {
+            "title": title, "source": source, "status": status, "doc": doc,
+            "total": _typed("integer", _("How many tokens it holds in all."), minimum=0),
+            "tokens": _array(_def("BagToken"), _("Each kind of token with its count, in the rulebook's order.")),
+        }),
+        "BagToken": _obj("BagToken", _("A kind of token in a bag."), {
+            "kind": _str(_("The kind, as draws name it.")), "count": _typed("integer", _("How many tokens of that kind the bag holds."), minimum=0)}),
+        "RollEntry": _obj("RollEntry", _("A roll of dice in a procedure, as data: which die, how many, which are kept, what is counted."), {
+            "procedure": _str(_("The procedure that rolls.")),
+            "text": _str(_("The roll as the rulebook writes it.")),
+            "die": _nullable(_str(), _("The declared die rolled (in dice); null: plain dice of «sides» faces numbered from 1.")),
+            "sides": _nullable(_typed("integer", _("Faces of each die."), minimum=1), _("How many faces each die has.")),
+            "count": _nullable(_typed("integer", _("A number of dice."), minimum=0), _("How many dice are rolled; null: a number the procedure works out (see times).")),
+            "times": _nullable(_str(), _("The expression that gives how many dice are rolled, as written; null: a fixed count.")),
+            "keep": _nullable(_def("RollKeep"), _("Which dice are kept; null: all.")),
+            "count_if": _nullable(_def("RollTest"), _("The test each die must pass to be counted (the result is how many pass); null: the values are added.")),
+            "reroll": _nullable(_def("RollTest"), _("The faces that are rolled again once; null: none.")),
+            "explode": _nullable(_def("RollTest"), _("The faces that add another die; null: none.")),
+            "chain": _typed("integer", _("At most how many dice one die may add by exploding."), minimum=0),
+            "named_faces": _typed("boolean", _("Whether the die has named faces (the result counts each face).")),
+        }),
+        "RollKeep": _obj("RollKeep", _("The dice kept of a roll."), {
+            "which": {"enum": ["highest", "lowest"], "description": _("Whether the highest or the lowest are kept.")},
+            "count": _typed("integer", _("How many dice are kept."), minimum=0),
+        }),
+        "RollTest": _obj("RollTest", _("A test of one die's face."), {
+            "op": _nullable(_str(), _("The comparison (>=, <=, ==, …) with value; null: a condition written as text.")),
+            "value": _nullable({"anyOf": [{"type": "integer"}, {"type": "string"}]}, _("The constant it compares with; null: worked out by the procedure (see text).")),
+            "text": _str(_("The test as written in the rules.")),
+        }),
+    }
+    if dice:
+        defs["DieId"] = {"title": "DieId", "description": _("The name of a declared die."), "enum": dice}
+    if bags:
+        defs["BagId"] = {"title": "BagId", "description": _("The name of a bag."), "enum": bags}
+    return defs
 
 
 FIXED_TYPE_NAMES = DOCUMENT_TYPE_NAMES
@@ -303,15 +439,17 @@ FIXED_TYPE_NAMES = DOCUMENT_TYPE_NAMES
 def _manifest_schema(program: ir.Program) -> dict:
     digest = _str(pattern="^sha256:[0-9a-f]{64}$")
     props = {
-        "$schema": {"const": _uri(program, "manifest.schema.json")},
-        "format_version": _str(description="Versión del formato de json/ y schemas/ (mayor.menor)."),
-        "compiler_version": _str(), "rulebook": _str(), "title": _str(), "version": _str(), "lang": _str(),
-        "base_uri": _str(format="uri", description="Prefijo de todos los $id: " + sch.ID_RULE),
-        "content_hash": {**digest, "description": "sha256 de los archivos .rules por su nombre dentro de la carpeta del reglamento (no depende de dónde está la carpeta)."},
-        "bundle_hash": {**digest, "description": "sha256 de json/rulebook.json tal como está escrito."},
-        "sources": {"type": "array", "items": _str()},
-        "schemas": {"type": "object", "additionalProperties": _str(), "description": "$id de cada esquema → su ruta en el build."},
-        "documents": {"type": "object", "additionalProperties": digest, "description": "Ruta de cada archivo del build → su sha256."},
+        "$schema": {"const": _uri(program, "manifest.schema.json"), "description": _h("$schema")},
+        "format_version": _str(_("The version of the layout of json/ and schemas/ (major.minor): a reader of an older major version may break.")),
+        "compiler_version": _str(_("The version of the compiler that built it.")),
+        "rulebook": _str(_("The rulebook's id.")), "title": _str(_("The rulebook's title.")), "version": _str(_("The rulebook's version.")),
+        "lang": _str(_("The rulebook's language: every description the tool writes is in it.")),
+        "base_uri": _str(_("The prefix of every $id:") + " " + _(sch.ID_RULE), format="uri"),
+        "content_hash": {**digest, "description": _("sha256 of the .rules files by their names inside the rulebook's folder (it does not depend on where the folder is).")},
+        "bundle_hash": {**digest, "description": _("sha256 of json/rulebook.json as written.")},
+        "sources": _array(_str(), _("The rulebook's source files by their names inside its folder.")),
+        "schemas": {"type": "object", "additionalProperties": _str(), "description": _("Each schema's $id → its path in the build.")},
+        "documents": {"type": "object", "additionalProperties": digest, "description": _("Each file of the build by path → its sha256.")},
     }
     return {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
 
@@ -319,35 +457,60 @@ def _manifest_schema(program: ir.Program) -> dict:
 def all_schemas(program: ir.Program, named: bool = True) -> dict[str, dict]:
     """Every schema by relative path under ``schemas/``: the declarations' (see
     :mod:`rulebook.compiler.emit.data.schemas`), then the fixed documents', the bundle's and the manifest's;
-    ``named=False``: before :func:`rulebook.compiler.emit.data.schemas.named_types`."""
+    ``named=False``: before :func:`rulebook.compiler.emit.data.schemas.named_types`. The
+    descriptions the tool writes are in the rulebook's language."""
     out = sch.schemas(program)
-    for rel, (title, description, body) in _fixed_schemas(program).items():
-        out[rel] = sch.generic_schema(program, rel, title, description, body)
-    catalogs = [c.name for c in program.of(ir.Catalog)]
-    tables = [t.name for t in program.of(ir.Table)]
-    bundle_props = {
-        "$schema": {"const": _uri(program, "rulebook.schema.json")}, "rulebook": _str(), "title": _str(), "version": _str(),
-        "catalogs": {"$ref": "#/$defs/RulebookCatalogs"}, "tables": {"$ref": "#/$defs/RulebookTables"},
-        "rules": {"$ref": "rules.schema.json"}, "enums": {"$ref": "enums.schema.json"}, "constants": {"$ref": "constants.schema.json"},
-        "procedures": {"$ref": "procedures.schema.json"}, "odds": {"$ref": "odds.schema.json"}, "glossary": {"$ref": "glossary.schema.json"},
-    }
-    out["rulebook.schema.json"] = sch.generic_schema(
-        program, "rulebook.schema.json", "Rulebook", "Reglamento completo: todos los documentos de las declaraciones en uno.",
-        {"type": "object", "properties": bundle_props, "required": list(bundle_props), "additionalProperties": False, "$defs": {
-            "RulebookCatalogs": _obj("RulebookCatalogs", "Cada catálogo por su id.", {c: {"$ref": f"{c}.schema.json"} for c in catalogs}),
-            "RulebookTables": _obj("RulebookTables", "Cada tabla por su id.", {t: {"$ref": f"{t}.schema.json"} for t in tables}),
-        }},
-    )
-    out["manifest.schema.json"] = sch.generic_schema(
-        program, "manifest.schema.json", "Manifest", "El manifiesto del build: versiones, hashes y el mapa de $id a archivos. " + sch.ID_RULE,
-        _manifest_schema(program),
-    )
+    with sch.language_of(program):
+        out.update(_more_schemas(program))
     out.update(to_armies.schemas(program))
     return {rel: sch.named_types(doc) for rel, doc in out.items()} if named else out
 
 
+def _more_schemas(program: ir.Program) -> dict[str, dict]:
+    out = {}
+    for rel, (title, description, body) in _fixed_schemas(program).items():
+        out[rel] = sch.generic_schema(program, rel, title, description, body)
+    catalogs = {c.name: c for c in program.of(ir.Catalog)}
+    tables = {t.name: t for t in program.of(ir.Table)}
+
+    def part(rel: str, text: str) -> dict:
+        return sch.described({"$ref": rel}, text)
+
+    bundle_props = {
+        "$schema": {"const": _uri(program, "rulebook.schema.json"), "description": _h("$schema")},
+        "rulebook": _str(_("The rulebook's id.")), "title": _str(_("The rulebook's title.")), "version": _str(_("The rulebook's version.")),
+        "catalogs": part("#/$defs/RulebookCatalogs", _("Each catalog's document by its id.")),
+        "tables": part("#/$defs/RulebookTables", _("Each table's document by its id.")),
+        "rules": part("rules.schema.json", _("The document rules.json.")), "enums": part("enums.schema.json", _("The document enums.json.")),
+        "constants": part("constants.schema.json", _("The document constants.json.")),
+        "procedures": part("procedures.schema.json", _("The document procedures.json.")), "odds": part("odds.schema.json", _("The document odds.json.")),
+        "glossary": part("glossary.schema.json", _("The document glossary.json.")),
+        "randomness": part("randomness.schema.json", _("The document randomness.json.")),
+    }
+    out["rulebook.schema.json"] = sch.generic_schema(
+        program, "rulebook.schema.json", "Rulebook", _("The whole rulebook: every document of the declarations in one."),
+        {"type": "object", "properties": bundle_props, "required": list(bundle_props), "additionalProperties": False, "$defs": {
+            "RulebookCatalogs": _obj("RulebookCatalogs", _("Each catalog by its id."), {
+                c: part(f"{c}.schema.json", f"{decl.title} ({c}.json)") for c, decl in catalogs.items()}),
+            "RulebookTables": _obj("RulebookTables", _("Each table by its id."), {
+                t: part(f"{t}.schema.json", f"{decl.title} ({t}.json)") for t, decl in tables.items()}),
+        }},
+    )
+    out["manifest.schema.json"] = sch.generic_schema(
+        program, "manifest.schema.json", "Manifest", _("The build's manifest: versions, hashes and the map from $id to files.") + " " + _(sch.ID_RULE),
+        _manifest_schema(program),
+    )
+    return out
+
+
+def _fraction(probability: Any) -> str:
+    """An exact probability as a fraction string ``"n/d"`` (``"0/1"``, ``"1/1"`` too)."""
+    p = Fraction(probability)
+    return f"{p.numerator}/{p.denominator}"
+
+
 def _odds_cell(probability: Any) -> Any:
-    return None if probability is None else runtime.to_jsonable(probability)
+    return None if probability is None else _fraction(probability)
 
 
 def _odds_axis(variable: str | None, title: str | None, values: list) -> dict:
@@ -355,8 +518,8 @@ def _odds_axis(variable: str | None, title: str | None, values: list) -> dict:
 
 
 def odds_doc(tables: Iterable[OddsTable], program: ir.Program | None = None) -> dict:
-    """Odds tables computed by the resolvers (see :mod:`rulebook.compiler.analysis.odds`); ``program``
-    gives the document its ``$schema``."""
+    """Odds tables computed by the resolvers (see :mod:`rulebook.compiler.analysis.odds`), every
+    probability a fraction ``"n/d"``; ``program`` gives the document its ``$schema``."""
     out = {}
     for t in tables:
         if t.group_var:
@@ -374,7 +537,79 @@ def odds_doc(tables: Iterable[OddsTable], program: ir.Program | None = None) -> 
             "errors": t.errors,
         }
     header = _fixed_header(program, "odds") if program is not None else {"$schema": "", "id": "odds", "kind": "odds"}
-    return {**header, "tables": out}
+    return {**header, "format": ODDS_FORMAT, "tables": out}
+
+
+def _literal(program: ir.Program, expr: Any) -> Any:
+    """The JSON value of a constant expression (a number, an enum value…), else None."""
+    ok, value = sch.default_value(program, expr) if expr is not None else (False, None)
+    return value if ok and isinstance(value, (int, str)) and not isinstance(value, bool) else None
+
+
+def _roll_test(program: ir.Program, test: Any, text: str) -> dict | None:
+    """A die test (``count >= 5``, ``reroll == 1``…) as data; ``text``: the roll's text."""
+    if test is None:
+        return None
+    if isinstance(test, tuple):  # the roll's own test: (op, expr)
+        op, value = test
+    else:  # an ir.DieTest
+        op, value = test.op, test.value
+    return {"op": op, "value": _literal(program, value) if op is not None else None, "text": text}
+
+
+def _rolls(program: ir.Program) -> list[dict]:
+    from rulebook.compiler.ir.walk import expressions, walk
+
+    out = []
+    for proc in program.of(ir.Procedure):
+        for top in expressions(proc.body):
+            for e in walk(top):
+                if not isinstance(e, ir.Roll):
+                    continue
+                die = program.get(e.die, ir.Die) if e.die else None
+                mods = e.mods
+                count_test = e.test
+                if count_test is None and mods is not None and mods.counts and len(mods.counts) == 1:
+                    count_test = mods.counts[0][1]
+                out.append({
+                    "procedure": proc.name, "text": e.text, "die": e.die,
+                    "sides": len(die.faces) if die is not None else e.sides,
+                    "count": e.count if e.times is None else None,
+                    "times": None if e.times is None else _expr_text(e.times, e.text),
+                    "keep": {"which": e.keep[0], "count": e.keep[1]} if e.keep else None,
+                    "count_if": _roll_test(program, count_test, e.text),
+                    "reroll": _roll_test(program, mods.reroll if mods else None, e.text),
+                    "explode": _roll_test(program, mods.explode if mods else None, e.text),
+                    "chain": mods.chain if mods and mods.explode else 0,
+                    "named_faces": e.named_faces,
+                })
+    return out
+
+
+def _expr_text(expr: Any, roll_text: str) -> str:
+    """How the number of dice is written: the part of the roll's text after ``times``."""
+    after = roll_text.split(" times ", 1)
+    return after[1].split(" keep ")[0].split(" count ")[0].strip() if len(after) == 2 else roll_text
+
+
+def randomness_doc(program: ir.Program) -> dict:
+    """The dice, the bags and the rolls of the procedures (see ``schemas/randomness.schema.json``)."""
+    titles = {e.name: {m.name: m.title for m in e.members} for e in program.of(ir.Enum)}
+    dice = {}
+    for d in program.of(ir.Die):
+        named = titles.get(d.face_enum or "", {})
+        values = [plain(f) for f in d.faces]
+        dice[d.name] = {
+            "title": d.title, "source": d.ref, "status": d.status, "doc": d.doc,
+            "sides": len(d.faces), "face_enum": d.face_enum, "values": values,
+            "faces": [{"index": i, "value": v, "title": named.get(v) if d.face_enum else None} for i, v in enumerate(values, 1)],
+        }
+    bags = {
+        b.name: {"title": b.title, "source": b.ref, "status": b.status, "doc": b.doc, "total": sum(c for _, c in b.tokens),
+                 "tokens": [{"kind": k, "count": c} for k, c in b.tokens]}
+        for b in program.of(ir.Bag)
+    }
+    return {**_fixed_header(program, "randomness"), "format": RANDOMNESS_FORMAT, "dice": dice, "bags": bags, "rolls": _rolls(program)}
 
 
 def _rulebook_fields(program: ir.Program) -> dict[str, str]:
@@ -395,6 +630,7 @@ def documents(program: ir.Program, odds_tables: Iterable[OddsTable] = (), packag
     docs["procedures.json"] = procedures_doc(program)
     docs["odds.json"] = odds_doc(odds_tables, program)
     docs["glossary.json"] = glossary_doc(program)
+    docs["randomness.json"] = randomness_doc(program)
     if package is not None:
         docs["examples.json"] = vectors_doc(program, package, source_names(program), _uri(program, "examples.schema.json"))
     docs["rulebook.json"] = {
@@ -408,6 +644,7 @@ def documents(program: ir.Program, odds_tables: Iterable[OddsTable] = (), packag
         "procedures": docs["procedures.json"],
         "odds": docs["odds.json"],
         "glossary": docs["glossary.json"],
+        "randomness": docs["randomness.json"],
     }
     docs.update(to_armies.documents(program, content_hash(program)))
     return docs
