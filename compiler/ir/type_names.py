@@ -30,7 +30,7 @@ DOCUMENT_TYPE_NAMES = (
     "RulesDocument", "RuleEntry", "RuleParam", "RuleLevel", "EnumsDocument", "EnumEntry", "EnumMember",
     "ConstantsDocument", "ConstantEntry", "IntConstant", "DecimalConstant", "TextConstant", "BoolConstant",
     "ProceduresDocument", "ProcedureEntry", "ProcedureParam", "OddsDocument", "OddsEntry", "OddsAxis", "OddsCell",
-    "RandomnessDocument", "DieEntry", "DieFace", "BagEntry", "BagToken", "RollEntry", "RollKeep", "RollTest", "DieId", "BagId",
+    "RandomnessDocument", "DieEntry", "DieFace", "BagEntry", "BagToken", "RollEntry", "RollKeep", "RollKeepWhich", "RollTest", "DieId", "BagId",
     "GlossaryDocument", "GlossaryTerm", "TestVectors", "TestVector",
     "TestVectorProcedure", "ResultProbability", "Rulebook", "RulebookCatalogs", "RulebookTables", "Manifest", "Types",
 )

@@ -381,9 +381,11 @@ def _randomness_defs(program: ir.Program) -> dict:
     title, source, doc = _str(_h("title")), _str(_h("source")), _nullable(_str(), _h("doc"))
     status = sch.described(sch.ref(sch.TYPES, "Status"), _h("status"))
     face_value = {"anyOf": [{"type": "integer"}, {"type": "string"}]}
+    die_id = sch.described(_def("DieId"), _("The die's name.")) if dice else _str(_("The die's name."))
+    bag_id = sch.described(_def("BagId"), _("The bag's name.")) if bags else _str(_("The bag's name."))
     defs = {
         "DieEntry": _obj("DieEntry", _("A declared die: its faces in order, each equally likely."), {
-            "title": title, "source": source, "status": status, "doc": doc,
+            "id": die_id, "title": title, "source": source, "status": status, "doc": doc,
             "sides": _typed("integer", _("How many faces it has."), minimum=1),
             "face_enum": _nullable(_str(), _("The enumeration its faces are values of (named faces, in enums.json and types.schema.json); null: the faces are numbers.")),
             "values": _array(face_value, _("The value of each face, in order: a number, or a value of face_enum.")),
@@ -395,7 +397,7 @@ def _randomness_defs(program: ir.Program) -> dict:
             "title": _nullable(_str(), _("The title of a named face (its enumeration value's); null: a number.")),
         }),
         "BagEntry": _obj("BagEntry", _("A bag of tokens, drawn without replacement."), {
-            "title": title, "source": source, "status": status, "doc": doc,
+            "id": bag_id, "title": title, "source": source, "status": status, "doc": doc,
             "total": _typed("integer", _("How many tokens it holds in all."), minimum=0),
             "tokens": _array(_def("BagToken"), _("Each kind of token with its count, in the rulebook's order.")),
         }),
@@ -600,12 +602,12 @@ def randomness_doc(program: ir.Program) -> dict:
         named = titles.get(d.face_enum or "", {})
         values = [plain(f) for f in d.faces]
         dice[d.name] = {
-            "title": d.title, "source": d.ref, "status": d.status, "doc": d.doc,
+            "id": d.name, "title": d.title, "source": d.ref, "status": d.status, "doc": d.doc,
             "sides": len(d.faces), "face_enum": d.face_enum, "values": values,
             "faces": [{"index": i, "value": v, "title": named.get(v) if d.face_enum else None} for i, v in enumerate(values, 1)],
         }
     bags = {
-        b.name: {"title": b.title, "source": b.ref, "status": b.status, "doc": b.doc, "total": sum(c for _, c in b.tokens),
+        b.name: {"id": b.name, "title": b.title, "source": b.ref, "status": b.status, "doc": b.doc, "total": sum(c for _, c in b.tokens),
                  "tokens": [{"kind": k, "count": c} for k, c in b.tokens]}
         for b in program.of(ir.Bag)
     }
