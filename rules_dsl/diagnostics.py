@@ -377,12 +377,14 @@ def summary(diagnostics: Iterable[Diagnostic]) -> str:
     return f"{counted(errors, 'error')}, {counted(len(severities) - errors, 'warning')}"
 
 
-def render_all(diagnostics: Iterable[Diagnostic], sources: dict[str, str], fmt: str = "text") -> str:
-    """All diagnostics in text (with carets) or JSON form, sorted by position."""
+def render_all(diagnostics: Iterable[Diagnostic], sources: dict[str, str], fmt: str = "text", summarize=None) -> str:
+    """All diagnostics in text (with carets) or JSON form, sorted by position; the text ends with
+    ``summarize(diagnostics)`` (by default :func:`summary`, in English; the command line
+    passes one in the user's language)."""
     diags = sorted(diagnostics, key=lambda d: (d.span.file, d.span.line, d.span.col, d.message))
     if fmt == "json":
         return json.dumps([d.to_json() for d in diags], ensure_ascii=False, indent=2)
     blocks = [d.render(sources) for d in diags]
     if diags:
-        blocks.append(summary(diags))
+        blocks.append((summarize or summary)(diags))
     return "\n\n".join(blocks[:-1]) + ("\n\n" if len(blocks) > 1 else "") + blocks[-1] if blocks else ""

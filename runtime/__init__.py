@@ -17,12 +17,16 @@ Modules:
     trace         the recorded explanation of a sampled run.
     distribution  exact(), sample(), sample_many(), Distribution; fast and traced twins.
     tables        table lookups and ordered-value helpers.
+    checks        checked direct calls of resolvers (InputError naming the argument's path).
     protocol      Procedure, Example, Odds: the objects a generated package is made of.
 """
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field as dataclass_field
 from fractions import Fraction
+from typing import Any, Literal
 
+from .checks import resolver
 from .context import DEFAULT_MAX_PATHS, DEFAULT_MAX_WORK, Context, ExactContext, SampleContext, WorkLimitError
 from .dice import (
     COMPARISONS,
@@ -65,6 +69,11 @@ __all__ = [
     "dataclass",
     "dataclass_field",
     "Fraction",
+    # … and so that their annotations import nothing else (read by type checkers only)
+    "Any",
+    "Literal",
+    "Mapping",
+    "Sequence",
     # records and inputs
     "Record",
     "record",
@@ -130,6 +139,7 @@ __all__ = [
     "sample_many",
     "traced_by",
     "traced",
+    "resolver",
     "DEFAULT_MAX_PATHS",
     "DEFAULT_MAX_WORK",
     # the objects a generated package is made of

@@ -25,12 +25,13 @@ from __future__ import annotations
 import gc
 import random
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from fractions import Fraction
-from typing import Any
+from typing import Any, Concatenate, Generic, ParamSpec, TypeVar, overload
 
-from .context import DEFAULT_MAX_PATHS, DEFAULT_MAX_WORK, ExactContext, SampleContext, WorkLimitError, _Session, _where
+from .checks import checked_call
+from .context import DEFAULT_MAX_PATHS, DEFAULT_MAX_WORK, Context, ExactContext, SampleContext, WorkLimitError, _Session, _where
 from .errors import RuleError
 from .messages import N_, language_of
 from .numbers import normalize
@@ -39,22 +40,32 @@ from .values import number_text, sort_key, sorted_by_key, to_jsonable
 
 __all__ = ["Distribution", "exact", "sample", "sample_many", "traced_by", "traced"]
 
+T = TypeVar("T")
+U = TypeVar("U")
+P = ParamSpec("P")
+R = TypeVar("R")
 
-class Distribution:
+_SHOWN = 8
+"""Outcomes a distribution's repr shows before it counts the rest."""
+
+
+class Distribution(Generic[T]):
     """An immutable finite distribution: outcomes with exact probabilities.
 
     Behaves like a read-only mapping ``outcome -> Fraction``: iteration yields
     the outcomes (sorted by :func:`rulebook.runtime.values.sort_key`), ``d[x]`` is the
     probability of ``x`` (``0`` for an impossible outcome), ``x in d`` tells
     whether ``x`` is possible, ``items()`` gives ``(outcome, probability)``.
+    For type checkers, ``Distribution[R]`` holds outcomes of type ``R``: what
+    :func:`exact` gives for a resolver whose result is an ``R``.
     """
 
     __slots__ = ("_items", "_map")
 
-    def __init__(self, weights: dict[Any, Fraction] | Iterator[tuple[Any, Fraction]] | tuple = ()) -> None:
+    def __init__(self, weights: Mapping[T, Fraction | int] | Iterable[tuple[T, Fraction | int]] = ()) -> None:
         merged: dict[Any, Fraction] = {}
         pairs = weights.items() if isinstance(weights, dict) else weights
-        for outcome, p in pairs:
+        for outcome, p in pairs:  # type: ignore[union-attr]
             if p < 0:
                 raise ValueError(f"negative probability {p} for {outcome!r}")
             if p:
@@ -62,7 +73,7 @@ class Distribution:
         self._set(merged)
 
     @classmethod
-    def from_weights(cls, weights: dict[Any, int] | Iterable[tuple[Any, int]], denominator: int) -> Distribution:
+    def from_weights(cls, weights: Mapping[T, int] | Iterable[tuple[T, int]], denominator: int) -> Distribution[T]:
         """The distribution ``outcome -> weight / denominator`` (positive integer weights),
         from a dict or from ``(outcome, weight)`` pairs of distinct outcomes."""
         dist = cls.__new__(cls)
@@ -79,21 +90,21 @@ class Distribution:
         raise AttributeError("Distribution is immutable")
 
     # Reading ---------------------------------------------------------------
-    def items(self) -> tuple[tuple[Any, Fraction], ...]:
+    def items(self) -> tuple[tuple[T, Fraction], ...]:
         """``((outcome, probability), ...)`` sorted by outcome."""
         return self._items
 
-    def outcomes(self) -> tuple[Any, ...]:
+    def outcomes(self) -> tuple[T, ...]:
         """The possible outcomes, sorted."""
         return tuple(o for o, _ in self._items)
 
-    def __getitem__(self, outcome: Any) -> Fraction:
+    def __getitem__(self, outcome: object) -> Fraction:
         return self._map.get(outcome, Fraction(0))
 
     def __contains__(self, outcome: object) -> bool:
         return outcome in self._map
 
-    def __iter__(self) -> Iterator[Any]:
+    def __iter__(self) -> Iterator[T]:
         return (o for o, _ in self._items)
 
     def __len__(self) -> int:
@@ -103,11 +114,11 @@ class Distribution:
         """Sum of all probabilities (1 for a distribution from :func:`exact`)."""
         return sum((p for _, p in self._items), Fraction(0))
 
-    def probability(self, pred: Callable[[Any], Any]) -> Fraction:
+    def probability(self, pred: Callable[[T], object]) -> Fraction:
         """Probability that ``pred(outcome)`` is true."""
         return sum((p for o, p in self._items if pred(o)), Fraction(0))
 
-    def map(self, f: Callable[[Any], Any]) -> Distribution:
+    def map(self, f: Callable[[T], U]) -> Distribution[U]:
         """Distribution of ``f(outcome)`` (outcomes with equal images are merged)."""
         return Distribution((f(o), p) for o, p in self._items)
 
@@ -141,8 +152,13 @@ class Distribution:
         return hash(frozenset(self._map.items()))
 
     def __repr__(self) -> str:
-        inner = ", ".join(f"{o!r}: {p}" for o, p in self._items)
-        return f"Distribution({{{inner}}})"
+        """``Distribution({outcome: probability, …})``, short: the first outcomes (each cut
+        short, see :func:`rulebook.runtime.records.shown`) and how many more there are."""
+        from .records import shown
+
+        inner = ", ".join(f"{shown(o)}: {p}" for o, p in self._items[:_SHOWN])
+        more = len(self._items) - _SHOWN
+        return f"Distribution({{{inner}{f', … {more} more' if more > 0 else ''}}})"
 
 
 def traced_by(twin: Callable[..., Any]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -163,6 +179,18 @@ def traced(fn: Callable[..., Any]) -> Callable[..., Any]:
     return getattr(fn, "traced", fn)
 
 
+@overload
+def exact(fn: Callable[Concatenate[Context, P], R], /, *args: P.args, **kwargs: P.kwargs) -> Distribution[R]: ...
+@overload
+def exact(fn: Callable[..., R], /, *args: Any, max_paths: int, max_work: int = ..., every_path: bool = ...,
+          lang: str | None = ..., **kwargs: Any) -> Distribution[R]: ...
+@overload
+def exact(fn: Callable[..., R], /, *args: Any, max_work: int, every_path: bool = ..., lang: str | None = ...,
+          **kwargs: Any) -> Distribution[R]: ...
+@overload
+def exact(fn: Callable[..., R], /, *args: Any, every_path: bool, lang: str | None = ..., **kwargs: Any) -> Distribution[R]: ...
+@overload
+def exact(fn: Callable[..., R], /, *args: Any, lang: str | None, **kwargs: Any) -> Distribution[R]: ...
 def exact(
     fn: Callable[..., Any],
     *args: Any,
@@ -186,9 +214,14 @@ def exact(
             non-deterministic ``fn``, or any RuleError ``fn`` raises on some path.
         WorkLimitError: more than ``max_work`` units of work.
 
-    Errors read in ``lang`` (by default the language of ``fn``'s package).
+    Errors read in ``lang`` (by default the language of ``fn``'s package). A generated
+    resolver's arguments are checked first (InputError: :mod:`rulebook.runtime.checks`).
+    For type checkers, the distribution of a resolver whose result is an ``R`` is a
+    ``Distribution[R]``, and its arguments are checked against its parameters when no
+    option (``max_work``…) is given.
     """
     with _in_language(lang or language_of(fn)), _collector_paused(), _nesting_bounded(fn, kwargs):
+        fn, args, kwargs = checked_call(fn, args, kwargs)
         ctx = ExactContext(_Session(max_work, max_paths), every_path)
         pairs, denominator = ctx.weighted_results(traced(fn), args, kwargs)
         return Distribution.from_weights(pairs, denominator)
@@ -233,6 +266,19 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
+@overload
+def sample(fn: Callable[Concatenate[Context, P], R], /, *args: P.args, **kwargs: P.kwargs) -> tuple[R, Trace | None]: ...
+@overload
+def sample(fn: Callable[..., R], /, *args: Any, seed: int | None, trace: bool = ..., max_work: int = ...,
+           lang: str | None = ..., **kwargs: Any) -> tuple[R, Trace | None]: ...
+@overload
+def sample(fn: Callable[..., R], /, *args: Any, trace: bool, max_work: int = ..., lang: str | None = ...,
+           **kwargs: Any) -> tuple[R, Trace | None]: ...
+@overload
+def sample(fn: Callable[..., R], /, *args: Any, max_work: int, lang: str | None = ...,
+           **kwargs: Any) -> tuple[R, Trace | None]: ...
+@overload
+def sample(fn: Callable[..., R], /, *args: Any, lang: str | None, **kwargs: Any) -> tuple[R, Trace | None]: ...
 def sample(
     fn: Callable[..., Any],
     *args: Any,
@@ -253,6 +299,7 @@ def sample(
     """
     lang = lang or language_of(fn)
     with _in_language(lang), _nesting_bounded(fn, kwargs):
+        fn, args, kwargs = checked_call(fn, args, kwargs)
         if trace:
             ctx = SampleContext(seed, trace=True, max_work=max_work, lang=lang)
             result = traced(fn)(ctx, *args, **kwargs)
@@ -265,6 +312,15 @@ def sample(
             raise _explained(failure, fn, 0, seed, max_work, args, kwargs) from None
 
 
+@overload
+def sample_many(fn: Callable[Concatenate[Context, P], R], n: int, seed: int | None, /, *args: P.args,
+                **kwargs: P.kwargs) -> dict[R, int]: ...
+@overload
+def sample_many(fn: Callable[..., R], n: int, seed: int | None, /, *args: Any, max_work: int,
+                lang: str | None = ..., **kwargs: Any) -> dict[R, int]: ...
+@overload
+def sample_many(fn: Callable[..., R], n: int, seed: int | None, /, *args: Any, lang: str | None,
+                **kwargs: Any) -> dict[R, int]: ...
 def sample_many(fn: Callable[..., Any], n: int, seed: int | None, *args: Any, max_work: int = DEFAULT_MAX_WORK,
                 lang: str | None = None, **kwargs: Any) -> dict[Any, int]:
     """Run the fast ``fn`` ``n`` times (one ``random.Random(seed)`` for all runs, no
@@ -279,6 +335,7 @@ def sample_many(fn: Callable[..., Any], n: int, seed: int | None, *args: Any, ma
     counts: dict[Any, int] = {}
     run = 0
     with _in_language(lang or language_of(fn)), _nesting_bounded(fn, kwargs):
+        fn, args, kwargs = checked_call(fn, args, kwargs)
         try:
             for run in range(n):
                 ctx.work = 0

@@ -52,7 +52,8 @@ class Param:
 class Procedure:
     """A procedure of the rulebook: its resolver ``function(ctx, **arguments)``,
     parameters and result type (as written in the rules). ``result_order`` lists
-    the values of the result, in order, when it is an ordered enum."""
+    the values of the result, in order, when it is an ordered enum; ``status`` is
+    the procedure's ``@status`` (``active``, ``deferred`` or ``not_playable``)."""
 
     name: str
     title: str
@@ -63,6 +64,14 @@ class Procedure:
     result: str
     schema: Schema
     result_order: tuple[str, ...] | None = None
+    status: str = "active"
+
+    def __post_init__(self) -> None:
+        """A checked resolver (:func:`rulebook.runtime.checks.resolver`) checks a direct call's
+        arguments against this procedure's parameters."""
+        mine = getattr(self.function, "_procedure", None)
+        if mine is not None and not mine:
+            mine.append(self)
 
     def __repr__(self) -> str:
         """Short: the name, parameters, result type and source line (not the schema and
@@ -168,9 +177,10 @@ class Odds:
 
     ``inputs(row, column, group)`` gives the procedure's keyword arguments
     (``column`` and ``group`` are None without ``columns``/``each``). ``kind`` is
-    ``"value"`` (``cell(result, dist)`` is the same for every result, e.g. a
-    probability) or ``"outcomes"`` (``cell(result)`` is grouped into columns by
-    its value). ``each`` makes one grid per value, e.g. per catalog entry.
+    ``"value"`` (``cell(result, dist, row, column, group)`` is the same for every
+    result, e.g. a probability) or ``"outcomes"`` (``cell(result, row, column, group)``
+    is grouped into columns by its value); the cell reads the axes' values as the
+    inputs do. ``each`` makes one grid per value, e.g. per catalog entry.
     """
 
     name: str

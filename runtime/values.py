@@ -30,7 +30,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from fractions import Fraction
 from operator import attrgetter
-from typing import Any
+from typing import Any, ClassVar, dataclass_transform
 
 from .errors import RuleError
 from .messages import N_
@@ -150,6 +150,7 @@ class Counts(Mapping):
 # Records
 # ---------------------------------------------------------------------------
 
+@dataclass_transform(eq_default=True, frozen_default=True)  # checkers: fields annotated, frozen, built by keyword
 class Record:
     """Base class of the records a generated package declares (``types.py``).
 
@@ -183,14 +184,18 @@ class Record:
     A resolver whose record's fields all hold bools, ints, strings or None builds
     it with ``Record._shared(R._new)``, which gives back the equal record built
     already.
+
+    A generated class also annotates each field (``impacto: bool``, not evaluated at run
+    time): type checkers read a record as a frozen dataclass (``dataclass_transform``), so a
+    misspelt field, a field of the wrong type or an assignment is an error for them.
     """
 
     __slots__ = ()
-    _shared_limit = 1024
-    _fields: tuple[str, ...] = ()
-    _names: tuple[str, ...] = ()
-    _writable: type
-    _values: Callable[[Any], tuple]
+    _shared_limit: ClassVar[int] = 1024
+    _fields: ClassVar[tuple[str, ...]] = ()
+    _names: ClassVar[tuple[str, ...]] = ()
+    _writable: ClassVar[type]
+    _values: ClassVar[Callable[[Any], tuple]]
 
     def __init_subclass__(cls, writable: bool = False, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -255,11 +260,21 @@ class Record:
         return hash(self._values(self))
 
     def __repr__(self) -> str:
+        """``Name(field=value, …)``; past :data:`_LONG_REPR` characters (a catalog entry with its
+        texts), each value cut short (:func:`rulebook.runtime.records.shown`)."""
         inner = ", ".join(f"{name}={value!r}" for name, value in zip(self._fields, self._values(self)))
+        if len(inner) > _LONG_REPR:
+            from .records import shown
+
+            inner = ", ".join(f"{name}={shown(value)}" for name, value in zip(self._fields, self._values(self)))
         return f"{type(self).__qualname__}({inner})"
 
     def __reduce__(self) -> tuple:
         return (type(self), self._values(self))
+
+
+_LONG_REPR = 300
+"""Characters of a record's fields that its repr shows whole."""
 
 
 def _values_getter(fields: tuple[str, ...]) -> Callable[[Any], tuple]:
@@ -480,18 +495,31 @@ def format_value(value: Any) -> str:
     if isinstance(value, Mapping):
         return "(" + ", ".join(f"{format_value(k)}: {format_value(v)}" for k, v in value.items()) + ")"
     if isinstance(value, Record):
-        fields = ", ".join(f"{name}: {format_value(v)}" for name, v in zip(value._fields, value._values(value)))
-        return f"{type(value).__name__}({fields})"
+        fields = ", ".join(f"{name}: {format_value(v)}" for name, v in zip(value._names, value._values(value)))
+        return f"{shown_type_name(type(value))}({fields})"
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         fields = ", ".join(
             f"{f.name}: {format_value(getattr(value, f.name))}" for f in dataclasses.fields(value)
         )
-        return f"{type(value).__name__}({fields})"
+        return f"{shown_type_name(type(value))}({fields})"
     if isinstance(value, (tuple, list)):
         return "[" + ", ".join(format_value(v) for v in value) + "]"
     if isinstance(value, (set, frozenset)):
         return "{" + ", ".join(format_value(v) for v in sorted(value, key=sort_key)) + "}"
     return repr(value)
+
+
+ROW_CLASS_PREFIX = "_Row_"
+"""How a generated package names the record class of a table's rows (``_Row_<table>``)."""
+
+
+def shown_type_name(cls: type) -> str:
+    """The name of a record type as the rules write it, never a Python-internal one: a
+    table's row record (``_Row_dados_calidad``) reads as its table (``dados_calidad``)."""
+    name = cls.__name__
+    if name.startswith(ROW_CLASS_PREFIX):
+        name = name[len(ROW_CLASS_PREFIX):]
+    return name.lstrip("_") or name
 
 
 def number_text(value: int | Fraction) -> str:

@@ -1,6 +1,6 @@
 """The army builder's data as a browser gets it: through its page.
 
-Reads an army builder page (``docs/ejercito*.md`` or ``site/ejercito*.html``),
+Reads an army builder page (``docs/ejercito*.md`` or ``site/ejercito*.html``; ``army-builder*`` in English),
 finds its ``<script id="rb-army-data" src=…>`` and ``<script id="rb-army-rules" src=…>``
 and reads the scripts they name, relative to the page (compiler/emit/site/to_army_page.py
 writes them as ``assets/armies/<page>.js`` and ``assets/rulebook-armies.js``, the

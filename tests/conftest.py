@@ -12,6 +12,19 @@ DATA = Path(__file__).resolve().parent / "data"
 CONTENT = ROOT / "content" / "1936"
 
 
+LOCALE_VARIABLES = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
+
+
+def pytest_configure(config):
+    """The command line speaks the user's language (issue 25): the tests read its English, whatever
+    the locale they are run in; a test that wants Spanish sets ``LANG`` for its own command."""
+    import os
+
+    for var in LOCALE_VARIABLES:
+        os.environ.pop(var, None)
+    os.environ["LANG"] = "C.UTF-8"
+
+
 def pytest_addoption(parser):
     parser.addoption("--update-goldens", action="store_true", help="rewrite expected outputs of data-driven tests")
 

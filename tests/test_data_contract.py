@@ -130,10 +130,11 @@ def test_the_manifest_is_versioned_validated_and_maps_every_id_to_its_file(built
     assert manifest["$schema"] == schema["$id"]
     assert _errors(_plain_validator(built), manifest) == []
     assert manifest["format_version"] == "2.1" and manifest["compiler_version"]
+    assert (manifest["version"], manifest["declared_version"]) == ("1.0.0", "1.0")  # built into an empty folder: the declared version
     assert manifest["bundle_hash"] == "sha256:" + hashlib.sha256((built / "json" / "rulebook.json").read_bytes()).hexdigest()
     assert manifest["sources"] == sorted(p.name for p in CONTENT.glob("*.rules"))
     base = manifest["base_uri"]
-    assert base == "https://rulebook.invalid/manual_1936/1.0/"
+    assert base == "https://rulebook.invalid/manual_1936/1.0.0/"
     assert len(manifest["schemas"]) == len(list((built / "schemas").rglob("*.schema.json")))
     for schema_id, rel in manifest["schemas"].items():
         assert schema_id == base + rel  # the documented rule: $id = base_uri + path in the build
@@ -366,7 +367,8 @@ catalog otras "Otras" of Manifest {
 def test_the_fixed_type_names_are_the_names_of_the_fixed_schemas(built):
     from rulebook.compiler.emit.data.to_json import FIXED_TYPE_NAMES
 
-    fixed = ("rules", "enums", "constants", "procedures", "odds", "randomness", "glossary", "examples", "rulebook", "manifest")
+    fixed = ("rules", "enums", "constants", "procedures", "odds", "randomness", "glossary", "examples", "rulebook", "manifest",
+             "logic", "changelog", "diff")
     names = set()
     for stem in fixed:
         doc = _json(built / "schemas" / f"{stem}.schema.json")

@@ -58,8 +58,9 @@ def test_reports_the_odds_impact(changes):
     assert changes.odds and {c.path[1] for c in changes.odds} == {"resultados_danio_vehiculo", "impacto_por_perfil_y_banda"}
     band = {c.path[2:] for c in changes.odds if c.path[1] == "impacto_por_perfil_y_banda"}
     assert band and all(group == "fusiles_seccion" and column == "35" for group, _, column in band)
-    cell = next(c for c in changes.odds if c.path[2:] == ("None", "1", "danado_supresion"))
-    assert (Fraction(cell.old), Fraction(cell.new)) == (Fraction(1, 2), Fraction(13, 18))
+    cell = next(c for c in changes.odds if c.path[2:] == ("1", "danado_supresion"))  # no group: no "None" in the path
+    assert (cell.old, cell.new) == (Fraction(1, 2), Fraction(13, 18))
+    assert all("None" not in c.path for c in changes.odds)
     assert {c.path[1] for c in changes.examples} >= {"danio_vehiculo"}
 
 
@@ -70,7 +71,9 @@ def test_text_and_json_output(changes):
     assert "coste: 80 → 85" in text and "tiro_tenso[0].i_preciso.media: 7 → 8" in text
     assert "Margen Base = 1, Resultado = danado_supresion: 1/2 → 13/18" in text
     doc = json.loads(json.dumps(as_json(changes)))
-    assert {"old_version", "new_version", "data", "odds", "examples"} <= set(doc)
+    assert {"old_version", "new_version", "data", "logic", "odds", "examples", "level", "next_version"} <= set(doc)
+    # probabilities are always fraction strings ("0", "1/27"), never numbers
+    assert all(isinstance(c[k], str) for c in doc["odds"] for k in ("old", "new") if c[k] is not None)
 
 
 def test_a_build_compared_with_itself_has_no_changes(built, capsys):
@@ -83,10 +86,10 @@ def test_a_build_compared_with_itself_has_no_changes(built, capsys):
 def test_bad_sides_are_clear_errors(tmp_path, capsys):
     from rulebook.compiler.commands.cli import main
 
-    assert main(["diff", str(tmp_path / "missing"), str(CONTENT)]) == 1
+    assert main(["diff", str(tmp_path / "missing"), str(CONTENT)]) == 2  # as diff(1): 2 for trouble
     assert "no such file or folder" in capsys.readouterr().err
     broken = tmp_path / "broken.rules"
     broken.write_text('```rules\nrulebook t "T"\nenum E { a }\nprocedure p "P" () -> E { return E.b }\n```\n', encoding="utf-8")
-    assert main(["diff", str(broken), str(CONTENT)]) == 1
+    assert main(["diff", str(broken), str(CONTENT)]) == 2
     err = capsys.readouterr().err
     assert "has errors" in err and "'b' is not a value of E" in err and "Traceback" not in err

@@ -163,7 +163,7 @@ def test_the_descriptions_the_tool_writes_follow_the_rulebooks_language():
 
     english = all_schemas(driver.check(ROOT / "tests" / "data" / "english").program)
     spanish = all_schemas(driver.check(ROOT / "content" / "tercios").program)
-    assert english["types.schema.json"]["$defs"]["Status"]["description"].startswith("The state of a declaration")
+    assert english["types.schema.json"]["$defs"]["Status"]["description"].startswith("Status of the declaration")
     assert spanish["types.schema.json"]["$defs"]["Status"]["description"].startswith("Estado de la declaración")
     assert english["odds.schema.json"]["properties"]["tables"]["description"] == "Each odds table by its name."
     assert spanish["odds.schema.json"]["properties"]["tables"]["description"] == "Cada tabla de probabilidades por su nombre."

@@ -248,7 +248,7 @@ def test_resolve_explains_in_the_rulebook_language(tmp_path):
         shown = subprocess.run(command + ["--input", '{"morale": 1}', "--seed", "3", "--explain"],
                                capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
         assert shown.returncode == 0, (attempt, shown.stderr)
-        assert "     data: morale = 1" in shown.stdout and ": 2d6, count ≥ 4 → " in shown.stdout, shown.stdout
+        assert shown.stdout.startswith("Pinned models [II.2]: morale = 1\n") and ": 2d6, count ≥ 4 → " in shown.stdout, shown.stdout
         assert "⇒ result: " in shown.stdout and "datos" not in shown.stdout
         refused = subprocess.run(command + ["--input", '{"morale": 3}', "--seed", "3", "--explain"],
                                  capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)

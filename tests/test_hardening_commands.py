@@ -131,10 +131,10 @@ def test_builds_are_compared_from_their_data(tmp_path, shooting_build):
     edit_json(new / "json" / "examples.json", vectors)
     d = diff_rulebooks(shooting_build, new)
     assert {c.path for c in d.data} == {("catalogs", "perfiles", "pistola", "nombre"), ("tables", "dados_calidad", "calidad=green", "dados")}
-    assert {c.path for c in d.odds} == {("odds", "tabla_impacto", "None", "-2", "green"), ("odds", "danio_por_perfil", "pistola", "0", "None")}
+    assert {c.path for c in d.odds} == {("odds", "tabla_impacto", "-2", "green"), ("odds", "danio_por_perfil", "pistola", "0")}  # no "None" segment
     assert [(c.path[-1], str(c.old), str(c.new)) for c in d.examples] == [("2", "1/6", "1/12"), ("3", "1/6", "1/4")]
     text = render_text(d)
-    assert text.startswith("versión 0.1 → 0.2") and '"Pistola" → "Pistolón"' in text and "Pistola: 1 + d6" in text
+    assert text.startswith("versión 0.1.0 → 0.2: cambio PATCH") and '"Pistola" → "Pistolón"' in text and "Pistola: 1 + d6" in text
 
 
 def test_a_build_and_its_sources_compare_alike(shooting_build):
@@ -234,10 +234,10 @@ def test_s3_diff_prints_a_build_s_texts_as_symbols(tmp_path, shooting_build):
     edit_json(new / "json" / "rulebook.json", _set("version", "0.2" + HOSTILE))
     edit_json(new / "json" / "rulebook.json", _set("catalogs/perfiles/entries/pistola/nombre", HOSTILE))
     code, out, _ = run("diff", shooting_build, new)
-    assert code == 0 and not RAW.search(out)
-    assert out.splitlines()[0] == "versión 0.1 → 0.2␛]0;pwned␇␛[2J␛[H␍␊Lista válida\ufffd\ufffd31m"
+    assert code == 1 and not RAW.search(out)  # 1: the two differ
+    assert out.splitlines()[0].startswith("versión 0.1.0 → 0.2␛]0;pwned␇␛[2J␛[H␍␊Lista válida\ufffd\ufffd31m: cambio PATCH")
     code, out, _ = run("diff", shooting_build, new, "--format", "json")
-    assert code == 0 and not RAW.search(out) and json.loads(out)["new_version"] == "0.2" + HOSTILE
+    assert code == 1 and not RAW.search(out) and json.loads(out)["new_version"] == "0.2" + HOSTILE
 
 
 ROSTER = {"format": 1, "rulebook": "skirmish", "army": "patrol", "side": "red", "role": "attacker", "size": "small",
@@ -407,8 +407,8 @@ def test_s2_the_bundled_rulebooks_keep_their_ids():
     from rulebook.compiler.support.distributions import taken_by
 
     ids = [re.search(r"^rulebook (\w+) ", f.read_text(encoding="utf-8"), re.M) for f in sorted((ROOT / "content").glob("*/00-*.rules"))]
-    assert [m.group(1) for m in ids] == ["manual_1936", "napoleonico", "tercios"]
-    assert [taken_by(m.group(1)) for m in ids] == [None, None, None]
+    assert [m.group(1) for m in ids] == ["manual_1936", "cookbook", "napoleonico", "tercios"]
+    assert [taken_by(m.group(1)) for m in ids] == [None, None, None, None]
 
 
 def test_s2_the_project_emitter_never_writes_a_taken_name():

@@ -325,7 +325,7 @@ def test_army_texts_reach_the_builder_page_only_escaped(hostile_build):
     html_pages = {p.name: p.read_text(encoding="utf-8") for p in (hostile_build / "site").rglob("*.html")}
     for name, text in html_pages.items():
         assert "<script>alert" not in text and "<b>x</b>" not in text and "<!-- \"" not in text, name
-    (built,) = [p for p in (hostile_build / "site").rglob("ejercito.html")]
+    (built,) = [p for p in (hostile_build / "site").rglob("army-builder.html")]  # an English rulebook: English addresses
     script = army_data_script(built)
     assert "<" not in script and ">" not in script and "&" not in script
     army = army_data(built)["army"]  # the script is one assignment of a JSON literal: no text ends it

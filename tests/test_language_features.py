@@ -214,3 +214,56 @@ def test_display_and_internal_on_the_player_pages(tmp_path):
     assert "{: #Componente }" in page  # a record with @display keeps its declaration
     assert "{: #Recuento }" not in page and "{: #Paso }" not in page  # @internal ones do not
     assert "Recuento (sólo tipos)" not in page and "Paso interno" not in page
+
+
+ODDS_READ_AXES = '''```rules
+rulebook r "R" lang "en"
+section I "S"
+procedure two_dice "Two dice" (bonus: int) -> int {
+  step "Roll" {
+    return roll 2d6 + bonus
+  }
+}
+example two_dice "At least 12 with +0" {
+  given (bonus: 0)
+  expect probability(result >= 12) == 1/36
+}
+record Bonus "Bonus" {
+  bonus: int "Bonus"
+}
+catalog bonuses "Bonuses" of Bonus {
+  plain | 0
+  plus_one | 1
+}
+odds totals_between "Totals between" {
+  procedure two_dice(bonus: bonuses[b].bonus)
+  each b in bonuses "Bonus"
+  rows at_least in [7, 12] "At least"
+  columns under in [9, 13] "Under"
+  cell probability(result >= at_least and result < under + bonuses[b].bonus)
+}
+odds over "Over a total" {
+  procedure two_dice(bonus: 0)
+  rows line in [6, 8] "Line"
+  cells outcomes(result > line)
+}
+```
+'''
+
+
+def test_an_odds_cell_reads_its_axes(tmp_path):
+    """The cell of an odds table may read the rows, columns and ``each`` values, as the
+    procedure's arguments do (``rows at_least in …`` with ``cell probability(result >= at_least)``)."""
+    from rulebook.compiler.analysis import odds
+    from rulebook.compiler.pipeline import driver, pyload
+
+    (tmp_path / "r.rules").write_text(ODDS_READ_AXES, encoding="utf-8")
+    checked = driver.check(tmp_path)
+    assert checked.ok, [d.message for d in checked.diagnostics]
+    at_least, over = odds.compute(pyload.compile_and_load(checked.program))
+    assert at_least.errors == [] and over.errors == []
+    # bonus 0: 7 ≤ 2d6 < 9 is 11/36, 7 ≤ 2d6 < 13 is 21/36; 12 ≤ 2d6 < 9 never, < 13 is 1/36
+    assert at_least.cells[0] == [[Fraction(11, 36), Fraction(21, 36)], [0, Fraction(1, 36)]]
+    # bonus 1: 7 ≤ 2d6 + 1 < 10 is 2d6 in 6..8 (16/36); < 14 is 2d6 ≥ 6 (26/36); 12 ≤ 2d6 + 1 < 14 is 2d6 ≥ 11 (3/36)
+    assert at_least.cells[1] == [[Fraction(16, 36), Fraction(26, 36)], [0, Fraction(3, 36)]]
+    assert over.cells == [[Fraction(5, 12), Fraction(7, 12)], [Fraction(13, 18), Fraction(5, 18)]]

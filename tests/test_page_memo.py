@@ -137,7 +137,7 @@ def test_pages_kept_across_edits_are_the_pages_a_build_without_memo_writes(tmp_p
     def build() -> bool:
         stages = _Remembering(preview)
         with reads.across_builds():
-            result = driver.build(folder, tmp_path / "out", site=False, stages=stages)
+            result = driver.build(folder, tmp_path / "out", site=False, stages=stages, base=None)  # as serve builds: the declared version
         preview.parsed = stages.parsed
         if result.ok:  # the package, generated module by module with the memo: as a fresh generation
             fresh = to_python.generate(result.program)

@@ -76,7 +76,8 @@ def test_rulebook_build_without_argument_builds_all_and_an_index(tmp_path):
     assert all((build / href).is_file() for href in links.hrefs)
     # each data page names its own package, and no folder of the machine that built it
     for name in BUNDLED:
-        page = (build / name / "site" / "datos.html").read_text(encoding="utf-8")
+        english = 'language: "en"' in (build / name / "mkdocs.yml").read_text(encoding="utf-8")
+        page = (build / name / "site" / ("data-for-tools.html" if english else "datos.html")).read_text(encoding="utf-8")
         package = next(p.name for p in (build / name / "python").iterdir() if p.is_dir())
         assert f"python/{package}" in page and f"import {package}" in re.sub(r"<[^>]+>", "", page), name
         assert f"content/{name}" not in page and str(tmp_path) not in page, name
@@ -88,12 +89,17 @@ TSC = ROOT / "tests" / "codegen" / "node_modules" / ".bin" / "tsc"
 
 
 def _outputs_snippets() -> dict[str, str]:
-    """The ``python`` and ``ts`` blocks of the README's section on using the outputs."""
+    """The first ``python``, ``ts`` and ``sh`` blocks of the README's section on using the outputs
+    (the second ``python`` one, the typed direct calls, is run and type-checked by tests/test_wheel.py)."""
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     section = text[text.index("## Using the outputs from other programs"):]
     section = section[:section.index("\n## ", 3)]
     blocks = re.findall(r"```(\w+)\n(.*?)```", section, flags=re.S)
-    return {lang: code for lang, code in blocks if lang in ("python", "ts", "sh")}
+    first: dict[str, str] = {}
+    for lang, code in blocks:
+        if lang in ("python", "ts", "sh"):
+            first.setdefault(lang, code)
+    return first
 
 
 def _beside_build(built, tmp_path):

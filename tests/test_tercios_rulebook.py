@@ -85,6 +85,24 @@ def test_combat_round_agrees_with_icepool(package, unidad, enemigo, dados, defen
         assert dist.probability(lambda r: r.desgaste == wear) == oracle.probability(wear), wear
 
 
+def test_break_check_after_combat_agrees_with_icepool(package):
+    """Coraceros (¡Atacad!: 6 dice at 3+) charge Arcabuceros a pie (2 dice at 4+; Coraje 3
+    and 4 at 5+): the infantry is destroyed by Persecución, or over its Aguante 2 fails
+    its Chequeo de Ruptura (Disciplina 3 × D6, one 6 per Punto de Ruptura)."""
+    import icepool
+
+    def destroyed(h1, s1, h2, s2):
+        wear_def, wear_att = max(h1 - s1, 0), max(h2 - s2, 0)
+        if wear_def > wear_att and h1 > 0 and s1 == 0:
+            return 1
+        points = wear_def - 2
+        return 0 if points <= 0 else (3 @ (icepool.d6 == 6) < points).map(lambda failed: 1 if failed else 0)
+
+    oracle = icepool.map(destroyed, 6 @ (icepool.d6 >= 3), 3 @ (icepool.d6 >= 5), 2 @ (icepool.d6 >= 4), 4 @ (icepool.d6 >= 5))
+    dist = _exact(package, "combate", atacante="coraceros", defensor="arcabuceros_a_pie")
+    assert dist.probability(lambda r: r.defensor.destruida) == oracle.probability(1)
+
+
 def test_initiative_rerolled_until_different_is_even(package):
     dist = _exact(package, "iniciativa")
     assert dist.probability(lambda r: r == "jugador_a") == Fraction(1, 2)
@@ -110,6 +128,6 @@ def test_counts_quoted_in_the_closing_note(build):
     assert {name: len(c.entries) for name, c in program.catalogs.items()} == {
         "armas": 8, "regimientos": 17, "tropas": 19, "elementos_terreno": 11}
     assert len(program.of(ir.Rule)) == 17  # with the type rules reglas_caballeria and reglas_artilleria
-    assert len(program.of(ir.Procedure)) == 25  # with valor_apilado and aumentos_netos, the stacking rules of modifiers
-    assert len(program.examples) == 83
+    assert len(program.of(ir.Procedure)) == 28  # with valor_apilado and aumentos_netos, the stacking rules of modifiers
+    assert len(program.examples) == 111
     assert len(program.of(ir.Term)) == 18

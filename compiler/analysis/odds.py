@@ -61,12 +61,12 @@ def _grid(odds: runtime.Odds, function, group: Any, label: str) -> tuple[list, l
             if odds.kind == "outcomes":
                 grouped: dict[Any, Fraction] = {}
                 for outcome, p in dist.items():
-                    key = odds.cell(outcome)
+                    key = odds.cell(outcome, r, c, group)
                     grouped[key] = grouped.get(key, 0) + p
                 seen.extend(k for k in grouped if k not in seen)
                 line.append(grouped)
             else:
-                line.append(odds.cell(next(iter(dist)), dist))
+                line.append(odds.cell(next(iter(dist)), dist, r, c, group))
         grid.append(line)
     return grid, errors, seen
 

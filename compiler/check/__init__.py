@@ -91,7 +91,7 @@ def _assemble(st: CheckState) -> ir.Program:
     rb = st.rulebook
     if rb is not None and rb.lang is not None and not rb.lang.strip():
         st.err('lang "" names no language', rb.span, 'write lang "es" or lang "en", or leave lang out (Spanish)', "lang")
-    rulebook = ir.RulebookInfo(name=rb.name, title=rb.title, version=rb.version or "", lang=rb.lang or "", span=rb.span) if rb else None
+    rulebook = ir.RulebookInfo(name=rb.name, title=rb.title, version=rb.version or "", lang=rb.lang or "", span=rb.span, declared=rb.version or "") if rb else None
     return ir.Program(
         rulebook=rulebook, sources=st.sources, decls=decls, sections=sections, front=front, examples=st.examples,
         uses={k: set(v) for k, v in st.uses.items()}, armies=getattr(st, "armies", {}),

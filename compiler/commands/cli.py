@@ -18,104 +18,138 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rulebook import runtime
+from rulebook.compiler.support.i18n import N_, diagnostics_summary
+from rulebook.compiler.support.i18n import tell as _
+from rulebook.compiler.support.i18n import tell_n as ngettext
 from rulebook.rules_dsl.diagnostics import render_all
 
 
-EPILOG = "Sin RULEBOOK, la orden se aplica a cada reglamento incluido (cada carpeta de content/ con ficheros .rules)."
+ARGPARSE_PHRASES = (
+    N_("usage: "), N_("positional arguments"), N_("options"), N_("show this help message and exit"),
+    N_("%(prog)s: error: %(message)s\n"), N_("argument %(argument_name)s: %(message)s"),
+    N_("the following arguments are required: %s"), N_("invalid choice: %(value)r (choose from %(choices)s)"),
+    N_("invalid %(type)s value: %(value)r"), N_("unrecognized arguments: %s"), N_("expected one argument"),
+    N_("not allowed with argument %s"), N_("ambiguous option: %(option)s could match %(matches)s"),
+    N_("one of the arguments %s is required"), N_("expected at least one argument"), N_("expected at most one argument"),
+    N_("ignored explicit argument %r"), N_("can't open '%(filename)s': %(error)s"),
+)
+"""argparse's own words (usage, the headings of a help, its errors): translated with the
+command's phrases while the command line is read (:func:`_argparse_in_user_language`)."""
+
+
+def _epilog() -> str:
+    return _("Without RULEBOOK, the command runs on every bundled rulebook (each folder of content/ with .rules files).")
 
 
 def _rulebook_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("rulebook", nargs="?", type=Path, default=None, metavar="RULEBOOK",
-                   help="carpeta con los ficheros .rules (o un fichero); por defecto, todos los reglamentos incluidos")
+                   help=_("folder with the .rules files (or one file); by default, every bundled rulebook"))
 
 
 def _format_arg(p: argparse.ArgumentParser, default: str = "text") -> None:
-    p.add_argument("--format", choices=("text", "json"), default=default, help=f"formato de la salida (por defecto {default})")
+    p.add_argument("--format", choices=("text", "json"), default=default, help=_("output format (default %(default)s)"))
 
 
 def make_parser() -> argparse.ArgumentParser:
+    """The command line, its help in the user's language (``LANG``/``LC_ALL``/``LC_MESSAGES``)."""
     parser = argparse.ArgumentParser(
         prog="rulebook",
-        description="Compilador de reglamentos: comprueba las reglas, genera resolutores Python, JSON con esquemas y el sitio web.",
-        epilog=EPILOG,
+        description=_("Rulebook compiler: checks the rules and generates Python resolvers, JSON with schemas and the website."),
+        epilog=_epilog(),
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
-    p = sub.add_parser("check", help="comprueba un reglamento y muestra sus diagnósticos", epilog=EPILOG)
+    p = sub.add_parser("check", help=_("check a rulebook and show its diagnostics"), epilog=_epilog())
     _rulebook_arg(p)
     _format_arg(p)
-    p.add_argument("--werror", action="store_true", help="trata los avisos como errores")
+    p.add_argument("--werror", action="store_true", help=_("treat warnings as errors"))
     p.add_argument("--fix", action="store_true",
-                   help="aplica las correcciones exactas que proponen los diagnósticos (sintaxis antigua, valores con su ortografía "
-                        "anterior, probability() olvidado); deja intacto un fichero cuyas correcciones se solapan; luego vuelve a comprobar")
+                   help=_("apply the exact fixes the diagnostics propose (old syntax, values in their former spelling, "
+                          "a forgotten probability()); leave a file whose fixes overlap untouched; then check again"))
 
-    p = sub.add_parser("build", help="genera json/, schemas/, python/, docs/ y site/", epilog=EPILOG)
+    p = sub.add_parser("build", help=_("generate json/, schemas/, python/, docs/ and site/"), epilog=_epilog())
     _rulebook_arg(p)
     _format_arg(p)
     p.add_argument("-o", "--output", type=Path, default=Path("build"),
-                   help="carpeta de salida (por defecto build/; sin RULEBOOK, una subcarpeta por reglamento y un index.html que enlaza sus sitios)")
-    p.add_argument("--no-site", action="store_true", help="no ejecuta mkdocs (sólo genera docs/)")
+                   help=_("output folder (default build/; without RULEBOOK, one subfolder per rulebook and an index.html linking their sites)"))
+    p.add_argument("--no-site", action="store_true", help=_("do not run mkdocs (only generate docs/)"))
+    p.add_argument("--base", type=Path, default=None, metavar="PATH",
+                   help=_("the previous version (a build or the rulebook's folder) the version is computed against; "
+                          "by default, the build already in the output folder (none: the declared version, 1.0 → 1.0.0)"))
     p.add_argument("--allow-failing-examples", action="store_true",
-                   help="compila un borrador aunque haya ejemplos que las reglas contradicen (avisos, y «holds»: false en sus vectores)")
+                   help=_("build a draft even when the rules contradict some examples (warnings, and “holds”: false in their vectors)"))
 
-    p = sub.add_parser("resolve", help="resuelve un procedimiento: resultado muestreado o distribución exacta")
-    p.add_argument("procedure", nargs="?", help="nombre del procedimiento")
-    p.add_argument("--rulebook", type=Path, default=None, help="carpeta del reglamento (por defecto, el primer reglamento incluido por nombre)")
-    p.add_argument("--input", default="{}", help="parámetros en JSON, o @fichero.json")
+    p = sub.add_parser("resolve", help=_("resolve a procedure: a sampled result or the exact distribution"))
+    p.add_argument("procedure", nargs="?", help=_("name of the procedure"))
+    p.add_argument("--rulebook", type=Path, default=None, help=_("folder of the rulebook (default: the first bundled rulebook by name)"))
+    p.add_argument("--input", default="{}", help=_("parameters as JSON, or @file.json"))
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--seed", type=int, help="semilla para una resolución muestreada")
-    g.add_argument("--exact", action="store_true", help="calcula la distribución exacta de resultados")
-    p.add_argument("--explain", action="store_true", help="incluye la traza paso a paso")
+    g.add_argument("--seed", type=int, help=_("seed of a sampled resolution"))
+    g.add_argument("--exact", action="store_true", help=_("compute the exact distribution of results"))
+    p.add_argument("--explain", action="store_true",
+                   help=_("include the step-by-step trace (short with --format text; complete with --format json)"))
     p.add_argument(
         "--max-work", type=int, default=runtime.DEFAULT_MAX_WORK, metavar="N",
-        help=f"límite de trabajo de una resolución: dados, estados, elementos recorridos (por defecto {runtime.DEFAULT_MAX_WORK})",
+        help=_("work limit of one resolution: dice, states, elements visited (default %(default)s)"),
     )
-    p.add_argument("--list", action="store_true", help="lista los procedimientos con sus tipos")
+    p.add_argument("--list", action="store_true", help=_("list the procedures with their types"))
     p.add_argument(
         "--batch", action="store_true",
-        help='lee peticiones JSON por líneas en la entrada estándar ({"procedure": …, "input": {…}, "seed": n} o "exact": true) '
-             "y escribe una respuesta JSON por línea, en orden",
+        help=_('read JSON requests, one per line, on standard input ({"procedure": …, "input": {…}, "seed": n} or "exact": true) '
+               "and write one JSON answer per line, in order"),
     )
-    p.add_argument("--no-cache", action="store_true", help="no usa ni escribe la caché de reglamentos compilados")
+    p.add_argument("--no-cache", action="store_true", help=_("neither use nor write the cache of compiled rulebooks"))
     p.add_argument(
         "--clear-cache", action="store_true",
-        help="vacía la caché de reglamentos compilados ($XDG_CACHE_HOME/rulebook o ~/.cache/rulebook)",
+        help=_("empty the cache of compiled rulebooks ($XDG_CACHE_HOME/rulebook or ~/.cache/rulebook)"),
     )
     _format_arg(p, "json")
 
-    p = sub.add_parser("test", help="ejecuta los ejemplos del reglamento", epilog=EPILOG)
+    p = sub.add_parser("test", help=_("run the rulebook's worked examples"), epilog=_epilog())
     _rulebook_arg(p)
     _format_arg(p)
 
-    p = sub.add_parser("diff", help="compara dos versiones de un reglamento (datos y probabilidades)")
-    p.add_argument("old", type=Path, metavar="OLD", help="carpeta del reglamento (o de su build) anterior")
-    p.add_argument("new", type=Path, metavar="NEW", help="carpeta del reglamento (o de su build) nueva")
+    p = sub.add_parser("diff", help=_("compare two versions of a rulebook (data, logic and probabilities); exit 0 when equal, 1 when they differ, 2 when unreadable"))
+    p.add_argument("old", type=Path, metavar="OLD", help=_("folder of the previous rulebook (or of its build)"))
+    p.add_argument("new", type=Path, metavar="NEW", help=_("folder of the new rulebook (or of its build)"))
     _format_arg(p)
 
-    sub.add_parser("lsp", help="servidor de lenguaje (LSP) para editores, por stdin/stdout")
+    sub.add_parser("lsp", help=_("language server (LSP) for editors, on stdin/stdout"))
 
-    p = sub.add_parser("serve", help="sirve el sitio en local y lo reconstruye (y recarga el navegador) al editar")
+    p = sub.add_parser("serve", help=_("serve the site locally, rebuild it (and reload the browser) on every edit"))
     p.add_argument("rulebook", nargs="?", type=Path, default=None, metavar="RULEBOOK",
-                   help="carpeta del reglamento que se sirve (o un fichero .rules); por defecto, el primer reglamento incluido por nombre")
-    p.add_argument("--host", default="127.0.0.1", help="dirección en la que escuchar (por defecto 127.0.0.1, sólo este equipo)")
-    p.add_argument("--port", type=int, default=8000, help="puerto (por defecto 8000; 0 elige uno libre)")
+                   help=_("folder of the rulebook served (or a .rules file); by default, the first bundled rulebook by name"))
+    p.add_argument("--host", default="127.0.0.1", help=_("address to listen on (default 127.0.0.1, this computer only)"))
+    p.add_argument("--port", type=int, default=8000, help=_("port (default 8000; 0 picks a free one)"))
 
-    p = sub.add_parser("roster", help="listas de ejército: valida o imprime una lista (JSON)")
+    p = sub.add_parser("roster", help=_("army rosters: validate or print a roster (JSON)"))
     roster_sub = p.add_subparsers(dest="roster_command", metavar="ACTION")
     roster_sub.required = True
-    for action, help_text in (("validate", "valida una lista: todos sus errores, el coste de cada unidad y el total frente al presupuesto"),
-                              ("print", "imprime una lista en una hoja (HTML o Markdown) con la ficha de cada unidad")):
+    for action, help_text in (("validate", _("validate a roster: all its errors, the cost of each unit and the total against the budget")),
+                              ("print", _("print a roster on a sheet (HTML or Markdown) with each unit's datasheet"))):
         q = roster_sub.add_parser(action, help=help_text)
-        q.add_argument("roster", type=Path, metavar="ROSTER.json", help="la lista (formato schemas/roster.schema.json)")
+        q.add_argument("roster", type=Path, metavar="ROSTER.json", help=_("the roster (format schemas/roster.schema.json)"))
         q.add_argument("--rulebook", type=Path, default=None,
-                       help="carpeta del reglamento o de su build (por defecto, el reglamento incluido que nombra la lista)")
+                       help=_("folder of the rulebook or of its build (default: the bundled rulebook the roster names)"))
         if action == "validate":
             _format_arg(q)
         else:
-            q.add_argument("--format", choices=("html", "markdown"), default="html", help="formato de la hoja (por defecto html)")
-            q.add_argument("-o", "--output", type=Path, default=None, help="archivo de salida (por defecto, la salida estándar)")
+            q.add_argument("--format", choices=("html", "markdown"), default="html", help=_("format of the sheet (default %(default)s)"))
+            q.add_argument("-o", "--output", type=Path, default=None, help=_("output file (default: standard output)"))
     return parser
+
+
+@contextlib.contextmanager
+def _argparse_in_user_language():
+    """argparse's own words in the user's language while the command line is read (argparse
+    looks its ``_``/``ngettext`` up when it writes a help or an error)."""
+    saved = argparse._, argparse.ngettext
+    argparse._, argparse.ngettext = _, ngettext
+    try:
+        yield
+    finally:
+        argparse._, argparse.ngettext = saved
 
 
 if TYPE_CHECKING:  # rulebook.compiler.pipeline.driver (the parser, the checker) is imported by the commands that use
@@ -124,7 +158,8 @@ if TYPE_CHECKING:  # rulebook.compiler.pipeline.driver (the parser, the checker)
 
 def _print_diags(result: driver.Checked, fmt: str, stream=None) -> None:
     if result.diagnostics:
-        print(render_all(result.diagnostics, result.sources, fmt), file=stream or sys.stderr)  # looked up now: tests swap it
+        print(render_all(result.diagnostics, result.sources, fmt, summarize=diagnostics_summary),
+              file=stream or sys.stderr)  # looked up now: tests swap it
 
 
 def _shown(path: Path) -> str:
@@ -202,7 +237,9 @@ def cmd_build(args) -> int:
         from rulebook.compiler.emit.site import to_pages
 
         to_pages.write_bundle_index(args.output, built)
-        print(f"index of {'the rulebook' if len(built) == 1 else f'the {len(built)} rulebooks'}: {args.output / 'index.html'}", file=sys.stderr)
+        index = args.output / "index.html"
+        print(ngettext("index of %(num)d rulebook: %(index)s", "index of the %(num)d rulebooks: %(index)s", len(built))
+              % {"num": len(built), "index": index}, file=sys.stderr)
     return status
 
 
@@ -211,14 +248,15 @@ def _build_one(args, book: Path, output: Path) -> tuple[int, driver.Checked]:
     from rulebook.compiler.pipeline import driver
 
     t0 = time.perf_counter()
-    result = driver.build(book, output, site=not args.no_site, allow_failing_examples=args.allow_failing_examples)
+    base = args.base if getattr(args, "base", None) is not None else driver.PREVIOUS
+    result = driver.build(book, output, site=not args.no_site, allow_failing_examples=args.allow_failing_examples, base=base)
     _print_diags(result, args.format)
     if not result.ok:
-        print(f"build of {_shown(book)} failed; the previous output was left untouched", file=sys.stderr)
+        print(_("build of %(rulebook)s failed; the previous output was left untouched") % {"rulebook": _shown(book)}, file=sys.stderr)
         return 1, result
     total = time.perf_counter() - t0
     parts = ", ".join(f"{k} {v:.2f}s" for k, v in result.timings.items())
-    print(f"built {output}/ in {total:.2f}s ({parts})", file=sys.stderr)
+    print(_("built %(output)s/ in %(seconds)ss (%(parts)s)") % {"output": output, "seconds": f"{total:.2f}", "parts": parts}, file=sys.stderr)
     return 0, result
 
 
@@ -240,13 +278,13 @@ def cmd_diff(args) -> int:
     try:
         result = diff.diff_rulebooks(args.old, args.new)
     except diff.DiffError as exc:
-        print(str(exc) if isinstance(exc, diff.BadBuild) else f"error: {exc}", file=sys.stderr)  # a BadBuild's names its file
+        print(str(exc) if isinstance(exc, diff.BadBuild) else _("error: %(message)s") % {"message": exc}, file=sys.stderr)  # a BadBuild's names its file
         return exc.status
     if args.format == "json":
         print(json.dumps(diff.as_json(result), ensure_ascii=False, indent=2))
     else:
         print(diff.render_text(result))
-    return 0
+    return 0 if result.empty else 1  # as diff(1): 0 the same, 1 differences, 2 trouble
 
 
 def cmd_roster(args) -> int:
@@ -306,23 +344,25 @@ def _output_filter(args):
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = make_parser()
-    args = parser.parse_args(argv)
+    with _argparse_in_user_language():
+        parser = make_parser()
+        args = parser.parse_args(argv)
     handler = {"check": cmd_check, "build": cmd_build, "resolve": cmd_resolve, "test": cmd_test, "diff": cmd_diff, "lsp": cmd_lsp, "roster": cmd_roster, "serve": cmd_serve}[args.command]
     try:
         with _collector_for(args.command), _output_filter(args):
             return handler(args)
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        print(_("interrupted"), file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0
     except OSError as exc:  # the system refused (a full or read-only temporary folder…): say what and where
         where = f"{exc.filename}: " if exc.filename else ""
-        print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
+        print(_("error: %(message)s") % {"message": f"{where}{exc.strerror or exc}"}, file=sys.stderr)
         return 1
     except Exception as exc:  # a bug in the compiler: say so, without a traceback
-        print(f"internal error: {type(exc).__name__}: {exc}\nplease report this with the input that caused it", file=sys.stderr)
+        print(_("internal error: %(error)s\nplease report this with the input that caused it") % {"error": f"{type(exc).__name__}: {exc}"},
+              file=sys.stderr)
         return 70
 
 

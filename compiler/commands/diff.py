@@ -9,14 +9,21 @@ Produces a :class:`RulebookDiff` — entry point
 :func:`diff_rulebooks(old, new) -> RulebookDiff`:
 
 * data: catalog entries and table rows added, removed and changed field by
-  field; special rules, enums, constants and procedure signatures changed;
+  field; special rules, enums and constants changed
+  (:func:`rulebook.compiler.emit.data.changes.compare_data`);
+* logic: procedures statement by statement (signature, steps, each statement's
+  normalized text and line), records, the other declarations by digest, the prose
+  (:func:`rulebook.compiler.emit.data.changes.compare_logic`, from ``json/logic.json``
+  or the program compiled here); every change is classified MAJOR, MINOR or PATCH;
 * the **odds impact**: every cell of the odds tables and every outcome of the
   worked examples' exact distributions whose probability changed, with both
   values (``1/3 → 4/9``). A build lists a distribution of at most 100 results
   (:data:`rulebook.compiler.emit.data.vectors.MAX_LISTED`); a longer one is compared by its
   digest, unless both sides are sources (then resolved again, outcome by outcome).
 
-:func:`render_text` and :func:`as_json` print it for people and for tools.
+:func:`render_text` and :func:`as_json` print it for people and for tools (the JSON as
+``schemas/diff.schema.json`` describes it); ``rulebook diff`` exits 0 when nothing
+differs, 1 when something does, 2 when a side cannot be read.
 """
 
 from __future__ import annotations
@@ -32,49 +39,48 @@ from rulebook import runtime
 
 from rulebook.compiler.pipeline import driver, pyload
 from rulebook.compiler.analysis import odds
-from rulebook.compiler.emit.data import to_json
+from rulebook.compiler.emit.data import changes, logic, shapes, to_json
+from rulebook.compiler.emit.data.changes import Change
 from rulebook.compiler.analysis.examples import evaluate
 from rulebook.compiler.support import terminal, untrusted_json
 
 
 class DiffError(Exception):
     """A side of the diff cannot be read (with the reason, ready to print); ``status``:
-    the exit status (1: a side is missing or has rule errors; 2: a build's files are
-    not what ``rulebook build`` writes)."""
+    the exit status, 2 (as ``diff``'s: 0 no differences, 1 differences, 2 trouble): a
+    side is missing, has rule errors, or is a build whose files are not what
+    ``rulebook build`` writes (:class:`BadBuild`)."""
 
-    status = 1
+    status = 2
 
 
 class BadBuild(DiffError):
     status = 2
 
 
-@dataclass(frozen=True)
-class Change:
-    """One difference: ``kind`` is added, removed or changed; ``path`` says where
-    (e.g. ``("catalogs", "perfiles_armas", "fusiles_seccion", "alcance")``);
-    ``label`` is the same place in words, for people."""
-
-    kind: str
-    path: tuple[str, ...]
-    label: str
-    old: Any = None
-    new: Any = None
-
-
 @dataclass
 class RulebookDiff:
-    """Every difference between two versions, data first, then the odds impact."""
+    """Every difference between two versions: data, logic, then the odds impact.
+    ``next_version``: what a build of the new side would publish over a build of the
+    old one (:func:`rulebook.compiler.emit.data.changes.next_version`)."""
 
     old_version: str
     new_version: str
     data: list[Change] = field(default_factory=list)
     odds: list[Change] = field(default_factory=list)
     examples: list[Change] = field(default_factory=list)
+    logic: list[Change] = field(default_factory=list)
+    logic_note: str | None = None  # why the logic was not compared (a build without json/logic.json)
+    next_version: str = ""
 
     @property
     def empty(self) -> bool:
-        return not (self.data or self.odds or self.examples)
+        return not (self.data or self.logic or self.odds or self.examples)
+
+    @property
+    def level(self) -> str | None:
+        """The highest level of the changes (None: no change)."""
+        return changes.level([*self.data, *self.logic, *self.odds, *self.examples])
 
 
 @dataclass
@@ -87,63 +93,18 @@ class _Side:
     bundle: dict
     vectors: list[dict]
     package: ModuleType | None = None
+    logic: dict | None = None  # json/logic.json (None: a build from before it was written)
+    declared: str = ""  # the version the rulebook declares (a build: its published version)
 
 
 MAX_BUILD_JSON = 64 * 1024 * 1024
 """The largest ``json/rulebook.json`` or ``json/examples.json`` of a build read (the bundled
 rulebooks': under 1 MB each)."""
 
-_FRACTION = {"type": "string", "pattern": r"^-?(0|[1-9][0-9]*)(/[1-9][0-9]*)?$", "maxLength": 200}
-_CELL = {"anyOf": [{"type": ["number", "boolean", "null"]}, _FRACTION]}
-_GRID = {"type": "array", "items": {"type": "array", "items": _CELL}}
-_AXIS = {"type": "object", "required": ["values"], "properties": {"values": {"type": "array"}}}
-_KEYED = {"type": "object", "additionalProperties": {"type": "object"}}
+BUNDLE_SHAPE, VECTORS_SHAPE = shapes.BUNDLE_SHAPE, shapes.VECTORS_SHAPE
 
 
-def _section(name: str) -> dict:
-    return {"type": "object", "required": [name], "properties": {name: {"type": "object"}}}
-
-
-BUNDLE_SHAPE = {
-    "type": "object",
-    "required": ["version", "catalogs", "tables", "rules", "enums", "constants", "procedures", "odds"],
-    "properties": {
-        "version": {"type": "string", "maxLength": 200},
-        "catalogs": {"type": "object", "additionalProperties": {
-            "type": "object", "required": ["entries"], "properties": {"entries": {"type": "object"}}}},
-        "tables": {"type": "object", "additionalProperties": {
-            "type": "object", "required": ["rows"], "properties": {"rows": {"type": "array", "items": {
-                "type": "object", "required": ["key"],
-                "properties": {"key": {"type": "object"}, "values": {"type": ["object", "null"]}}}}}}},
-        **{name: _section(name) for name in ("rules", "enums", "constants", "procedures")},
-        "odds": {"type": "object", "required": ["tables"], "properties": {"tables": {"type": "object", "additionalProperties": {
-            "type": "object", "required": ["rows", "columns", "cells"],
-            "properties": {"rows": _AXIS, "columns": _AXIS, "groups": {"anyOf": [{"type": "null"}, _AXIS]}},
-            "if": {"required": ["groups"], "properties": {"groups": {"type": "object"}}},
-            "then": {"properties": {"cells": {"type": "array", "items": _GRID}}},
-            "else": {"properties": {"cells": _GRID}},
-        }}}},
-    },
-}
-"""What diff reads of ``json/rulebook.json``, as a JSON Schema of its own: the shape of the
-bundle ``rulebook build`` writes, only as deep as diff looks. (Not the build's
-``schemas/rulebook.schema.json``: a build that was tampered with may ship schemas to match.)"""
-
-VECTORS_SHAPE = {
-    "type": "object", "required": ["vectors"], "properties": {"vectors": {"type": "array", "items": {
-        "type": "object", "required": ["procedure", "title", "input", "error", "results", "digest", "distribution"],
-        "properties": {
-            "procedure": {"type": "string"}, "title": {"type": "string"}, "input": {"type": "object"},
-            "error": {"type": ["string", "null"]}, "results": {"type": ["integer", "null"]},
-            "digest": {"type": ["string", "null"], "pattern": "^sha256:[0-9a-f]{64}$"},
-            "distribution": {"anyOf": [{"type": "null"}, {"type": "array", "items": {
-                "type": "object", "required": ["result", "probability"], "properties": {"probability": _FRACTION}}}]},
-        }}}},
-}
-"""What diff reads of ``json/examples.json`` (the test vectors), in the same way."""
-
-
-def _read_build(path: Path) -> tuple[dict, list[dict]]:
+def _read_build(path: Path) -> _Side:
     """A build folder's bundle and test vectors, read as data: its ``python/`` is never
     imported. A file that is missing, too large, not JSON, nested too deeply or not of
     the shape diff reads (:data:`BUNDLE_SHAPE`, :data:`VECTORS_SHAPE`) is :class:`BadBuild`."""
@@ -161,7 +122,18 @@ def _read_build(path: Path) -> tuple[dict, list[dict]]:
         if problem is not None:
             raise BadBuild(f"{file}: error: not what rulebook build writes: {terminal.one_line(problem)}")
         read.append(doc)
-    return read[0], read[1]["vectors"]
+    side = _Side(read[0], read[1]["vectors"], declared=str(read[0].get("version", "")))
+    file = path / "json" / "logic.json"
+    if file.is_file():
+        try:
+            doc = untrusted_json.load(file, MAX_BUILD_JSON, what="the build's file")
+        except untrusted_json.UntrustedJson as exc:
+            raise BadBuild(str(exc)) from None
+        problem = untrusted_json.shape_problem(doc, logic.LOGIC_SCHEMA)
+        if problem is not None:
+            raise BadBuild(f"{file}: error: not what rulebook build writes: {terminal.one_line(problem)}")
+        side.logic = doc
+    return side
 
 
 def _load(path: Path) -> _Side:
@@ -169,7 +141,7 @@ def _load(path: Path) -> _Side:
     if not path.exists():
         raise DiffError(f"{path}: no such file or folder")
     if (path / "json" / "rulebook.json").is_file():
-        return _Side(*_read_build(path))
+        return _read_build(path)
     checked = driver.check(path)
     if not checked.ok or checked.program is None:
         from rulebook.rules_dsl.diagnostics import render_all
@@ -181,7 +153,8 @@ def _load(path: Path) -> _Side:
     # as a build writes them (json/rulebook.json, json/examples.json): the two kinds of side compare alike
     bundle = json.loads(to_json.dumps(documents["rulebook.json"]))
     vectors = json.loads(to_json.dumps(documents["examples.json"]))["vectors"]
-    return _Side(bundle, vectors, package)
+    rb = checked.program.rulebook
+    return _Side(bundle, vectors, package, logic.logic_doc(checked.program), rb.declared if rb else "")
 
 
 def diff_rulebooks(old: Path, new: Path) -> RulebookDiff:
@@ -193,93 +166,19 @@ def diff_rulebooks(old: Path, new: Path) -> RulebookDiff:
     """
     a, b = _load(old), _load(new)
     result = RulebookDiff(str(a.bundle.get("version", "")), str(b.bundle.get("version", "")))
-    _diff_documents(a.bundle, b.bundle, result.data)
+    result.data = changes.compare_data(a.bundle, b.bundle)
+    if a.logic is not None and b.logic is not None:
+        result.logic = changes.compare_logic(a.logic, b.logic, result.data)
+    else:
+        result.logic_note = "la lógica no se compara: un build sin json/logic.json (anterior a su formato 2.1)"
     _diff_odds(a.bundle.get("odds", {}).get("tables", {}), b.bundle.get("odds", {}).get("tables", {}), result.odds)
     _diff_examples(a, b, result.examples)
+    result.next_version = changes.next_version(result.old_version, b.declared, result.level)
     return result
-
-
-# ---------------------------------------------------------------------------- data
 
 
 def _show(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
-
-
-def _diff_values(old: Any, new: Any, path: tuple[str, ...], label: str, out: list[Change]) -> None:
-    """Nested values compared down to the leaves that differ (``tiro_tenso[0].i_preciso.media``)."""
-    if old == new:
-        return
-    if isinstance(old, dict) and isinstance(new, dict):
-        for f in list(old) + [k for k in new if k not in old]:
-            if f not in new or f not in old:
-                out.append(Change("removed" if f not in new else "added", path + (f,), f"{label}.{f}", old.get(f), new.get(f)))
-            else:
-                _diff_values(old[f], new[f], path + (f,), f"{label}.{f}", out)
-    elif isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
-        for i, (a, b) in enumerate(zip(old, new)):
-            _diff_values(a, b, path + (str(i),), f"{label}[{i}]", out)
-    else:
-        out.append(Change("changed", path, label, old, new))
-
-
-def _diff_fields(old: dict, new: dict, path: tuple[str, ...], label: str, out: list[Change]) -> None:
-    for f in list(old) + [k for k in new if k not in old]:
-        if f not in old or f not in new:
-            out.append(Change("added" if f not in old else "removed", path + (f,), f"{label}, {f}", old.get(f), new.get(f)))
-        else:
-            _diff_values(old[f], new[f], path + (f,), f"{label}, {f}", out)
-
-
-def _diff_keyed(old: dict, new: dict, path: tuple[str, ...], label: str, out: list[Change]) -> None:
-    """Items by id: added, removed, or changed field by field."""
-    for ident in list(old) + [k for k in new if k not in old]:
-        where = f"{label} «{ident}»"
-        if ident not in new:
-            out.append(Change("removed", path + (ident,), where, old[ident], None))
-        elif ident not in old:
-            out.append(Change("added", path + (ident,), where, None, new[ident]))
-        elif isinstance(old[ident], dict) and isinstance(new[ident], dict):
-            _diff_fields(old[ident], new[ident], path + (ident,), where, out)
-        elif old[ident] != new[ident]:
-            out.append(Change("changed", path + (ident,), where, old[ident], new[ident]))
-
-
-def _key_text(v: Any) -> str:
-    """A row key as written in the rules: ``regular``, ``3``, ``>2..5``."""
-    if isinstance(v, dict) and "min" in v:
-        lo = "" if v["min"] is None else ("" if v.get("min_inclusive") else ">") + _show(v["min"])
-        hi = "" if v.get("max") is None else ("" if v.get("max_inclusive") else "<") + _show(v["max"])
-        return f"{lo}..{hi}"
-    return v if isinstance(v, str) else _show(v)
-
-
-def _rows(table: dict) -> dict[str, dict]:
-    """A table's rows by their key, as readable text (``calidad=regular``)."""
-    out = {}
-    for row in table.get("rows", []):
-        key = ", ".join(f"{k}={_key_text(v)}" for k, v in row.get("key", {}).items())
-        out[key] = {"title": row.get("title"), **{f"{c}": v for c, v in (row.get("values") or {}).items()}}
-    return out
-
-
-def _diff_documents(old: dict, new: dict, out: list[Change]) -> None:
-    old_catalogs, new_catalogs = old.get("catalogs", {}), new.get("catalogs", {})
-    for name in list(old_catalogs) + [c for c in new_catalogs if c not in old_catalogs]:
-        a, b = old_catalogs.get(name), new_catalogs.get(name)
-        if a is None or b is None:
-            out.append(Change("added" if a is None else "removed", ("catalogs", name), f"catálogo «{name}»"))
-            continue
-        _diff_keyed(a.get("entries", {}), b.get("entries", {}), ("catalogs", name), f"catálogo «{name}»", out)
-    old_tables, new_tables = old.get("tables", {}), new.get("tables", {})
-    for name in list(old_tables) + [t for t in new_tables if t not in old_tables]:
-        a, b = old_tables.get(name), new_tables.get(name)
-        if a is None or b is None:
-            out.append(Change("added" if a is None else "removed", ("tables", name), f"tabla «{name}»"))
-            continue
-        _diff_keyed(_rows(a), _rows(b), ("tables", name), f"tabla «{name}», fila", out)
-    for section, label in (("rules", "regla"), ("enums", "enumeración"), ("constants", "constante"), ("procedures", "procedimiento")):
-        _diff_keyed(old.get(section, {}).get(section, {}), new.get(section, {}).get(section, {}), (section,), label, out)
 
 
 # ---------------------------------------------------------------------------- odds
@@ -321,13 +220,15 @@ def _diff_odds(old: dict, new: dict, out: list[Change]) -> None:
     for name in list(old) + [t for t in new if t not in old]:
         a, b = old.get(name), new.get(name)
         if a is None or b is None:
-            out.append(Change("added" if a is None else "removed", ("odds", name), f"tabla de probabilidades «{name}»"))
+            out.append(Change("added" if a is None else "removed", ("odds", name), f"tabla de probabilidades «{name}»",
+                              level=changes.MINOR if a is None else changes.MAJOR))
             continue
         cells_a, cells_b = _odds_cells(a), _odds_cells(b)
         for key in list(cells_a) + [k for k in cells_b if k not in cells_a]:
-            x, y = cells_a.get(key, 0), cells_b.get(key, 0)  # an outcome column missing on one side: probability 0
-            if _fraction(x) != _fraction(y):
-                out.append(Change("changed", ("odds", name) + tuple(str(k) for k in key), _cell_label(b, name, key), x, y))
+            x, y = _fraction(cells_a.get(key, 0)), _fraction(cells_b.get(key, 0))  # an outcome column missing on one side: probability 0
+            if x != y:  # the path names the group (when the table has groups), the row and the column
+                path = ("odds", name) + tuple(k if isinstance(k, str) else _show(k) for k in key if k is not None)
+                out.append(Change("changed", path, _cell_label(b, name, key), x, y))
 
 
 def _fraction(cell: Any) -> Fraction | None:
@@ -429,26 +330,51 @@ def render_text(d: RulebookDiff) -> str:
 
 
 def _text_lines(d: RulebookDiff) -> list[str]:
-    lines = [f"versión {d.old_version or '—'} → {d.new_version or '—'}"]
-    for title, changes in (("Datos", d.data), ("Probabilidades", d.odds), ("Ejemplos", d.examples)):
-        if not changes:
+    level = d.level
+    lines = [f"versión {d.old_version or '—'} → {d.new_version or '—'}: cambio {level.upper() if level else '—'}"
+             f" (un build sobre el anterior publicaría {d.next_version or '—'})"]
+    if d.logic_note:
+        lines.append(d.logic_note)
+    for title, group in (("Datos", d.data), ("Lógica", d.logic), ("Probabilidades", d.odds), ("Ejemplos", d.examples)):
+        if not group:
             continue
-        lines += ["", f"{title} ({len(changes)})"]
-        for c in changes:
-            if c.kind == "changed":
-                lines.append(f"  ~ {c.label}: {_value_text(c.old)} → {_value_text(c.new)}")
-            else:
-                lines.append(f"  {'+' if c.kind == 'added' else '-'} {c.label}")
+        lines += ["", f"{title} ({len(group)})"]
+        for c in group:
+            lines.append(_change_line(c))
     return lines
 
 
+def _change_line(c: Change) -> str:
+    """``  ~ [PATCH] label: old → new (file:line)``; a statement's text between backticks."""
+    code = "statements" in c.path
+    shown = (lambda v: f"`{v}`") if code else _value_text
+    where = f" ({c.where})" if c.where else ""
+    tag = f"[{c.level.upper()}]"
+    if c.kind == "changed":
+        return f"  ~ {tag} {c.label}: {shown(c.old)} → {shown(c.new)}{where}"
+    value = c.new if c.kind == "added" else c.old
+    text = f": {shown(value)}" if code or (isinstance(value, str) and value) else ""
+    return f"  {'+' if c.kind == 'added' else '-'} {tag} {c.label}{text}{where}"
+
+
+def _jsonable(value: Any) -> Any:
+    """A change's value in JSON: a probability always as a fraction string (``"1/27"``, ``"0"``)."""
+    if isinstance(value, Fraction):
+        return str(value)
+    return runtime.to_jsonable(value)
+
+
 def as_json(d: RulebookDiff) -> dict:
-    """The differences for tools (fractions as ``"n/d"``)."""
+    """The differences for tools, as :data:`rulebook.compiler.emit.data.changes.DIFF_BODY`
+    describes them (``schemas/diff.schema.json`` of every build)."""
 
     def change(c: Change) -> dict:
-        return {"kind": c.kind, "path": list(c.path), "label": c.label, "old": runtime.to_jsonable(c.old), "new": runtime.to_jsonable(c.new)}
+        return {"kind": c.kind, "level": c.level, "path": [str(p) for p in c.path], "label": c.label, "where": c.where,
+                "old": _jsonable(c.old), "new": _jsonable(c.new)}
 
     return {
-        "old_version": d.old_version, "new_version": d.new_version,
-        "data": [change(c) for c in d.data], "odds": [change(c) for c in d.odds], "examples": [change(c) for c in d.examples],
+        "format": "rulebook-diff/1", "old_version": d.old_version, "new_version": d.new_version,
+        "level": d.level, "next_version": d.next_version,
+        "data": [change(c) for c in d.data], "logic": [change(c) for c in d.logic],
+        "odds": [change(c) for c in d.odds], "examples": [change(c) for c in d.examples],
     }

@@ -21,9 +21,11 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rulebook.rules_dsl.diagnostics import Diagnostic, Edit, counted
+from rulebook.rules_dsl.diagnostics import Diagnostic, Edit
 
 from rulebook.compiler.check.loader import display_path, find, read_file
+from rulebook.compiler.support.i18n import tell as _
+from rulebook.compiler.support.i18n import tell_n as ngettext
 
 
 @dataclass
@@ -35,8 +37,14 @@ class Applied:
     skipped: list[str] = field(default_factory=list)  # "<file>: why it was left untouched"
 
     def summary(self) -> str:
-        done = f"fixed {counted(self.edits, 'problem')} in {counted(len(self.files), 'file')}" if self.edits else "nothing to fix"
-        return "\n".join([done, *(f"not fixed: {why}" for why in self.skipped)])
+        """What was fixed and what was not, in the user's language."""
+        if self.edits:
+            problems = ngettext("%(num)d problem", "%(num)d problems", self.edits) % {"num": self.edits}
+            files = ngettext("%(num)d file", "%(num)d files", len(self.files)) % {"num": len(self.files)}
+            done = _("fixed %(problems)s in %(files)s") % {"problems": problems, "files": files}
+        else:
+            done = _("nothing to fix")
+        return "\n".join([done, *(_("not fixed: %(reason)s") % {"reason": why} for why in self.skipped)])
 
 
 def _offsets(text: str) -> list[int]:
@@ -108,20 +116,22 @@ def apply(path: Path, diagnostics: list[Diagnostic], sources: dict[str, str]) ->
     done = Applied()
     if not by_file:
         return done
-    files, _, _ = find(path)
+    files, _folder, _problems = find(path)
     real = {display_path(f, path.parent): f for f in files}
     for name, edits in sorted(by_file.items()):
         file = real.get(name)
         if file is None or name not in sources:
-            done.skipped.append(f"{name}: not a file of this rulebook")
+            done.skipped.append(_("%(file)s: not a file of this rulebook") % {"file": name})
             continue
-        text, _, problem = read_file(file, name)
+        text, _raw, problem = read_file(file, name)
         if problem is not None or text != sources[name]:
-            done.skipped.append(f"{name}: it changed since it was checked; run the check again")
+            done.skipped.append(_("%(file)s: it changed since it was checked; run the check again") % {"file": name})
             continue
         new = rewrite(text, edits)
         if new is None:
-            done.skipped.append(f"{name}: its {counted(len(edits), 'fix', 'fixes')} overlap; it was left untouched (fix it by hand, or one at a time)")
+            done.skipped.append(ngettext("%(file)s: its %(num)d fix overlaps; it was left untouched (fix it by hand, or one at a time)",
+                                         "%(file)s: its %(num)d fixes overlap; it was left untouched (fix it by hand, or one at a time)",
+                                         len(edits)) % {"file": name, "num": len(edits)})
             continue
         if new != text:
             _write_atomically(file, new)

@@ -43,6 +43,8 @@ from rulebook import runtime
 from rulebook.rules_dsl.diagnostics import did_you_mean, escaped, render_all
 
 from rulebook.compiler.emit.data import fast_validation
+from rulebook.compiler.support.i18n import diagnostics_summary
+from rulebook.compiler.support.i18n import tell as _
 
 MAX_INPUT_BYTES = 1024 * 1024
 """The largest ``--input`` (inline or ``@file``)."""
@@ -69,7 +71,7 @@ def _fail(message: str, fmt: str, code: int = 1) -> int:
     if fmt == "json":
         print(json.dumps({"error": message}, ensure_ascii=False, indent=2))
     else:
-        print(f"error: {message}", file=sys.stderr)
+        print(_("error: %(message)s") % {"message": message}, file=sys.stderr)
     return code
 
 
@@ -80,7 +82,7 @@ def load(rulebook: Path | None, fmt: str):
     result = driver.check(rulebook or driver.DEFAULT_RULEBOOK)
     if not result.ok or result.program is None:
         errors = [d for d in result.diagnostics if d.severity == "error"]
-        print(render_all(errors, result.sources, fmt), file=sys.stderr)
+        print(render_all(errors, result.sources, fmt, summarize=diagnostics_summary), file=sys.stderr)
         return None
     return result.program, pyload.compile_and_load(result.program)
 
@@ -109,7 +111,7 @@ def open_rulebook(rulebook: Path | None, fmt: str, use_cache: bool = True) -> Re
             if compiled is not None:
                 return Resolver.from_compiled(compiled)
         except (cache.CacheUnsafe, OSError) as exc:
-            print(f"warning: the resolver cache is not used: {escaped(str(exc))}", file=sys.stderr)
+            print(_("warning: the resolver cache is not used: %(reason)s") % {"reason": escaped(str(exc))}, file=sys.stderr)
             key = None
     if key is None:
         loaded = load(path, fmt)
@@ -119,14 +121,14 @@ def open_rulebook(rulebook: Path | None, fmt: str, use_cache: bool = True) -> Re
     result = driver.check(path)
     if not result.ok or result.program is None:
         errors = [d for d in result.diagnostics if d.severity == "error"]
-        print(render_all(errors, result.sources, fmt), file=sys.stderr)
+        print(render_all(errors, result.sources, fmt, summarize=diagnostics_summary), file=sys.stderr)
         return None
     try:
         return Resolver.from_compiled(cache.store(key, result.program))
     except (cache.CacheUnsafe, OSError) as exc:
         from rulebook.compiler.pipeline import pyload
 
-        print(f"warning: the resolver cache is not used: {escaped(str(exc))}", file=sys.stderr)
+        print(_("warning: the resolver cache is not used: %(reason)s") % {"reason": escaped(str(exc))}, file=sys.stderr)
         return Resolver(result.program, pyload.compile_and_load(result.program))
 
 
@@ -144,6 +146,7 @@ def listing(procedures: dict[str, dict], package) -> list[dict]:
             ],
             "result": proc.result,
             "defined_at": proc.src,
+            **({"status": proc.status} if getattr(proc, "status", "active") != "active" else {}),
         })
     return out
 
@@ -180,7 +183,8 @@ def _check_depth(text: str, what: str = "--input") -> None:
             depth += 1
             if depth > MAX_INPUT_DEPTH:
                 line, column = text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
-                raise InputProblem(f"{what} is nested more than {MAX_INPUT_DEPTH} levels deep (line {line}, column {column})")
+                raise InputProblem(_("%(what)s is nested more than %(max)s levels deep (line %(line)s, column %(column)s)")
+                                   % {"what": what, "max": MAX_INPUT_DEPTH, "line": line, "column": column})
         elif ch in "]}":
             depth -= 1
 
@@ -203,7 +207,8 @@ def _hooks(what: str) -> dict:
 
     def integer(digits: str) -> int:
         if len(digits) > _SAFE_DIGITS and len(digits.lstrip("-")) > _max_digits():
-            raise InputProblem(f"{what} has a number of {len(digits.lstrip('-'))} digits; at most {_max_digits()} are allowed")
+            raise InputProblem(_("%(what)s has a number of %(digits)s digits; at most %(max)s are allowed")
+                               % {"what": what, "digits": len(digits.lstrip("-")), "max": _max_digits()})
         return int(digits)
 
     def real(text: str) -> float:
@@ -211,11 +216,11 @@ def _hooks(what: str) -> dict:
         if not math.isfinite(value) or (
             len(text) > _SAFE_DIGITS and sum(ch.isdigit() for ch in re.split(r"[eE]", text)[0]) > _max_digits()
         ):
-            raise InputProblem(f"{what} has a number out of range: {_shorten(text)}")
+            raise InputProblem(_("%(what)s has a number out of range: %(number)s") % {"what": what, "number": _shorten(text)})
         return value
 
     def constant(name: str):
-        raise InputProblem(f"{what} has {name}, which is not a number in JSON")
+        raise InputProblem(_("%(what)s has %(name)s, which is not a number in JSON") % {"what": what, "name": name})
 
     return {"parse_int": integer, "parse_float": real, "parse_constant": constant}
 
@@ -231,14 +236,14 @@ def parse_json(text: str, what: str = "--input", hooks: dict | None = None):
     try:
         data = json.loads(text, **(hooks or (_INPUT_HOOKS if what == "--input" else _hooks(what))))
     except json.JSONDecodeError as exc:
-        raise InputProblem(f"{what} is not valid JSON: {exc}") from None
+        raise InputProblem(_("%(what)s is not valid JSON: %(reason)s") % {"what": what, "reason": exc}) from None
     except RecursionError:
-        raise InputProblem(f"{what} is nested too deeply") from None
+        raise InputProblem(_("%(what)s is nested too deeply") % {"what": what}) from None
     if not text.isascii() or "\\u" in text:  # a lone surrogate: from raw text or a backslash-u escape
         try:
             json.dumps(data, ensure_ascii=False).encode("utf-8")
         except UnicodeEncodeError:
-            raise InputProblem(f"{what} has text that is not valid Unicode (a lone surrogate such as \\udc80)") from None
+            raise InputProblem(_("%(what)s has text that is not valid Unicode (a lone surrogate such as \\udc80)") % {"what": what}) from None
     return data
 
 
@@ -252,15 +257,16 @@ def read_input(text: str):
             with path.open("rb") as stream:
                 data = stream.read(MAX_INPUT_BYTES + 1)
         except OSError as exc:
-            raise InputProblem(f"cannot read --input file {escaped(str(path))}: {exc.strerror or exc}") from None
+            raise InputProblem(_("cannot read --input file %(file)s: %(reason)s") % {"file": escaped(str(path)), "reason": exc.strerror or exc}) from None
         if len(data) > MAX_INPUT_BYTES:
-            raise InputProblem(f"--input file {escaped(str(path))} is larger than {MAX_INPUT_BYTES} bytes")
+            raise InputProblem(_("--input file %(file)s is larger than %(max)s bytes") % {"file": escaped(str(path)), "max": MAX_INPUT_BYTES})
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise InputProblem(f"--input file {escaped(str(path))} is not UTF-8 text: byte 0x{data[exc.start]:02x} at offset {exc.start}") from None
+            raise InputProblem(_("--input file %(file)s is not UTF-8 text: byte %(byte)s at offset %(offset)s")
+                               % {"file": escaped(str(path)), "byte": f"0x{data[exc.start]:02x}", "offset": exc.start}) from None
     elif len(text.encode("utf-8", "surrogatepass")) > MAX_INPUT_BYTES:
-        raise InputProblem(f"--input is larger than {MAX_INPUT_BYTES} bytes")
+        raise InputProblem(_("--input is larger than %(max)s bytes") % {"max": MAX_INPUT_BYTES})
     return parse_json(text)
 
 
@@ -269,9 +275,9 @@ def main(args) -> int:
         from rulebook.compiler.pipeline import cache
 
         try:
-            print(f"removed {escaped(str(cache.clear()))}", file=sys.stderr)
+            print(_("removed %(folder)s") % {"folder": escaped(str(cache.clear()))}, file=sys.stderr)
         except cache.CacheUnsafe as exc:
-            return _fail(f"the resolver cache was left alone: {exc}", args.format)
+            return _fail(_("the resolver cache was left alone: %(reason)s") % {"reason": exc}, args.format)
         if not (args.procedure or args.list or args.batch):
             return 0
     resolver = open_rulebook(args.rulebook, args.format, use_cache=not args.no_cache)
@@ -353,7 +359,7 @@ class Resolver:
                 from jsonschema.exceptions import best_match
 
                 err = best_match(validator.iter_errors(data))
-                problem = f"invalid input at {err.json_path}: {err.message}"
+                problem = _("invalid input at %(path)s: %(reason)s") % {"path": err.json_path, "reason": err.message}
         if len(self._verdicts) >= VERDICTS_KEPT:
             self._verdicts.clear()
         self._verdicts[key] = problem
@@ -362,12 +368,13 @@ class Resolver:
     def procedure(self, name):
         """The runtime procedure called ``name``; :class:`RequestProblem` (status 2) otherwise."""
         if not name:
-            raise RequestProblem("name a procedure (see `rulebook resolve --list`)", 2)
+            raise RequestProblem(_("name a procedure (see `rulebook resolve --list`)"), 2)
         proc = self.package.PROCEDURES.get(name) if isinstance(name, str) else None
         if proc is None:
             guess = did_you_mean(name, self.package.PROCEDURES) if isinstance(name, str) else None
             shown = name if isinstance(name, str) else json.dumps(name)
-            raise RequestProblem(f"unknown procedure '{shown}'" + (f"; did you mean '{guess}'?" if guess else ""), 2)
+            raise RequestProblem((_("unknown procedure '%(name)s'; did you mean '%(guess)s'?") if guess else _("unknown procedure '%(name)s'"))
+                                 % {"name": shown, "guess": guess}, 2)
         return proc
 
     def resolve(self, name: str, data, *, seed: int | None, exact: bool, explain: bool, max_work: int):
@@ -376,7 +383,7 @@ class Resolver:
         Raises :class:`RequestProblem`."""
         proc = self.procedure(name)
         if not exact and seed is None:
-            raise RequestProblem("give --seed N for a sampled resolution or --exact for the exact distribution", 2)
+            raise RequestProblem(_("give --seed N for a sampled resolution or --exact for the exact distribution"), 2)
         problem = self.input_problem(name, data)
         if problem is not None:
             raise RequestProblem(problem)
@@ -400,6 +407,9 @@ class Resolver:
                     out["trace"] = trace.to_json()
         except runtime.RuleError as exc:
             raise RequestProblem(str(exc)) from None
+        status = getattr(proc, "status", "active")
+        if status != "active":  # @status not_playable / deferred: the answer says so
+            out["status"] = status
         return out, proc, dist, trace
 
     def run(self, args) -> int:
@@ -413,12 +423,13 @@ class Resolver:
             else:
                 for it in items:
                     params = ", ".join(f"{p['name']}: {p['type']}" + ("" if p["required"] else " = …") for p in it["params"])
-                    print(f"{it['name']}({params}) -> {it['result']}    {it['title']} [{it['source']}]")
+                    marked = f" ({it['status']})" if "status" in it else ""
+                    print(f"{it['name']}({params}) -> {it['result']}    {it['title']} [{it['source']}]{marked}")
             return 0
         try:
             self.procedure(args.procedure)
             if not args.exact and args.seed is None:
-                raise RequestProblem("give --seed N for a sampled resolution or --exact for the exact distribution", 2)
+                raise RequestProblem(_("give --seed N for a sampled resolution or --exact for the exact distribution"), 2)
             try:
                 data = read_input(args.input)
             except InputProblem as exc:
@@ -428,9 +439,11 @@ class Resolver:
             )
         except RequestProblem as exc:
             return _fail(str(exc), fmt, exc.status)
+        if fmt == "text" and "status" in out:
+            print(f"note: {args.procedure} is marked @status {out['status']}", file=sys.stderr)
         if fmt == "text" and not args.exact:
             if trace is not None:
-                print(trace.render_text(lang=self.lang))
+                print(trace.render_compact(lang=self.lang))
             print(json.dumps(out["result"], ensure_ascii=False))
         elif fmt == "text":
             for outcome, p in proc.in_outcome_order(dist):
@@ -443,28 +456,32 @@ class Resolver:
 
     def answer_line(self, number: int, line: bytes, defaults: dict) -> tuple[str, bool]:
         """One line of ``--batch`` → (its JSON answer, whether it succeeded)."""
-        what = f"line {number}"
+        what = _("line %(num)s") % {"num": number}
         try:
             try:
                 text = line.decode("utf-8")
             except UnicodeDecodeError as exc:
-                raise RequestProblem(f"{what} is not UTF-8 text: byte 0x{line[exc.start]:02x} at offset {exc.start}") from None
+                raise RequestProblem(_("%(what)s is not UTF-8 text: byte %(byte)s at offset %(offset)s")
+                                     % {"what": what, "byte": f"0x{line[exc.start]:02x}", "offset": exc.start}) from None
             request = parse_json(text, what)
             if not isinstance(request, dict):
-                raise RequestProblem(f'{what} is not a JSON object such as {{"procedure": "…", "input": {{…}}, "seed": 1}}')
+                raise RequestProblem(_('%(what)s is not a JSON object such as %(example)s')
+                                     % {"what": what, "example": '{"procedure": "…", "input": {…}, "seed": 1}'})
             unknown = sorted(set(request) - {"procedure", "input", "seed", "exact", "explain"})
             if unknown:
-                raise RequestProblem(f"{what} has an unknown field '{unknown[0]}' (expected procedure, input, seed, exact, explain)")
+                raise RequestProblem(_("%(what)s has an unknown field '%(field)s' (expected procedure, input, seed, exact, explain)")
+                                     % {"what": what, "field": unknown[0]})
             options = {**defaults}
             for field, kind in (("seed", int), ("exact", bool), ("explain", bool)):
                 if field in request:
                     value = request[field]
                     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-                        raise RequestProblem(f"{what}: '{field}' must be {'an integer' if kind is int else 'true or false'}")
+                        raise RequestProblem((_("%(what)s: '%(field)s' must be an integer") if kind is int
+                                              else _("%(what)s: '%(field)s' must be true or false")) % {"what": what, "field": field})
                     options[field] = value
             if "seed" in request and "exact" not in request:
                 options["exact"] = False
-            out, *_ = self.resolve(request.get("procedure"), request.get("input", {}), **options)
+            out, *_rest = self.resolve(request.get("procedure"), request.get("input", {}), **options)
         except (RequestProblem, InputProblem) as exc:
             return json.dumps({"line": number, "error": escaped(_shorten(str(exc)))}, ensure_ascii=False), False
         return json.dumps(out, ensure_ascii=False), True
@@ -488,7 +505,8 @@ class Resolver:
             for line in lines:
                 number += 1
                 if line is None:
-                    answers.append(json.dumps({"line": number, "error": f"line {number} is larger than {MAX_INPUT_BYTES} bytes"}))
+                    too_long = _("line %(num)s is larger than %(max)s bytes") % {"num": number, "max": MAX_INPUT_BYTES}
+                    answers.append(json.dumps({"line": number, "error": too_long}, ensure_ascii=False))
                     failed = True
                 elif line.strip():
                     answer, ok = self.answer_line(number, line, defaults)

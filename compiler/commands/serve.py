@@ -87,12 +87,15 @@ import threading
 import time
 from pathlib import Path
 
-from rulebook.rules_dsl.diagnostics import counted, escaped, render_all
+from rulebook.rules_dsl.diagnostics import escaped, render_all
 
 from rulebook.compiler.pipeline import driver
 from rulebook.compiler.analysis import reads
 from rulebook.compiler.commands import serve_http, serve_work
 from rulebook.compiler.commands.serve_http import EVENTS
+from rulebook.compiler.support.i18n import diagnostics_summary
+from rulebook.compiler.support.i18n import tell as _
+from rulebook.compiler.support.i18n import tell_n as ngettext
 
 PARSES_REMEMBERED = 4096
 """Declarations whose parse trees a preview keeps (:func:`rulebook.rules_dsl.parser.remember_parses`)."""
@@ -173,7 +176,7 @@ class Preview:
         t0 = time.perf_counter()
         stages = _Remembering(self)
         with reads.across_builds():
-            result = driver.build(self.rulebook, self.live, site=True, stages=stages)
+            result = driver.build(self.rulebook, self.live, site=True, stages=stages, base=None)  # a preview: the declared version
         self.parsed = stages.parsed
         if not self._report(result):
             return False
@@ -213,7 +216,7 @@ class Preview:
         t0 = time.perf_counter()
         stages = _Remembering(self)
         with reads.across_builds():
-            result = driver.build(self.rulebook, self.next, site=False, stages=stages)
+            result = driver.build(self.rulebook, self.next, site=False, stages=stages, base=None)
         self.parsed = stages.parsed
         timings = {"no-site build": time.perf_counter() - t0, **result.timings}  # its stages after it
         if not self._report(result):
@@ -254,12 +257,12 @@ class Preview:
     def _report(self, result) -> bool:
         """Print the diagnostics; on errors keep them for the banner and tell the browsers."""
         if result.diagnostics:
-            self.log(render_all(result.diagnostics, result.sources, "text"))
+            self.log(render_all(result.diagnostics, result.sources, "text", summarize=diagnostics_summary))
         if result.ok:
             return True
         errors = [d for d in result.diagnostics if d.severity == "error"]
-        self.errors = render_all(errors, result.sources, "text") or "the build failed"
-        self.log("the build failed; the last good site is still served")
+        self.errors = render_all(errors, result.sources, "text", summarize=diagnostics_summary) or _("the build failed")
+        self.log(_("the build failed; the last good site is still served"))
         self._bump()
         return False
 
@@ -567,7 +570,7 @@ def start_watching(preview: Preview, stopping: threading.Event, since: str, time
     watcher = threading.Thread(target=watch, args=(preview, stopping, ready, since), name="rulebook-watch", daemon=True)
     watcher.start()
     if not ready.wait(timeout):
-        preview.log("warning: the watcher is slow to start; edits saved meanwhile are rebuilt when it does")
+        preview.log(_("warning: the watcher is slow to start; edits saved meanwhile are rebuilt when it does"))
     return watcher
 
 
@@ -601,7 +604,7 @@ def watch(preview: Preview, stopping: threading.Event, ready: threading.Event | 
         if identity is None:
             if ready is not None:
                 ready.set()  # nothing to watch until it is back
-            preview.log(f"{shown} is gone; the last good site is still served; waiting for it to be back")
+            preview.log(_("%(rulebook)s is gone; the last good site is still served; waiting for it to be back") % {"rulebook": shown})
             if not _wait_for(folder, stopping):
                 return
             back = True
@@ -620,13 +623,13 @@ def watch(preview: Preview, stopping: threading.Event, ready: threading.Event | 
                     break
                 if back:
                     back = False
-                    preview.log(f"{shown} is back; rebuilding…")
+                    preview.log(_("%(rulebook)s is back; rebuilding…") % {"rulebook": shown})
                     _rebuild_and_log(preview)
                     continue
                 if not changes and not missed:
                     continue
                 names = sorted({escaped(os.path.relpath(p, folder)) for _, p in changes})
-                preview.log(f"changed: {', '.join(names) or 'the rules, while the site was built'}; rebuilding…")
+                preview.log(_("changed: %(files)s; rebuilding…") % {"files": ", ".join(names) or _("the rules, while the site was built")})
                 _rebuild_and_log(preview)
             else:
                 return  # stopping
@@ -634,7 +637,8 @@ def watch(preview: Preview, stopping: threading.Event, ready: threading.Event | 
             if _identity(folder) is not None:
                 if str(exc) != refused:  # said once, not every try
                     refused = str(exc)
-                    preview.log(f"warning: cannot watch {shown}: {escaped(refused)}; trying again every {WATCH_RETRY_SECONDS:g} s")
+                    preview.log(_("warning: cannot watch %(rulebook)s: %(reason)s; trying again every %(seconds)s s")
+                                % {"rulebook": shown, "reason": escaped(refused), "seconds": f"{WATCH_RETRY_SECONDS:g}"})
                 if stopping.wait(WATCH_RETRY_SECONDS):
                     return
             back = True
@@ -682,14 +686,17 @@ def _rebuild_and_log(preview: Preview) -> None:
         return
     if ok:
         parts = ", ".join(f"{k} {v:.2f}s" for k, v in preview.timings.items())
-        preview.log(f"updated {counted(len(preview.changed), 'file')} in {time.perf_counter() - t0:.2f}s ({parts}); reloading")
+        files = len(preview.changed)
+        preview.log(ngettext("updated %(num)d file in %(seconds)ss (%(parts)s); reloading",
+                             "updated %(num)d files in %(seconds)ss (%(parts)s); reloading", files)
+                    % {"num": files, "seconds": f"{time.perf_counter() - t0:.2f}", "parts": parts})
 
 
 def main(args) -> int:
 
     rulebook = (args.rulebook or driver.DEFAULT_RULEBOOK)
     if not rulebook.exists():
-        print(f"error: no such file or folder: {escaped(str(rulebook))}", file=sys.stderr)
+        print(_("error: no such file or folder: %(path)s") % {"path": escaped(str(rulebook))}, file=sys.stderr)
         return 1
     stopping = threading.Event()
 
@@ -700,25 +707,26 @@ def main(args) -> int:
     log = lambda text: print(text, file=sys.stderr, flush=True)  # noqa: E731
     with serve_work.claimed(log) as work:  # the folders of killed serves are removed first
         preview = Preview(rulebook, work, log=log)
-        preview.log(f"building {escaped(str(rulebook))}…")
+        preview.log(_("building %(rulebook)s…") % {"rulebook": escaped(str(rulebook))})
         since = fingerprint(rulebook)  # an edit saved during the first build is rebuilt once the watcher is ready
         if preview.build_all():
-            preview.log(f"built in {preview.timings['build']:.2f}s")
+            preview.log(_("built in %(seconds)ss") % {"seconds": f"{preview.timings['build']:.2f}"})
         else:
-            preview.log("fix the errors: the site is built as soon as the rulebook checks")
+            preview.log(_("fix the errors: the site is built as soon as the rulebook checks"))
         try:
             server = serve_http.make_server(preview, stopping, args.host, args.port)
         except (OSError, OverflowError) as exc:  # in use, not this machine's, or no port at all
-            print(f"error: cannot listen on {escaped(str(args.host))}:{args.port}: {escaped(str(getattr(exc, 'strerror', None) or exc))}",
+            print(_("error: cannot listen on %(address)s: %(reason)s")
+                  % {"address": f"{escaped(str(args.host))}:{args.port}", "reason": escaped(str(getattr(exc, "strerror", None) or exc))},
                   file=sys.stderr)
             return 2 if isinstance(exc, OverflowError) else 1
         host, port = server.server_address[:2]
         watcher = start_watching(preview, stopping, since)
-        preview.log(f"serving http://{escaped(str(host))}:{port}/ — edit the .rules files; Ctrl-C stops")
+        preview.log(_("serving %(url)s — edit the .rules files; Ctrl-C stops") % {"url": f"http://{escaped(str(host))}:{port}/"})
         try:
             server.serve_forever(poll_interval=0.25)
         except KeyboardInterrupt:
-            preview.log("stopping")
+            preview.log(_("stopping"))
         finally:
             stopping.set()
             with preview.ready:
@@ -726,7 +734,7 @@ def main(args) -> int:
             server.server_close()
             watcher.join(timeout=5)
             if watcher.is_alive():  # Ctrl-C during a rebuild: the rebuild is abandoned, not awaited
-                preview.log("stopped during a rebuild")
+                preview.log(_("stopped during a rebuild"))
                 shutil.rmtree(work, ignore_errors=True)
                 os._exit(0)
     return 0

@@ -16,6 +16,8 @@ import json
 
 from rulebook.compiler.commands import resolve
 from rulebook.compiler.analysis.examples import ExampleResult, run_examples
+from rulebook.compiler.support.i18n import tell as _
+from rulebook.compiler.support.i18n import tell_n as ngettext
 
 SHOWN_DISTRIBUTION = 20  # outcomes listed under a failed example
 
@@ -38,8 +40,14 @@ def main(args: argparse.Namespace) -> int:
             for line in _failure_lines(r):
                 print(f"       {line}")
         print()
-        print(f"{len(results) - len(failed)} passed, {len(failed)} failed")
+        print(summary(len(results) - len(failed), len(failed)))
     return 1 if failed else 0
+
+
+def summary(passed: int, failed: int) -> str:
+    """``309 passed, 0 failed`` in the user's language."""
+    return (ngettext("%(num)d passed", "%(num)d passed", passed) % {"num": passed} + ", "
+            + ngettext("%(num)d failed", "%(num)d failed", failed) % {"num": failed})
 
 
 def _failure_lines(r: ExampleResult) -> list[str]:
@@ -48,11 +56,12 @@ def _failure_lines(r: ExampleResult) -> list[str]:
         return []
     lines = list(r.failures)
     if r.error:
-        lines.append(f"error: {r.error}")
+        lines.append(_("error: %(message)s") % {"message": r.error})
     if r.failures and r.distribution:
-        lines.append("distribution of results:")
+        lines.append(_("distribution of results:"))
         lines.extend(f"  {resolve.distribution_line(o, p)}" for o, p in r.distribution[:SHOWN_DISTRIBUTION])
         if len(r.distribution) > SHOWN_DISTRIBUTION:
-            lines.append(f"  … and {len(r.distribution) - SHOWN_DISTRIBUTION} more outcomes")
+            more = len(r.distribution) - SHOWN_DISTRIBUTION
+            lines.append("  " + ngettext("… and %(num)d more outcome", "… and %(num)d more outcomes", more) % {"num": more})
     return lines
 

@@ -893,13 +893,21 @@ Declaration = Union[Const, Enum, Record, Catalog, Table, Die, Bag, Rule, Procedu
 
 @dataclass(slots=True, kw_only=True)
 class RulebookInfo:
-    """``rulebook id "Título" version "…" lang "…"``."""
+    """``rulebook id "Título" version "…" lang "…"``.
+
+    ``version`` is the version every output is stamped with (the manifest, each schema
+    ``$id``, the Python package's ``__version__`` and pyproject, the site, the JS
+    package): the checker sets it to ``declared``, the version written in the rules; a
+    build replaces it with the semantic version it computes against the previous build
+    (:mod:`rulebook.compiler.pipeline.versioning`: ``1.0`` → ``1.0.0``, ``1.0.1``, ``1.1.0``…)."""
 
     name: str
     title: str
     version: str
     lang: str
     span: Span
+    declared: str = ""
+    releases: tuple[dict, ...] = ()  # the published versions, newest first, each with its classified changes (json/changelog.json)
 
 
 Item = Union[Prose, Show, Declaration]

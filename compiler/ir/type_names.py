@@ -33,8 +33,14 @@ DOCUMENT_TYPE_NAMES = (
     "RandomnessDocument", "DieEntry", "DieFace", "BagEntry", "BagToken", "RollEntry", "RollKeep", "RollKeepWhich", "RollTest", "DieId", "BagId",
     "GlossaryDocument", "GlossaryTerm", "TestVectors", "TestVector",
     "TestVectorProcedure", "ResultProbability", "Rulebook", "RulebookCatalogs", "RulebookTables", "Manifest", "Types",
+    "ManifestChangeLevel", "LogicDocument", "LogicDocumentDeclarationsValue", "LogicDocumentProceduresValue",
+    "LogicDocumentProceduresValueParamsItem", "LogicDocumentProceduresValueStatementsItem", "LogicDocumentProceduresValueStepsItem",
+    "LogicDocumentProseValue", "LogicDocumentProseValueBlocksItem", "LogicDocumentRecordsValue", "LogicDocumentRecordsValueFieldsItem",
+    "Changelog", "PublishedVersion", "PublishedVersionChangesItem", "PublishedVersionChangesItemKind", "PublishedVersionChangesItemLevel",
+    "PublishedVersionLevel", "RulebookDiff", "RulebookDiffLevel", "DataChange", "DataChangeKind", "DataChangeLevel",
+    "ProbabilityChange", "ProbabilityChangeKind", "ProbabilityChangeLevel", "ExampleChange", "ExampleChangeKind", "ExampleChangeLevel",
 )
-"""The type names of the fixed documents' schemas (rules, enums, constants, procedures, odds, randomness, glossary, examples, the bundle, the manifest, the types)."""
+"""The type names of the fixed documents' schemas (rules, enums, constants, procedures, odds, randomness, glossary, examples, the bundle, the manifest, the types, the logic, the changelog, the diff)."""
 
 FIXED_TYPE_NAMES = (*SHARED_TYPE_NAMES, "RuleId", "RuleApplication", *DOCUMENT_TYPE_NAMES)
 """The type names every build defines (a declaration may not take one)."""

@@ -154,8 +154,12 @@ def _check_language(rb, sources: dict[str, str], rep: Reporter) -> None:
     )
 
 
+PREVIOUS = "previous"
+"""``build(base=PREVIOUS)``: the version counts from the build already in ``out_dir``."""
+
+
 def build(path: Path, out_dir: Path, site: bool = True, stages: Stages | None = None,
-          allow_failing_examples: bool = False) -> Checked:
+          allow_failing_examples: bool = False, base: Path | str | None = PREVIOUS) -> Checked:
     """Check, then emit json/, schemas/, python/, js/, docs/ (and site/) into ``out_dir``.
 
     Nothing in ``out_dir`` changes unless the whole build succeeds; what it writes does
@@ -164,6 +168,12 @@ def build(path: Path, out_dir: Path, site: bool = True, stages: Stages | None = 
     own rules break); ``allow_failing_examples`` makes them warnings and builds a draft
     whose vectors say ``"holds": false``. ``stages``: see :class:`Stages` (by default,
     each stage's function).
+
+    The version published (:mod:`rulebook.compiler.pipeline.versioning`) counts from
+    ``base``: :data:`PREVIOUS`, the build already in ``out_dir`` (if any; one that cannot be
+    used is a warning); a path, a previous build or rulebook folder (one that cannot be
+    used is an error); None, no previous version (the declared one, ``1.0`` → ``1.0.0``).
+    ``result.program`` is then the program stamped with it.
     """
     stages = stages or Stages()
     t0 = time.perf_counter()
@@ -182,6 +192,8 @@ def build(path: Path, out_dir: Path, site: bool = True, stages: Stages | None = 
         try:
             out_dir.parent.mkdir(parents=True, exist_ok=True)
             _clean_after_killed_builds(out_dir)
+            if not _versioned(result, out_dir, base):
+                return result
             staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.building-", dir=out_dir.parent))
             locks.enter_context(_locked(staging))
             _emit_all(result, staging, site, stages, allow_failing_examples)
@@ -201,6 +213,37 @@ def build(path: Path, out_dir: Path, site: bool = True, stages: Stages | None = 
             if staging is not None:
                 shutil.rmtree(staging, ignore_errors=True)
     return result
+
+
+def _versioned(result: Checked, out_dir: Path, base: Path | str | None) -> bool:
+    """Stamp ``result.program`` with the version it publishes after ``base`` (see :func:`build`);
+    False (with the error) when an explicit base cannot be used."""
+    from rulebook.compiler.pipeline import versioning
+
+    program = result.program
+    assert program is not None
+    if program.rulebook is None:
+        return True
+    previous = None
+    where = out_dir if base == PREVIOUS else base
+    if where is not None and (base != PREVIOUS or (Path(where) / "json" / "manifest.json").is_file()):
+        try:
+            previous = versioning.read_previous(Path(where), program.rulebook.name, _checked_program)
+        except versioning.PreviousBuildError as exc:
+            if base != PREVIOUS:
+                result.diagnostics.append(_error(f"the base version cannot be used: {exc}", Path(where), "give --base a build or rulebook folder of this rulebook"))
+                return False
+            result.diagnostics.append(Diagnostic(
+                "warning", f"the previous build cannot be compared ({exc}); this build publishes the declared version",
+                Span(str(out_dir), 0, 0, 0, 0), "build into an empty folder, or give --base the previous build", "version"))
+    result.program = versioning.stamped(program, versioning.release(program, previous))
+    return True
+
+
+def _checked_program(folder: Path) -> Program | None:
+    """A rulebook folder's program when it checks without errors (a ``--base`` folder)."""
+    checked = check(folder)
+    return checked.program if checked.ok else None
 
 
 def _emit_all(result: Checked, staging: Path, site: bool, stages: Stages, allow_failing_examples: bool = False) -> None:

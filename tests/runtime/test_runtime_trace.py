@@ -108,3 +108,50 @@ def test_sample_context_rejects_non_random_values():
         SampleContext(0).roll(3)
     with pytest.raises(RuleError):
         ExactContext().roll(3)
+
+
+def test_compact_trace():
+    _, trace = sample(outer, 6, 0, seed=5)
+    lines = trace.render_compact().splitlines()
+    assert lines[0] == "Resolución [VI.13]: i_base = 6, m = 0"
+    assert lines[1] == "  1. I efectivo = I base + M: i_efectivo = 6"
+    # a procedure that rolls dice is shown indented, bound to the name that keeps its result
+    assert lines[3] == "     t = Tirada interna [VI.14]: n = 2" and lines[4].startswith("       1. Dados: 2d6 → ")
+    assert lines[-1].startswith("⇒ resultado: Result(ok: ")
+    assert "(06-disparo.rules" not in "\n".join(lines)  # positions are in the JSON form
+    assert trace.render_compact(lang="en").splitlines()[-1].startswith("⇒ result: ")
+
+
+def test_compact_values_are_abbreviated():
+    from rulebook.runtime.trace import brief
+
+    assert brief(tuple(range(100)), 30).endswith("… (+93)]") and len(brief(tuple(range(100)), 30)) <= 30
+    assert brief("x" * 100, 20) == "x" * 19 + "…"
+
+    @dataclass(frozen=True)
+    class Perfil:
+        nombre: str
+        alcance: int
+
+    @dataclass(frozen=True)
+    class Efectos:
+        a: int | None
+        b: int | None
+        c: tuple
+
+    assert brief(Perfil("Sección de fusileros", 80)) == "Perfil «Sección de fusileros»"  # a catalog entry by its name
+    assert brief(Efectos(None, 2, ())) == "Efectos(b: 2)"  # a record by the fields that hold something
+
+
+def test_compact_lines_are_bounded():
+    def wide(ctx):
+        ctx.enter("wide", "Amplio " * 40, "I", f"{SRC}:1", {f"p{i}": "v" * 30 for i in range(10)})
+        ctx.step(1, "Paso " * 60, "I", f"{SRC}:2")
+        for i in range(300):
+            ctx.let(f"valor_{i}", tuple(range(50)), f"{SRC}:3")
+        return ctx.leave(tuple(range(1000)))
+
+    _, trace = sample(wide, seed=1)
+    text = trace.render_compact(width=100)
+    assert max(len(line) for line in text.splitlines()) <= 100
+    assert len(text) < 2000 and "(+" in text

@@ -34,3 +34,10 @@ def bundled_builds(built, tmp_path_factory) -> dict[str, Path]:
         assert result.ok, [d.render(result.sources) for d in result.diagnostics if d.severity == "error"]
         _BUILDS[name] = target
     return _BUILDS
+
+
+def builder_stem(build: Path) -> str:
+    """The army builder page's name without ``.html`` in a build: ``ejercito``, or
+    ``army-builder`` on the site of an English rulebook (its addresses are English)."""
+    english = 'language: "en"' in (build / "mkdocs.yml").read_text(encoding="utf-8")
+    return "army-builder" if english else "ejercito"

@@ -1,7 +1,7 @@
 """The army builder page as built (no browser): what it loads, where it is linked, what it escapes.
 
 Every bundled rulebook with an army declaration gets ``ejercito.html`` in its
-site and navigation, loading its data (``assets/armies/ejercito.js``) and the JS
+site (``army-builder.html`` in English) and navigation, loading its data (``assets/armies/ejercito.js``) and the JS
 package's army module (``assets/rulebook-armies.js``, the build's ``js/armies.browser.js``)
 with exactly the army document and roster schema of its build; a rulebook without one
 gets no page. The JSON of either cannot end its script whatever a rules text holds, and
@@ -24,7 +24,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from bundled import BUNDLED, bundled_builds  # noqa: E402,F401 - the fixture
+from bundled import BUNDLED, builder_stem, bundled_builds  # noqa: E402,F401 - the fixture
 
 from army_data import army_data  # noqa: E402
 
@@ -83,20 +83,21 @@ def test_army_module_holds_exactly_the_documents_whatever_their_texts_hold(tmp_p
 def test_builder_page_loads_the_build_army_document(bundled_builds, rulebook):
     build = bundled_builds[rulebook]
     armies = sorted((build / "json" / "armies").glob("*.json")) if (build / "json" / "armies").is_dir() else []
-    page = build / "site" / "ejercito.html"
+    stem = builder_stem(build)
+    page = build / "site" / f"{stem}.html"
     mkdocs = (build / "mkdocs.yml").read_text(encoding="utf-8")
     if not armies:
-        assert not page.exists() and '"ejercito.md"' not in mkdocs
+        assert not page.exists() and f'"{stem}.md"' not in mkdocs
         return
-    assert len(armies) == 1, "one army per bundled rulebook: the page is ejercito.html"
+    assert len(armies) == 1, f"one army per bundled rulebook: the page is {stem}.html"
     text = page.read_text(encoding="utf-8")
     data = army_data(page)
     assert data["army"] == json.loads(armies[0].read_text(encoding="utf-8"))
-    assert army_data(build / "docs" / "ejercito.md") == data
+    assert army_data(build / "docs" / f"{stem}.md") == data
     # the page's Markdown holds none of the data: an edit of the rules (a new content hash) leaves it as it is
-    assert data["army"]["content_hash"] not in (build / "docs" / "ejercito.md").read_text(encoding="utf-8")
+    assert data["army"]["content_hash"] not in (build / "docs" / f"{stem}.md").read_text(encoding="utf-8")
     assert data["schema"] == json.loads((build / "schemas" / "roster.schema.json").read_text(encoding="utf-8"))
-    assert '"ejercito.md"' in mkdocs
+    assert f'"{stem}.md"' in mkdocs
     for asset in ("rulebook-armies.js", "army-builder.js", "army-builder.css"):
         assert (build / "site" / "assets" / asset).is_file()
         assert f'assets/{asset}"' in text
@@ -124,9 +125,10 @@ def test_home_page_links_to_the_builder_when_there_is_one(bundled_builds, rulebo
     build = bundled_builds[rulebook]
     home = (build / "site" / "index.html").read_text(encoding="utf-8")
     tiles = re.findall(r'<a class="rb-tile" href="([^"]+)"><strong>([^<]+)</strong>', home)
-    builders = [(href, title) for href, title in tiles if href.startswith("ejercito")]
-    if (build / "site" / "ejercito.html").exists():
-        assert builders == [("ejercito.html", "Creador de ejércitos")], tiles
+    stem = builder_stem(build)
+    builders = [(href, title) for href, title in tiles if href.startswith(stem)]
+    if (build / "site" / f"{stem}.html").exists():
+        assert builders == [(f"{stem}.html", "Army builder" if stem == "army-builder" else "Creador de ejércitos")], tiles
     else:
         assert builders == [], tiles
 

@@ -279,7 +279,7 @@ def test_each_army_links_to_its_own_builder(hostile):
     for army in ("host", "second"):
         _page, _article, block = _army_node(site, army)
         (link,) = [a for a in block.find_all("a") if "rb-cards-link" in (a.parent.classes if a.parent else set())]
-        assert link.attrs["href"] == f"ejercito-{army}.html"
+        assert link.attrs["href"] == f"army-builder-{army}.html"  # an English rulebook: English addresses
         assert army_data(site / link.attrs["href"])["army"]["id"] == army
 
 

@@ -44,14 +44,20 @@ def run_typescript(code: str, folder: Path) -> subprocess.CompletedProcess:
 SNIPPET = re.compile(r'<div class="language-(\w+) highlight"><pre>(.*?)</pre></div>', re.S)
 
 
+def data_page(build: Path) -> Path:
+    """The built data page: ``datos.html``, or ``data-for-tools.html`` in an English rulebook."""
+    english = build / "site" / "data-for-tools.html"
+    return english if english.is_file() else build / "site" / "datos.html"
+
+
 def snippets(build: Path) -> list[tuple[str, str]]:
     """(language, code) of each highlighted block of the built data page, in page order."""
-    page = (build / "site" / "datos.html").read_text(encoding="utf-8")
+    page = data_page(build).read_text(encoding="utf-8")
     return [(lang, html.unescape(re.sub(r"<[^>]+>", "", code))) for lang, code in SNIPPET.findall(page)]
 
 
 def page_language(build: Path) -> str:
-    return re.search(r'<html lang="(\w+)"', (build / "site" / "datos.html").read_text(encoding="utf-8")).group(1)
+    return re.search(r'<html lang="(\w+)"', data_page(build).read_text(encoding="utf-8")).group(1)
 
 
 def run(cmd: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess:
@@ -99,7 +105,7 @@ def test_every_snippet_of_the_data_page_runs(name, bundled_builds):  # noqa: F81
         if lang == "python" and "PROCEDURES" in code:
             assert code.startswith(f"import json\n\nimport {package}\nfrom {package} import runtime")  # as installed: no path to add
             assert "sys.path" not in code
-            assert "⇒ resultado: " in proc.stdout  # the trace, in the rulebook's language
+            assert ("⇒ result: " if page_lang == "en" else "⇒ resultado: ") in proc.stdout  # the trace, in the rulebook's language
         if lang == "bash" and code.startswith("rulebook resolve"):
             assert json.loads(proc.stdout)["distribution"], proc.stdout[:500]
 
@@ -111,7 +117,8 @@ def test_the_build_command_of_the_data_page_builds(tmp_path):
     proc = run(["rulebook", "build", str(ROOT / "content" / name), "-o", "salida"], tmp_path)
     assert proc.returncode == 0, proc.stderr
     build = tmp_path / "salida"
-    assert (build / "site" / "datos" / "json").is_dir() and (build / "python").is_dir()
+    data = "data" if page_language(build) == "en" else "datos"  # the site's file names follow the rulebook's language
+    assert (build / "site" / data / "json").is_dir() and (build / "python").is_dir()
     lang, command = snippets(build)[0]
     assert lang == "bash" and filled_in(command, page_language(build), ROOT / "content" / name, "salida") == \
         f"rulebook build {ROOT / 'content' / name} -o salida"

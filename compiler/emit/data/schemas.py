@@ -46,9 +46,9 @@ DIALECT = "https://json-schema.org/draft/2020-12/schema"
 TYPES = "types.schema.json"
 ORIGIN = "https://rulebook.invalid/"
 ID_RULE = N_(
-    "Every JSON document names in $schema the $id of its schema; an $id "
-    "https://rulebook.invalid/<rulebook>/<version>/<path> stands for the file <path> of the build "
-    "(for example schemas/types.schema.json), and json/manifest.json lists them under «schemas»."
+    "Every JSON document names the $id of its schema in $schema; an $id "
+    "https://rulebook.invalid/<rulebook>/<version>/<path> is the file <path> of the build (for example "
+    "schemas/types.schema.json), and json/manifest.json lists them in “schemas”."
 )
 """The rule of every ``$id`` (English: translate with ``_`` where it is written)."""
 
@@ -152,11 +152,11 @@ def shared_defs() -> dict[str, dict]:
     rulebook.compiler.ir.type_names.SHARED_TYPE_NAMES), in the current language."""
     nullable_number = {"type": ["number", "null"]}
     return {
-        "Status": {"title": "Status", "description": _("The state of a declaration: active, deferred or not playable."),
+        "Status": {"title": "Status", "description": _("Status of the declaration: active, deferred or not playable."),
                    "enum": ["active", "deferred", "not_playable"]},
         "Range": {
             "title": "Range",
-            "description": _("An interval of a table key; a null end is open."),
+            "description": _("A range of a table key; a null end is open."),
             "type": "object",
             "properties": {
                 "min": described(nullable_number, _("The lower end; null: no lower end.")),
@@ -169,7 +169,7 @@ def shared_defs() -> dict[str, dict]:
         },
         "Column": {
             "title": "Column",
-            "description": _("A key or column of a table: name, type (as the rulebook writes it), printed title and whether it is an interval."),
+            "description": _("A key or column of a table: name, type (as in the rulebook), printed title and whether it is a range."),
             "type": "object",
             "properties": {
                 "name": described({"type": "string"}, _("Its name: the property that holds it in each row.")),
@@ -182,7 +182,7 @@ def shared_defs() -> dict[str, dict]:
         },
         "AsPrinted": {
             "title": "AsPrinted",
-            "description": _("Ids the declaration cites as the manual prints them though no entry defines them (@as_printed), with the reason."),
+            "description": _("Ids the declaration cites as the manual prints them although no entry defines them (@as_printed), with the reason."),
             "type": "object",
             "properties": {
                 "ids": described({"type": "array", "items": {"type": "string"}}, _("The ids, as printed.")),
@@ -217,7 +217,7 @@ def _record_def(record: ir.Record, program: ir.Program) -> dict:
 
 def _field_text(title: str | None, name: str, of: str) -> str:
     """A field's or column's description: its printed title, else its name and what it belongs to."""
-    return title or _("%(field)s of «%(of)s».") % {"field": name, "of": of}
+    return title or _("%(field)s of “%(of)s”.") % {"field": name, "of": of}
 
 
 def _ids_def(decl: ir.Catalog | ir.Table, ids: list) -> dict:
@@ -240,7 +240,7 @@ def _rule_defs(rule: ir.Rule, program: ir.Program) -> dict[str, dict]:
         args: dict = ref("", f"{name}Args")
         defs = {f"{name}Args": {
             "title": f"{name}Args",
-            "description": _("The parameters of the rule %(name)s (%(title)s).") % {"name": rule.name, "title": rule.title},
+            "description": _("Parameters of the rule %(name)s (%(title)s).") % {"name": rule.name, "title": rule.title},
             "type": "object",
             "properties": {p.name: described(type_schema(p.type, program, None), _param_text(p, rule.title)) for p in rule.params},
             "required": [p.name for p in rule.params if p.default is None],
@@ -264,7 +264,7 @@ def _rule_defs(rule: ir.Rule, program: ir.Program) -> dict[str, dict]:
 
 def _param_text(param: ir.Param, of: str) -> str:
     """A parameter's description: its name, type and default as the rulebook writes them."""
-    text = _("The parameter %(param)s of «%(of)s» (%(type)s).") % {"param": param.name, "of": of, "type": param.type}
+    text = _("The parameter %(param)s of “%(of)s” (%(type)s).") % {"param": param.name, "of": of, "type": param.type}
     if param.default_text:
         text += " " + _("Default: %(default)s.") % {"default": param.default_text}
     return text
@@ -417,7 +417,7 @@ def table_schema(program: ir.Program, table: ir.Table) -> dict:
     if table.as_printed:
         defs[f"{name}AsPrintedId"] = {
             "title": f"{name}AsPrintedId",
-            "description": _("Ids %(table)s cites as the manual prints them though no entry defines them: %(reason)s") % {
+            "description": _("Ids %(table)s cites as the manual prints them although no entry defines them: %(reason)s") % {
                 "table": table.name, "reason": table.as_printed_reason},
             "enum": list(table.as_printed),
         }
@@ -475,7 +475,7 @@ def procedure_input_schema(program: ir.Program, procedure: ir.Procedure) -> dict
     name = procedure.name
     return generic_schema(
         program, f"procedures/{name}.input.schema.json", f"{type_name(name)}Input",
-        _("The input of %(title)s: the parameters of the procedure %(name)s (%(ref)s); «default» is the rulebook's default.") % {
+        _("Input of %(title)s: the parameters of the procedure %(name)s (%(ref)s); “default” is the rulebook's default value.") % {
             "title": procedure.title, "name": name, "ref": procedure.ref},
         {
             "type": "object",
@@ -490,7 +490,7 @@ def procedure_result_schema(program: ir.Program, procedure: ir.Procedure) -> dic
     name = procedure.name
     return generic_schema(
         program, f"procedures/{name}.result.schema.json", f"{type_name(name)}Result",
-        _("The result of %(title)s (procedure %(name)s).") % {"title": procedure.title, "name": name}, type_schema(procedure.result, program, "../"),
+        _("Result of %(title)s (procedure %(name)s).") % {"title": procedure.title, "name": name}, type_schema(procedure.result, program, "../"),
     )
 
 

@@ -19,9 +19,13 @@ Layout under the output folder:
   ``"n/d"``), ``glossary.json``, ``randomness.json`` (the dice with their faces, the
   bags with their tokens, and every roll the procedures make: die, count, dice kept,
   test), ``examples.json`` (the worked examples as test vectors);
+* ``json/logic.json`` — the logic as data (:mod:`rulebook.compiler.emit.data.logic`):
+  procedures statement by statement, records, every declaration's digest, the prose;
+* ``json/changelog.json`` — the published versions, newest first, each with its changes
+  classified MAJOR/MINOR/PATCH (:mod:`rulebook.compiler.pipeline.versioning`);
 * ``json/rulebook.json`` — the bundle of the declarations' documents;
 * ``json/manifest.json`` — format and compiler versions, rulebook name and
-  version, a content hash (of the sources by their names inside the rulebook
+  version (the published semantic version; ``declared_version``: the rules'), a content hash (of the sources by their names inside the rulebook
   folder: the same wherever the folder is), the bundle's hash, every document's
   hash and the map from schema ``$id`` to file;
 * ``schemas/…`` — see :mod:`rulebook.compiler.emit.data.schemas`.
@@ -46,20 +50,24 @@ from rulebook import runtime
 from rulebook.compiler import ir
 from rulebook.compiler.ir.sources import content_hash, source_names
 from rulebook.compiler.ir.type_names import DOCUMENT_TYPE_NAMES
-from rulebook.compiler.emit.data import fast_validation
+from rulebook.compiler.emit.data import changes, fast_validation, logic, randomness
+from rulebook.compiler.emit.data.parts import array as _array, fixed_header as _fixed_header, header as _h, keyed as _keyed
+from rulebook.compiler.emit.data.parts import nullable as _nullable, obj as _obj, plain, ref_def as _def, string as _str, typed as _typed
 from rulebook.compiler.emit.data import schemas as sch
 from rulebook.compiler.emit.data import to_armies
 from rulebook.compiler.analysis.odds import OddsTable
 from rulebook.compiler.emit.data.vectors import FRACTION, vectors_doc, vectors_schema
-from rulebook.compiler.support.i18n import _
+from rulebook.compiler.support.i18n import _, with_descriptions_translated
 
 if TYPE_CHECKING:  # jsonschema is imported when a document needs its messages (fast_validation finds it invalid)
     from referencing import Registry
 
 FORMAT_VERSION = "2.1"
 """The version of the layout of json/ and schemas/ (major: a reader of the previous major may break).
-2.1: json/randomness.json; odds.json writes every probability as "n/d" (its ``format`` 2); the
-constants typed by their type; a description on every property, in the rulebook's language."""
+2.1: json/randomness.json, json/logic.json and json/changelog.json; the manifest's declared_version,
+previous_version and change_level; procedures' status; odds.json writes every probability as "n/d"
+(its ``format`` 2); the constants typed by their type; a description on every property, in the
+rulebook's language."""
 
 
 def compiler_version() -> str:
@@ -70,23 +78,6 @@ def compiler_version() -> str:
         return version("rulebook")
     except PackageNotFoundError:
         return "unknown"
-
-
-def plain(value: Any) -> Any:
-    """IR data values → JSON values: Fractions become numbers, ranges
-    ``{"min", "min_inclusive", "max", "max_inclusive"}`` and rule applications
-    ``{"rule", "args": {parameter: value}}`` (one shape everywhere)."""
-    if isinstance(value, Fraction):
-        return value.numerator if value.denominator == 1 else float(value)
-    if isinstance(value, ir.Range):
-        return {"min": plain(value.lo), "min_inclusive": value.lo_inclusive, "max": plain(value.hi), "max_inclusive": value.hi_inclusive}
-    if isinstance(value, ir.RuleApp):
-        return {"rule": value.rule, "args": {param: plain(arg) for param, arg in value.args}}
-    if isinstance(value, dict):
-        return {k: plain(x) for k, x in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [plain(x) for x in value]
-    return value
 
 
 def _uri(program: ir.Program, schema_rel: str) -> str:
@@ -132,10 +123,6 @@ def table_doc(program: ir.Program, name: str) -> dict:
         "columns": [_column_doc(c) for c in table.columns],
         "rows": [_row_doc(table, row) for row in table.rows],
     }
-
-
-def _fixed_header(program: ir.Program, kind: str) -> dict:
-    return {"$schema": _uri(program, f"{kind}.schema.json"), "id": kind, "kind": kind}
 
 
 def rules_doc(program: ir.Program) -> dict:
@@ -186,6 +173,7 @@ def procedures_doc(program: ir.Program) -> dict:
         procedures[proc.name] = {
             "title": proc.title,
             "source": proc.ref,
+            "status": proc.status,
             "params": params,
             "result": str(proc.result),
             "steps": [step.label for step in proc.steps],
@@ -199,44 +187,6 @@ def glossary_doc(program: ir.Program) -> dict:
     """The glossary (``term`` declarations), in rulebook order."""
     terms = [{"id": t.name, "term": t.title, "definition": t.definition, "source": t.ref} for t in program.of(ir.Term)]
     return {**_fixed_header(program, "glossary"), "terms": terms}
-
-
-def _str(description: str | None = None, **more: Any) -> dict:
-    return {"type": "string", **({"description": description} if description else {}), **more}
-
-
-def _typed(kind: str, description: str, **more: Any) -> dict:
-    return {"type": kind, "description": description, **more}
-
-
-def _nullable(schema: dict, description: str | None = None) -> dict:
-    return {**({"description": description} if description else {}), "anyOf": [schema, {"type": "null"}]}
-
-
-def _array(items: dict, description: str) -> dict:
-    return {"type": "array", "items": items, "description": description}
-
-
-def _def(name: str) -> dict:
-    return {"$ref": f"#/$defs/{name}"}
-
-
-def _obj(title: str, description: str, props: dict, required: Iterable[str] | None = None) -> dict:
-    """A named object definition: every property required unless ``required`` says otherwise."""
-    return {
-        "title": title, "description": description, "type": "object", "properties": props,
-        "required": list(props) if required is None else list(required), "additionalProperties": False,
-    }
-
-
-def _keyed(of: str, description: str, names: dict | None = None) -> dict:
-    """An object of ``#/$defs/<of>`` values by id (``names``: the schema of the ids)."""
-    return {"type": "object", "description": description, "additionalProperties": _def(of), **({"propertyNames": names} if names else {})}
-
-
-def _h(name: str) -> str:
-    """The description of a property most documents share, in the current language."""
-    return sch.header_text(name)
 
 
 def _fixed(program: ir.Program, kind: str, body: dict, defs: dict) -> dict:
@@ -253,10 +203,6 @@ def _fixed(program: ir.Program, kind: str, body: dict, defs: dict) -> dict:
 ODDS_FORMAT = 2
 """The version of odds.json's shape: 2 writes every probability as a fraction "n/d" (1 wrote 0 and 1 as numbers)."""
 
-RANDOMNESS_FORMAT = 1
-"""The version of randomness.json's shape."""
-
-
 def _fixed_schemas(program: ir.Program) -> dict[str, tuple[str, str, dict]]:
     """(title, description, body) of each fixed document's schema, by file name."""
     types = sch.TYPES
@@ -264,7 +210,7 @@ def _fixed_schemas(program: ir.Program) -> dict[str, tuple[str, str, dict]]:
     title, source, doc = _str(_h("title")), _str(_h("source")), _nullable(_str(), _h("doc"))
     status = sch.described(sch.ref(types, "Status"), _h("status"))
     out = {}
-    out["rules.schema.json"] = ("RulesDocument", _("The special rules: parameters, texts, levels, rules granted and state."), _fixed(program, "rules", {
+    out["rules.schema.json"] = ("RulesDocument", _("Special rules: parameters, texts, levels, granted rules and status."), _fixed(program, "rules", {
         "rules": _keyed("RuleEntry", _("Each special rule by its id."), rule_ids),
     }, {
         "RuleEntry": _obj("RuleEntry", _("A special rule."), {
@@ -272,7 +218,7 @@ def _fixed_schemas(program: ir.Program) -> dict[str, tuple[str, str, dict]]:
             "params": _array(_def("RuleParam"), _("Its parameters, in order.")),
             "text": _array(_str(), _("Its text in the manual, paragraph by paragraph.")),
             "levels": _array(_def("RuleLevel"), _("The text of each level, for a rule applied with a level.")),
-            "grants": _array(sch.ref(types, "RuleApplication"), _("Rules it grants, with the same shape as in the catalogs.")),
+            "grants": _array(sch.ref(types, "RuleApplication"), _("The rules it grants, in the same form as in the catalogs.")),
             "stacking": _nullable(_str(), _("How several applications combine, as the rulebook says it; null: not said.")),
             "doc": doc,
         }),
@@ -307,24 +253,24 @@ def _fixed_schemas(program: ir.Program) -> dict[str, tuple[str, str, dict]]:
                           "anyOf": [_def(name) for name in constant_defs]},
         **constant_defs,
     }))
-    out["procedures.schema.json"] = ("ProceduresDocument", _("The procedures with their parameters (and defaults), result, steps and schemas."), _fixed(program, "procedures", {
+    out["procedures.schema.json"] = ("ProceduresDocument", _("Procedures with their parameters (and default values), result, steps and schemas."), _fixed(program, "procedures", {
         "procedures": _keyed("ProcedureEntry", _("Each procedure by its name.")),
     }, {
-        "ProcedureEntry": _obj("ProcedureEntry", _("A procedure; input_schema and result_schema are $id of schemas."), {
-            "title": title, "source": source, "params": _array(_def("ProcedureParam"), _("Its parameters, in order.")),
+        "ProcedureEntry": _obj("ProcedureEntry", _("A procedure; input_schema and result_schema are $ids of schemas; status, its @status (not_playable: the rulebook does not define everything it resolves)."), {
+            "title": title, "source": source, "status": status, "params": _array(_def("ProcedureParam"), _("Its parameters, in order.")),
             "result": _str(_("The type of its result, as the rulebook writes it.")), "steps": _array(_str(), _("The titles of its steps, in order.")),
             "input_schema": _str(_("The $id of the schema of its input."), format="uri"),
             "result_schema": _str(_("The $id of the schema of its result."), format="uri"),
         }),
-        "ProcedureParam": _obj("ProcedureParam", _("A parameter; default is its default value when it is constant (null if it has none)."), {
+        "ProcedureParam": _obj("ProcedureParam", _("A parameter; default is its default value when it is constant (null when it has none)."), {
             "name": _str(_("Its name, the key of the input.")), "type": _str(_("Its type, as the rulebook writes it.")),
             "required": _typed("boolean", _("Whether the input must give it.")),
             "default": {"description": _("Its default value as JSON; null: none, or not a constant.")},
         }),
     }))
-    cell = {"type": "string", "pattern": FRACTION, "description": _("An exact probability, «n/d» (0/1 impossible, 1/1 certain).")}
+    cell = {"type": "string", "pattern": FRACTION, "description": _("An exact probability, “n/d” (0/1 impossible, 1/1 certain).")}
     out["odds.schema.json"] = ("OddsDocument", _("Exact probabilities computed by the resolvers over a grid of inputs."), _fixed(program, "odds", {
-        "format": {"const": ODDS_FORMAT, "description": _("The version of this document's shape: 2 writes every probability as a fraction «n/d».")},
+        "format": {"const": ODDS_FORMAT, "description": _("The version of this document's shape: 2 writes every probability as a fraction “n/d”.")},
         "tables": _keyed("OddsEntry", _("Each odds table by its name.")),
     }, {
         "OddsEntry": _obj("OddsEntry", _("A table of probabilities."), {
@@ -333,11 +279,11 @@ def _fixed_schemas(program: ir.Program) -> dict[str, tuple[str, str, dict]]:
             "columns": sch.described(_def("OddsAxis"), _("What varies from column to column.")),
             "groups": _nullable(_def("OddsAxis"), _("What varies from grid to grid (each x in …); null: one grid.")),
             "cells": _array({"type": "array", "items": {"anyOf": [_def("OddsCell"), {"type": "array", "items": _def("OddsCell")}]}}, _(
-                "cells[row][column] (with groups: cells[group][row][column]): the exact probability as «n/d», "
+                "cells[row][column] (with groups: cells[group][row][column]): the exact probability as “n/d”, "
                 "or null where the procedure does not accept those inputs.")),
             "errors": _array(_str(), _("Why some cells are null: the procedure's errors for those inputs.")),
         }),
-        "OddsCell": {"title": "OddsCell", "description": _("One cell: an exact probability «n/d», or null where the procedure does not accept the inputs."),
+        "OddsCell": {"title": "OddsCell", "description": _("One cell: an exact probability “n/d”, or null where the procedure does not accept the inputs."),
                      "anyOf": [cell, {"type": "null"}]},
         "OddsAxis": _obj("OddsAxis", _("An axis: the variable, its title and its values."), {
             "variable": _nullable(_str(), _("The input it sets; null: none.")),
@@ -345,7 +291,7 @@ def _fixed_schemas(program: ir.Program) -> dict[str, tuple[str, str, dict]]:
             "values": _array({}, _("Its values, as JSON, in order.")),
         }),
     }))
-    out["glossary.schema.json"] = ("GlossaryDocument", _("The glossary's terms with their definitions."), _fixed(program, "glossary", {
+    out["glossary.schema.json"] = ("GlossaryDocument", _("The terms of the glossary with their definitions."), _fixed(program, "glossary", {
         "terms": _array(_def("GlossaryTerm"), _("The terms, in the rulebook's order.")),
     }, {
         "GlossaryTerm": _obj("GlossaryTerm", _("A term of the glossary."), {
@@ -354,7 +300,7 @@ def _fixed_schemas(program: ir.Program) -> dict[str, tuple[str, str, dict]]:
     }))
     out["randomness.schema.json"] = ("RandomnessDocument", _(
         "The dice and bags of the rulebook as data (faces, values, titles; token kinds and counts) and every roll the procedures make."),
-        _fixed(program, "randomness", _randomness_properties(program), _randomness_defs(program)))
+        _fixed(program, "randomness", randomness.properties(program), randomness.defs(program)))
     base = vectors_schema()
     vectors = {**base, "properties": {**base["properties"], "$schema": {"const": _uri(program, "examples.schema.json"), "description": _h("$schema")}}}
     procedure = base["$defs"]["TestVector"]["properties"]["procedure"]
@@ -362,76 +308,8 @@ def _fixed_schemas(program: ir.Program) -> dict[str, tuple[str, str, dict]]:
         **base["$defs"]["TestVector"]["properties"],
         "procedure": {**procedure, "enum": [p.name for p in program.of(ir.Procedure)]} if program.of(ir.Procedure) else procedure,
     }}}
-    out["examples.schema.json"] = ("TestVectors", _("The rulebook's worked examples as test vectors: the input and the exact distribution (or error) expected."), vectors)
+    out["examples.schema.json"] = ("TestVectors", _("The rulebook's worked examples as test vectors: input and the exact distribution (or error) expected."), vectors)
     return out
-
-
-def _randomness_properties(program: ir.Program) -> dict:
-    dice, bags = [d.name for d in program.of(ir.Die)], [b.name for b in program.of(ir.Bag)]
-    return {
-        "format": {"const": RANDOMNESS_FORMAT, "description": _("The version of this document's shape.")},
-        "dice": {**_keyed("DieEntry", _("Each declared die by its name.")), **({"propertyNames": _def("DieId")} if dice else {"maxProperties": 0})},
-        "bags": {**_keyed("BagEntry", _("Each bag by its name.")), **({"propertyNames": _def("BagId")} if bags else {"maxProperties": 0})},
-        "rolls": _array(_def("RollEntry"), _("Every roll of dice the procedures make, in the rulebook's order (a die of N faces numbered 1 to N when no die is declared).")),
-    }
-
-
-def _randomness_defs(program: ir.Program) -> dict:
-    dice, bags = [d.name for d in program.of(ir.Die)], [b.name for b in program.of(ir.Bag)]
-    title, source, doc = _str(_h("title")), _str(_h("source")), _nullable(_str(), _h("doc"))
-    status = sch.described(sch.ref(sch.TYPES, "Status"), _h("status"))
-    face_value = {"anyOf": [{"type": "integer"}, {"type": "string"}]}
-    die_id = sch.described(_def("DieId"), _("The die's name.")) if dice else _str(_("The die's name."))
-    bag_id = sch.described(_def("BagId"), _("The bag's name.")) if bags else _str(_("The bag's name."))
-    defs = {
-        "DieEntry": _obj("DieEntry", _("A declared die: its faces in order, each equally likely."), {
-            "id": die_id, "title": title, "source": source, "status": status, "doc": doc,
-            "sides": _typed("integer", _("How many faces it has."), minimum=1),
-            "face_enum": _nullable(_str(), _("The enumeration its faces are values of (named faces, in enums.json and types.schema.json); null: the faces are numbers.")),
-            "values": _array(face_value, _("The value of each face, in order: a number, or a value of face_enum.")),
-            "faces": _array(_def("DieFace"), _("Each face with its value and title.")),
-        }),
-        "DieFace": _obj("DieFace", _("One face of a die."), {
-            "index": _typed("integer", _("Its position on the die, from 1."), minimum=1),
-            "value": {**face_value, "description": _("What it shows: a number, or a value of the die's face_enum.")},
-            "title": _nullable(_str(), _("The title of a named face (its enumeration value's); null: a number.")),
-        }),
-        "BagEntry": _obj("BagEntry", _("A bag of tokens, drawn without replacement."), {
-            "id": bag_id, "title": title, "source": source, "status": status, "doc": doc,
-            "total": _typed("integer", _("How many tokens it holds in all."), minimum=0),
-            "tokens": _array(_def("BagToken"), _("Each kind of token with its count, in the rulebook's order.")),
-        }),
-        "BagToken": _obj("BagToken", _("A kind of token in a bag."), {
-            "kind": _str(_("The kind, as draws name it.")), "count": _typed("integer", _("How many tokens of that kind the bag holds."), minimum=0)}),
-        "RollEntry": _obj("RollEntry", _("A roll of dice in a procedure, as data: which die, how many, which are kept, what is counted."), {
-            "procedure": _str(_("The procedure that rolls.")),
-            "text": _str(_("The roll as the rulebook writes it.")),
-            "die": _nullable(_str(), _("The declared die rolled (in dice); null: plain dice of «sides» faces numbered from 1.")),
-            "sides": _nullable(_typed("integer", _("Faces of each die."), minimum=1), _("How many faces each die has.")),
-            "count": _nullable(_typed("integer", _("A number of dice."), minimum=0), _("How many dice are rolled; null: a number the procedure works out (see times).")),
-            "times": _nullable(_str(), _("The expression that gives how many dice are rolled, as written; null: a fixed count.")),
-            "keep": _nullable(_def("RollKeep"), _("Which dice are kept; null: all.")),
-            "count_if": _nullable(_def("RollTest"), _("The test each die must pass to be counted (the result is how many pass); null: the values are added.")),
-            "reroll": _nullable(_def("RollTest"), _("The faces that are rolled again once; null: none.")),
-            "explode": _nullable(_def("RollTest"), _("The faces that add another die; null: none.")),
-            "chain": _typed("integer", _("At most how many dice one die may add by exploding."), minimum=0),
-            "named_faces": _typed("boolean", _("Whether the die has named faces (the result counts each face).")),
-        }),
-        "RollKeep": _obj("RollKeep", _("The dice kept of a roll."), {
-            "which": {"enum": ["highest", "lowest"], "description": _("Whether the highest or the lowest are kept.")},
-            "count": _typed("integer", _("How many dice are kept."), minimum=0),
-        }),
-        "RollTest": _obj("RollTest", _("A test of one die's face."), {
-            "op": _nullable(_str(), _("The comparison (>=, <=, ==, …) with value; null: a condition written as text.")),
-            "value": _nullable({"anyOf": [{"type": "integer"}, {"type": "string"}]}, _("The constant it compares with; null: worked out by the procedure (see text).")),
-            "text": _str(_("The test as written in the rules.")),
-        }),
-    }
-    if dice:
-        defs["DieId"] = {"title": "DieId", "description": _("The name of a declared die."), "enum": dice}
-    if bags:
-        defs["BagId"] = {"title": "BagId", "description": _("The name of a bag."), "enum": bags}
-    return defs
 
 
 FIXED_TYPE_NAMES = DOCUMENT_TYPE_NAMES
@@ -444,13 +322,17 @@ def _manifest_schema(program: ir.Program) -> dict:
         "$schema": {"const": _uri(program, "manifest.schema.json"), "description": _h("$schema")},
         "format_version": _str(_("The version of the layout of json/ and schemas/ (major.minor): a reader of an older major version may break.")),
         "compiler_version": _str(_("The version of the compiler that built it.")),
-        "rulebook": _str(_("The rulebook's id.")), "title": _str(_("The rulebook's title.")), "version": _str(_("The rulebook's version.")),
+        "rulebook": _str(_("The rulebook's id.")), "title": _str(_("The rulebook's title.")),
+        "version": _str(_("The published version (major.minor.patch), computed by the build against the previous one: see json/changelog.json.")),
+        "declared_version": _str(_("The version the rulebook declares (version \"…\"): the base of the published one.")),
+        "previous_version": _nullable(_str(), _("The version published before this one (null: none).")),
+        "change_level": {"enum": [*changes.LEVELS, None], "description": _("The level of the change since previous_version: major, minor, patch (null: none).")},
         "lang": _str(_("The rulebook's language: every description the tool writes is in it.")),
         "base_uri": _str(_("The prefix of every $id:") + " " + _(sch.ID_RULE), format="uri"),
         "content_hash": {**digest, "description": _("sha256 of the .rules files by their names inside the rulebook's folder (it does not depend on where the folder is).")},
         "bundle_hash": {**digest, "description": _("sha256 of json/rulebook.json as written.")},
         "sources": _array(_str(), _("The rulebook's source files by their names inside its folder.")),
-        "schemas": {"type": "object", "additionalProperties": _str(), "description": _("Each schema's $id → its path in the build.")},
+        "schemas": {"type": "object", "additionalProperties": _str(), "description": _("The $id of each schema → its path in the build.")},
         "documents": {"type": "object", "additionalProperties": digest, "description": _("Each file of the build by path → its sha256.")},
     }
     return {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
@@ -498,8 +380,23 @@ def _more_schemas(program: ir.Program) -> dict[str, dict]:
                 t: part(f"{t}.schema.json", f"{decl.title} ({t}.json)") for t, decl in tables.items()}),
         }},
     )
+    out["logic.schema.json"] = sch.generic_schema(
+        program, "logic.schema.json", "LogicDocument",
+        _("The logic as data: each procedure (signature and normalised statements with their lines), the records, the digest of each declaration and the prose."),
+        with_descriptions_translated({**logic.LOGIC_SCHEMA, "properties": {
+            **logic.LOGIC_SCHEMA["properties"], "$schema": {"const": _uri(program, "logic.schema.json"), "description": _h("$schema")}}}),
+    )
+    out["changelog.schema.json"] = sch.generic_schema(
+        program, "changelog.schema.json", "Changelog", _("The published versions, the latest first, with their classified changes (major, minor, patch)."),
+        with_descriptions_translated({**changes.CHANGELOG_BODY, "properties": {
+            **changes.CHANGELOG_BODY["properties"], "$schema": {"const": _uri(program, "changelog.schema.json"), "description": _h("$schema")}}}),
+    )
+    out["diff.schema.json"] = sch.generic_schema(
+        program, "diff.schema.json", "RulebookDiff", _("The output of rulebook diff --format json: the changes between two versions, classified."),
+        with_descriptions_translated(changes.DIFF_BODY),
+    )
     out["manifest.schema.json"] = sch.generic_schema(
-        program, "manifest.schema.json", "Manifest", _("The build's manifest: versions, hashes and the map from $id to files.") + " " + _(sch.ID_RULE),
+        program, "manifest.schema.json", "Manifest", _("The manifest of the build: versions, hashes and the map of $ids to files.") + " " + _(sch.ID_RULE),
         _manifest_schema(program),
     )
     return out
@@ -542,78 +439,6 @@ def odds_doc(tables: Iterable[OddsTable], program: ir.Program | None = None) -> 
     return {**header, "format": ODDS_FORMAT, "tables": out}
 
 
-def _literal(program: ir.Program, expr: Any) -> Any:
-    """The JSON value of a constant expression (a number, an enum value…), else None."""
-    ok, value = sch.default_value(program, expr) if expr is not None else (False, None)
-    return value if ok and isinstance(value, (int, str)) and not isinstance(value, bool) else None
-
-
-def _roll_test(program: ir.Program, test: Any, text: str) -> dict | None:
-    """A die test (``count >= 5``, ``reroll == 1``…) as data; ``text``: the roll's text."""
-    if test is None:
-        return None
-    if isinstance(test, tuple):  # the roll's own test: (op, expr)
-        op, value = test
-    else:  # an ir.DieTest
-        op, value = test.op, test.value
-    return {"op": op, "value": _literal(program, value) if op is not None else None, "text": text}
-
-
-def _rolls(program: ir.Program) -> list[dict]:
-    from rulebook.compiler.ir.walk import expressions, walk
-
-    out = []
-    for proc in program.of(ir.Procedure):
-        for top in expressions(proc.body):
-            for e in walk(top):
-                if not isinstance(e, ir.Roll):
-                    continue
-                die = program.get(e.die, ir.Die) if e.die else None
-                mods = e.mods
-                count_test = e.test
-                if count_test is None and mods is not None and mods.counts and len(mods.counts) == 1:
-                    count_test = mods.counts[0][1]
-                out.append({
-                    "procedure": proc.name, "text": e.text, "die": e.die,
-                    "sides": len(die.faces) if die is not None else e.sides,
-                    "count": e.count if e.times is None else None,
-                    "times": None if e.times is None else _expr_text(e.times, e.text),
-                    "keep": {"which": e.keep[0], "count": e.keep[1]} if e.keep else None,
-                    "count_if": _roll_test(program, count_test, e.text),
-                    "reroll": _roll_test(program, mods.reroll if mods else None, e.text),
-                    "explode": _roll_test(program, mods.explode if mods else None, e.text),
-                    "chain": mods.chain if mods and mods.explode else 0,
-                    "named_faces": e.named_faces,
-                })
-    return out
-
-
-def _expr_text(expr: Any, roll_text: str) -> str:
-    """How the number of dice is written: the part of the roll's text after ``times``."""
-    after = roll_text.split(" times ", 1)
-    return after[1].split(" keep ")[0].split(" count ")[0].strip() if len(after) == 2 else roll_text
-
-
-def randomness_doc(program: ir.Program) -> dict:
-    """The dice, the bags and the rolls of the procedures (see ``schemas/randomness.schema.json``)."""
-    titles = {e.name: {m.name: m.title for m in e.members} for e in program.of(ir.Enum)}
-    dice = {}
-    for d in program.of(ir.Die):
-        named = titles.get(d.face_enum or "", {})
-        values = [plain(f) for f in d.faces]
-        dice[d.name] = {
-            "id": d.name, "title": d.title, "source": d.ref, "status": d.status, "doc": d.doc,
-            "sides": len(d.faces), "face_enum": d.face_enum, "values": values,
-            "faces": [{"index": i, "value": v, "title": named.get(v) if d.face_enum else None} for i, v in enumerate(values, 1)],
-        }
-    bags = {
-        b.name: {"id": b.name, "title": b.title, "source": b.ref, "status": b.status, "doc": b.doc, "total": sum(c for _, c in b.tokens),
-                 "tokens": [{"kind": k, "count": c} for k, c in b.tokens]}
-        for b in program.of(ir.Bag)
-    }
-    return {**_fixed_header(program, "randomness"), "format": RANDOMNESS_FORMAT, "dice": dice, "bags": bags, "rolls": _rolls(program)}
-
-
 def _rulebook_fields(program: ir.Program) -> dict[str, str]:
     """``rulebook``, ``title`` and ``version`` of the rulebook ("" without a ``rulebook`` declaration)."""
     info = program.rulebook
@@ -632,7 +457,9 @@ def documents(program: ir.Program, odds_tables: Iterable[OddsTable] = (), packag
     docs["procedures.json"] = procedures_doc(program)
     docs["odds.json"] = odds_doc(odds_tables, program)
     docs["glossary.json"] = glossary_doc(program)
-    docs["randomness.json"] = randomness_doc(program)
+    docs["randomness.json"] = randomness.randomness_doc(program)
+    docs["logic.json"] = logic.logic_doc(program, _uri(program, "logic.schema.json"))
+    docs["changelog.json"] = changelog_doc(program)
     if package is not None:
         docs["examples.json"] = vectors_doc(program, package, source_names(program), _uri(program, "examples.schema.json"))
     docs["rulebook.json"] = {
@@ -806,6 +633,19 @@ def _sha256(text: str | bytes) -> str:
     return "sha256:" + hashlib.sha256(text if isinstance(text, bytes) else text.encode()).hexdigest()
 
 
+def _latest(program: ir.Program) -> dict:
+    """The newest entry of the history of published versions ({} without one)."""
+    releases = program.rulebook.releases if program.rulebook else ()
+    return releases[0] if releases else {}
+
+
+def changelog_doc(program: ir.Program) -> dict:
+    """``json/changelog.json``: the published versions, newest first, with their classified changes."""
+    rb = program.rulebook
+    return {**_fixed_header(program, "changelog"), "rulebook": rb.name if rb else "", "version": rb.version if rb else "",
+            "declared_version": rb.declared if rb else "", "versions": [dict(v) for v in (rb.releases if rb else ())]}
+
+
 def _manifest(program: ir.Program, files: dict[str, str], schema_docs: dict[str, dict], digests: dict[str, str]) -> dict:
     """The manifest of ``files`` (by path in the build; ``digests``: the sha256 of each)."""
     return {
@@ -813,6 +653,9 @@ def _manifest(program: ir.Program, files: dict[str, str], schema_docs: dict[str,
         "format_version": FORMAT_VERSION,
         "compiler_version": compiler_version(),
         **_rulebook_fields(program),
+        "declared_version": program.rulebook.declared if program.rulebook else "",
+        "previous_version": _latest(program).get("previous"),
+        "change_level": _latest(program).get("level"),
         "lang": program.rulebook.lang if program.rulebook else "",
         "base_uri": sch.base_uri(program),
         "content_hash": content_hash(program),

@@ -37,8 +37,9 @@ from rulebook.compiler.support.i18n import N_, _
 FRACTION = r"^(0|[1-9][0-9]*)/[1-9][0-9]*$"
 MAX_LISTED = 100
 DIGEST_RULE = N_(
-    "sha256 of the canonical JSON of the distribution: the list of {\"probability\", \"result\"} sorted by the canonical JSON "
-    "of result, written with sorted keys, no spaces (separators «,» and «:») and in UTF-8 unescaped."
+    "sha256 of the canonical JSON of the distribution: the list of {\"probability\", \"result\"} sorted by the "
+    "canonical JSON of result, written with sorted keys, without spaces (separators “,” and “:”) and in unescaped "
+    "UTF-8."
 )
 
 
@@ -169,8 +170,8 @@ def vectors_schema() -> dict:
         "$defs": {
             "TestVector": {
                 "title": "TestVector",
-                "description": _("A worked example: the procedure given the input «input» (the JSON of its input schema) "
-                                 "gives exactly the distribution «distribution», or stops with a rule error whose message contains «error»."),
+                "description": _("A worked example: the procedure with the input “input” (the JSON of its input schema) gives exactly the "
+                                 "distribution “distribution”, or stops with a rule error whose message contains “error”."),
                 "type": "object",
                 "properties": {
                     "id": {"type": "string", "description": _("The example's id.")},
@@ -180,8 +181,9 @@ def vectors_schema() -> dict:
                     "input": {"type": "object", "description": _("The procedure's input, as its input schema describes it.")},
                     "checks": {"type": "array", "items": {"type": "string"}, "description": _("The example's expect lines, as written.")},
                     "holds": {"type": "boolean", "description": _(
-                        "Whether the example holds with the rules as they are: always true in a published build (a build with failing "
-                        "examples publishes nothing); false only in a draft built with --allow-failing-examples, whose checks must not be taken as expected.")},
+                        "Whether the example holds under the rules as they are: always true in a published version (a build with "
+                        "failing examples publishes nothing); false only in a draft built with --allow-failing-examples, whose checks "
+                        "must not be taken as expected.")},
                     "error": {"type": ["string", "null"], "description": _("Text the message of the expected rule error contains (null: the procedure resolves).")},
                     "results": {**nullable_int, "description": _("How many distinct results the distribution has.")},
                     "digest": {"type": ["string", "null"], "pattern": "^sha256:[0-9a-f]{64}$", "description": _(DIGEST_RULE)},
@@ -195,11 +197,11 @@ def vectors_schema() -> dict:
             },
             "ResultProbability": {
                 "title": "ResultProbability",
-                "description": _("A possible result and its exact probability as a fraction «n/d»."),
+                "description": _("A possible result and its exact probability as a fraction “n/d”."),
                 "type": "object",
                 "properties": {
                     "result": {"description": _("The result, as the procedure's result schema describes it.")},
-                    "probability": {"type": "string", "pattern": FRACTION, "description": _("Its exact probability, «n/d».")},
+                    "probability": {"type": "string", "pattern": FRACTION, "description": _("Its exact probability, “n/d”.")},
                 },
                 "required": ["result", "probability"],
                 "additionalProperties": False,

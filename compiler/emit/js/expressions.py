@@ -22,6 +22,7 @@ from pathlib import Path
 
 from rulebook.compiler import ir
 from rulebook.compiler.analysis import liveness
+from rulebook.compiler.emit.js.dice_rolls import modded_pool
 from rulebook.compiler.emit.js.names import js_name, js_string
 from rulebook.compiler.ir.types import DEC, T
 
@@ -85,6 +86,10 @@ class ExpressionWriter:
 
     def visit_EnumValue(self, e: ir.EnumValue) -> str:
         return js_string(e.member)
+
+    def visit_DieFace(self, e: ir.DieFace) -> str:
+        """The face of one die in a per-die condition (``each d if …``): the argument of its function."""
+        return js_name(e.name)
 
     def visit_EntryId(self, e: ir.EntryId) -> str:
         return js_string(e.ident)
@@ -171,6 +176,11 @@ class ExpressionWriter:
         cond = f"({var}) => {self.expr(e.cond)}" if e.cond is not None else "null"
         return f"$rt.comprehend(ctx.loop({self.expr(e.iterable)}), {cond}, ({var}) => {self.expr(e.body)})"
 
+    def visit_IntRange(self, e: ir.IntRange) -> str:
+        """``$rt.range(lo, hi)``: the whole numbers from ``lo`` to ``hi`` (only gone through by
+        a loop or a comprehension, which count them as work before making one)."""
+        return f"$rt.range({self.expr(e.lo)}, {self.expr(e.hi)})"
+
     def visit_Sources(self, e: ir.Sources) -> str:
         pairs = ", ".join(f"[{js_string(label)}, {self.expr(v)}]" for label, v in e.items)
         return f"ctx.sources([{pairs}], {self.src(e.span)})"
@@ -201,6 +211,14 @@ class ExpressionWriter:
 
     def visit_Binary(self, e: ir.Binary) -> str:
         op = e.op
+        if e.type.kind == "list":  # xs + ys: one list of the items of each (a chain of + is one list)
+            parts: list[ir.Expr] = []
+            node: ir.Expr = e
+            while isinstance(node, ir.Binary) and node.op == "+" and node.type.kind == "list":
+                parts.append(node.right)
+                node = node.left
+            parts.append(node)
+            return "$rt.concat(" + ", ".join(self.expr(x) for x in reversed(parts)) + ")"
         a, b = self.expr(e.left), self.expr(e.right)
         if op in ("and", "or"):
             return f"({a} {'&&' if op == 'and' else '||'} {b})"
@@ -233,7 +251,9 @@ class ExpressionWriter:
         count = self.expr(e.times) if e.times is not None else str(e.count)
         constant = e.times is None or isinstance(e.times, ir.Literal)
         fixed = True
-        if e.test is not None:
+        if e.mods is not None:  # reroll, explode, per-die tests, several counts (compiler/emit/js/dice_rolls.py)
+            fixed, of = modded_pool(self, e, die, src)
+        elif e.test is not None:
             op, threshold = e.test
             fixed = isinstance(threshold, (ir.Literal, ir.EnumValue))
             threshold_text = self.expr(threshold)
@@ -299,7 +319,16 @@ class ExpressionWriter:
 
 
 def _state_name(name: str) -> str:
-    return "$v" if name == liveness.VALUE else js_name(name)
+    """A local in a state function: the chosen value is its argument ``$v``, the run number
+    of a loop (``#n``: :func:`rulebook.compiler.ir.counter`) ``$run<n>``."""
+    if name == liveness.VALUE:
+        return "$v"
+    return run_name(name) if name.startswith("#") else js_name(name)
+
+
+def run_name(counter: str) -> str:
+    """The JavaScript name of a loop's run number ``#n``: ``$run<n>`` (a ``$``: no rules name)."""
+    return "$run" + counter[1:]
 
 
 def is_none(e: ir.Expr) -> bool:

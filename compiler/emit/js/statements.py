@@ -14,19 +14,24 @@ as in the Python resolvers. A statement the emitter does not know is an
 from __future__ import annotations
 
 from rulebook.compiler import ir
-from rulebook.compiler.emit.js.expressions import ExpressionWriter, UnknownNode
+from rulebook.compiler.emit.js.expressions import ExpressionWriter, UnknownNode, run_name
 from rulebook.compiler.emit.js.names import comment, js_name, js_string
 from rulebook.compiler.emit.js.writer import Writer
 
 
 def _lets(stmts: tuple, into: list[str]) -> list[str]:
-    """The names a block binds (lets, and the values its repeats bind), in order, once each."""
+    """The names a block binds (lets, the values its repeats bind, the values its loops
+    carry and their run numbers ``#n``, their bodies' lets), in order, once each. A loop's
+    ``for`` variable is not among them: it is the ``const`` of the loop's ``for … of``."""
     for st in stmts:
         names: list[str] = []
         if isinstance(st, ir.Let):
             names = [st.name]
         elif isinstance(st, ir.Repeat):
             names = list(st.binds)
+        elif isinstance(st, ir.Loop):
+            names = [*(name for name, _ in st.carried), ir.counter(st.number)]
+            _lets(st.body, into)
         elif isinstance(st, ir.Step):
             _lets(st.body, into)
         elif isinstance(st, ir.If):
@@ -38,6 +43,11 @@ def _lets(stmts: tuple, into: list[str]) -> list[str]:
             if name not in into:
                 into.append(name)
     return into
+
+
+def _local_name(name: str) -> str:
+    """A local of a resolver: a rules name, or a loop's run number (``#n`` → ``$run<n>``)."""
+    return run_name(name) if name.startswith("#") else js_name(name)
 
 
 class ProcedureWriter:
@@ -79,7 +89,7 @@ class ProcedureWriter:
         own = {prm.name for prm in d.params}
         locals_ = [name for name in _lets(d.body, []) if name not in own]
         if locals_:
-            w.line("let " + ", ".join(js_name(n) for n in locals_) + ";")
+            w.line("let " + ", ".join(_local_name(n) for n in locals_) + ";")
         self.step_number = None
         self.block(w, d.body, d)
         w.outdent()
@@ -100,7 +110,7 @@ class ProcedureWriter:
         w.indent()
         locals_ = [n for n in _lets(rep.body, []) if n not in rep.reads]
         if locals_:
-            w.line("let " + ", ".join(js_name(n) for n in locals_) + ";")
+            w.line("let " + ", ".join(_local_name(n) for n in locals_) + ";")
         self.block(w, rep.body, d)
         w.line(f"return [{self.exprs.expr(rep.cond)}, [{', '.join(js_name(n) for n in rep.binds)}]];")
         w.outdent()
@@ -157,3 +167,36 @@ class ProcedureWriter:
             w.line(f"[{', '.join(js_name(n) for n in st.binds)}] = {call};")
         else:
             w.line(f"{call};")
+
+    def visit_Loop(self, w: Writer, st: ir.Loop, proc: ir.Procedure) -> None:
+        """A bounded loop as a JavaScript ``for … of``, as the Python resolvers write it: the
+        carried values first, then one run per number of ``ctx.runs(N)`` (each run counted as
+        work; a traced sample shows it) or per element of ``ctx.loop(items)`` (numbered from
+        1 in ``$run<n>``, which the states of the choices inside may read); ``until`` ends it
+        with ``break``. The run number and the carried values are locals of the function (the
+        states of its choices are taken when each roll is made)."""
+        exprs = self.exprs
+        src = self.src(st.span)
+        for name, init in st.carried:
+            w.line(f"{js_name(name)} = ctx.let({js_string(name)}, {exprs.expr(init)}, {src});")
+        run = run_name(ir.counter(st.number))
+        if st.iterable is None:
+            w.line(f"for ({run} of ctx.runs({exprs.expr(st.times)}, {src})) {{")
+            w.indent()
+        else:
+            var = js_name(st.var)
+            w.line(f"{run} = 0;")
+            w.line(f"for (const {var} of ctx.loop({exprs.expr(st.iterable)})) {{")
+            w.indent()
+            w.line(f"{run} += 1;")
+            w.line(f"ctx.let({js_string(st.var)}, {var}, {src});")
+        self.block(w, st.body, proc)
+        if st.cond is not None:
+            cond = exprs.expr(st.cond)
+            w.line(f"if (ctx.let({js_string('until ' + st.text)}, {cond}, {self.src(st.cond.span)})) break;")
+        w.outdent()
+        w.line("}")
+
+    def visit_Set(self, w: Writer, st: ir.Set, proc: ir.Procedure) -> None:
+        """``set x = e``: ``x = e`` (nothing reads ``x`` later in the run: the checker sees to it)."""
+        w.line(f"{js_name(st.name)} = ctx.let({js_string(st.name)}, {self.exprs.expr(st.value)}, {self.src(st.span)});")

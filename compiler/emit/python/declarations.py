@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from rulebook.compiler import ir
-from rulebook.compiler.emit.python import plan
+from rulebook.compiler.emit.python import annotations, plan
 from rulebook.compiler.emit.python.generation import Generation
 from rulebook.compiler.emit.python.layout import Doc, Group, Seq, Text, call, dict_of, flat, tuple_of
 from rulebook.compiler.emit.python.literals import literal_doc
@@ -21,6 +21,7 @@ from rulebook.compiler.emit.python.module_frame import module_text, write_piece
 from rulebook.compiler.emit.python.names import py_name
 from rulebook.compiler.emit.python.writer import Writer
 from rulebook.compiler.ir.types import T
+from rulebook.compiler.support import i18n
 
 
 class DeclarationWriter:
@@ -32,27 +33,58 @@ class DeclarationWriter:
 
     def types_module(self) -> str:
         w = Writer()
+        taken: dict[str, str] = {}  # the module's names: what declared each (a clash is refused)
         for e in plan.enums(self.p):
             m = py_name(e.name)
+            alias = annotations.enum_alias(e.name)
+            _take(taken, [alias, f"VALUES_{m}", f"TITLES_{m}", f"ORD_{m}"], f"enum {e.name}")
             w.line()
             w.comment(f"enum {e.name} ({e.span.src})")
-            w.code(Seq((f"VALUES_{m} = ", tuple_of([Text(x.name) for x in e.members]))))
+            w.code(Seq((f"{alias} = ", _literal([x.name for x in e.members]))))
+            w.code(Seq((f"VALUES_{m}: tuple[{alias}, ...] = ", tuple_of([Text(x.name) for x in e.members]))))
             w.code(Seq((f"TITLES_{m} = ", dict_of([(Text(x.name), Text(x.title)) for x in e.members]))))
             w.code(Seq((f"ORD_{m} = ", dict_of([(Text(x.name), str(i)) for i, x in enumerate(e.members)]))))
+        for name, ids, src in self.id_sets():
+            alias = annotations.catalog_alias(name)
+            _take(taken, [alias], f"catalog {name}")
+            w.line()
+            w.comment(f"ids of {name} ({src}): a ref {name} is one of them")
+            w.code(Seq((f"{alias} = ", _literal(ids))))
+        escaped: set[str] = set()
         for r in plan.records(self.p):
-            self.record_class(w, py_name(r.name), [(f.name, f.type, f.title) for f in r.fields], r.title, r.span.src)
+            _take(taken, [py_name(r.name)], f"record {r.name}")
+            escaped |= self.record_class(w, py_name(r.name), [(f.name, f.type, f.title) for f in r.fields], r.title,
+                                         r.span.src)
+        row_of = i18n.language(i18n.of_rulebook(self.p)).gettext("Row of the table %(table)s")  # the rulebook's language
         for t in plan.tables(self.p):
             if plan.has_row_record(t):
                 fields = [(c.name, c.type, c.title) for c in t.columns]
-                self.record_class(w, f"_Row_{py_name(t.name)}", fields, f"Fila de la tabla {t.name}", t.span.src)
-        return module_text(self.generation, "Enumerations and record types of the rulebook.", w, imports=())
+                escaped |= self.record_class(w, f"_Row_{py_name(t.name)}", fields, row_of % {"table": t.name},
+                                             t.span.src)
+        if escaped:
+            w.line()
+            w.line()
+            w.comment("types that a field of the same name hides in its record's class, for type checkers")
+            for name in sorted(escaped):
+                w.line(f"_type_{name} = {name}")
+        return module_text(self.generation, "Enumerations and record types of the rulebook.", w, imports=(),
+                           typing=True)
 
-    def record_class(self, w: Writer, cls: str, fields: list[tuple[str, T, str | None]], title: str, src: str) -> None:
+    def id_sets(self) -> list[tuple[str, list[str], str]]:
+        """``(name, ids, src)`` of each catalog and each table keyed by id (what a ``ref`` names), by name."""
+        sets = [(c.name, list(c.entries), c.span.src) for c in plan.catalogs(self.p)]
+        sets += [(t.name, list(t.row_ids), t.span.src) for t in plan.tables(self.p) if t.keyed_by_id]
+        return sorted(sets, key=lambda s: s[0])
+
+    def record_class(self, w: Writer, cls: str, fields: list[tuple[str, T, str | None]], title: str, src: str) -> set[str]:
         """``class R(_rt.Record)``: its fields as slots (each with its type and title), their
-        names in the rules when one differs (``_names``), and ``R._new(field, …)``, which
-        resolvers call to build one: it fills in a writable twin, then makes it read-only
-        (see :class:`rulebook.runtime.Record`)."""
+        names in the rules when one differs (``_names``), each field annotated with its Python
+        type (for type checkers only), and ``R._new(field, …)``, which resolvers call to build
+        one: it fills in a writable twin, then makes it read-only (see
+        :class:`rulebook.runtime.Record`). Returns the types the annotations read through
+        ``_type_<name>`` (a field of that name hides them in the class)."""
         names = [py_name(name) for name, _, _ in fields]
+        hidden = frozenset(names) & set().union(*(annotations.names_in(ftype) for _, ftype, _ in fields))
         w.line()
         w.line()
         w.line(f"class {cls}(_rt.Record):")
@@ -66,6 +98,8 @@ class DeclarationWriter:
                 w.code(Seq((Text(field), ",")), note=str(ftype) + (f" — {ftitle}" if ftitle else ""))
             w.outdent()
             w.line(")")
+            for (_, ftype, _), field in zip(fields, names):
+                w.code(Seq((f"{field}: ", annotations.annotation(ftype, types="", escaped=hidden))))
         else:
             w.line("__slots__ = ()")
         if any(field != name for field, (name, _, _) in zip(names, fields)):
@@ -84,6 +118,7 @@ class DeclarationWriter:
         w.line("return self")
         w.outdent()
         w.outdent()
+        return set(hidden)
 
     # ------------------------------------------------------------------ data.py
     def value(self, v: Any, t: T) -> Doc:
@@ -204,6 +239,19 @@ class DeclarationWriter:
             w.code(Seq((_key(row.keys), ": ", self.row_value(t, row), ",")))
         w.outdent()
         w.line("}")
+
+
+def _literal(values: list[str]) -> Doc:
+    """``_rt.Literal['a', 'b', …]``: the type of one of ``values`` (``str`` when there is none)."""
+    return Group("_rt.Literal", tuple(Text(v) for v in values), "[", "]") if values else "str"
+
+
+def _take(taken: dict[str, str], names: list[str], what: str) -> None:
+    """Note that ``what`` declares ``names`` in ``types.py``; a name declared twice is refused."""
+    for name in names:
+        if name in taken:
+            raise ValueError(f"{what} and {taken[name]} both become {name} in the generated types.py: rename one")
+        taken[name] = what
 
 
 def data_tuple(items: list[Doc]) -> Group:

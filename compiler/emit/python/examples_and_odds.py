@@ -130,10 +130,11 @@ class ExampleWriter:
         if d.each is not None:
             fields.append(("each", self.axis(d.each)))
         fields.append(("inputs", Seq((f"lambda {', '.join(variables)}: ", inputs))))
+        # the cell may read the axes too (cell probability(result >= at_least) with rows at_least in …)
         if d.show_kind == "outcomes":
-            fields += [("kind", Text("outcomes")), ("cell", Seq(("lambda result: ", self.expr(d.show))))]
+            fields += [("kind", Text("outcomes")), ("cell", Seq((f"lambda result, {', '.join(variables)}: ", self.expr(d.show))))]
         else:
-            fields.append(("cell", Seq(("lambda result, _dist: ", self.expr(d.show)))))
+            fields.append(("cell", Seq((f"lambda result, _dist, {', '.join(variables)}: ", self.expr(d.show)))))
         return kwargs_call("_rt.Odds", fields)
 
 

@@ -63,13 +63,16 @@ def header(w: Writer, sources: list[str], doc: str) -> None:
 
 
 def module_text(generation: Generation, doc: str, body: Writer, imports: tuple[str, ...] = ("data", "types"),
-                helpers: bool = False) -> str:
+                helpers: bool = False, typing: bool = False) -> str:
     """A module: header, imports (``from . import data as _d``…), the source table and
     random variables its body cites (collected while the body was written), then the body.
-    The citations are cleared for the next module."""
+    ``typing``: the body is annotated (:mod:`.annotations`), and annotations are not evaluated. The citations are cleared for the next module."""
     w = Writer()
     header(w, generation.sources, doc)
     w.line()
+    if typing:
+        w.line("from __future__ import annotations  # annotations are for type checkers: never evaluated")
+        w.line()
     w.line(RUNTIME_IMPORT)
     for mod in imports:
         w.line(f"from . import {mod} as {ALIASES[mod]}")

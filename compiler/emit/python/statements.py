@@ -14,6 +14,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from rulebook.compiler import ir
+from rulebook.compiler.emit.python.annotations import annotation
 from rulebook.compiler.emit.python.expressions import ExpressionWriter, run_name
 from rulebook.compiler.emit.python.generation import Generation
 from rulebook.compiler.emit.python.layout import Chain, Doc, Group, Seq, Text, call, dict_of, tuple_of
@@ -80,9 +81,15 @@ class ProcedureWriter:
             self.range_function(w, t)
         w.line()
         w.line()
-        w.line("# internal aliases: calls between procedures never see a local of the same name")
-        for d in procedures:
-            w.line(f"_proc_{py_name(d.name)} = {py_name(d.name)}")
+        if self.traced:
+            w.line("# internal aliases: calls between procedures never see a local of the same name")
+            for d in procedures:
+                w.line(f"_proc_{py_name(d.name)} = {py_name(d.name)}")
+        else:
+            w.line("# internal aliases, the unchecked resolvers: calls between procedures never see a local of the same")
+            w.line("# name, and their arguments are not checked again (the public name checks those of a direct call)")
+            for d in procedures:
+                w.line(f"_proc_{py_name(d.name)} = {py_name(d.name)}.__wrapped__")
         if citations.record_builders:
             w.line()
             w.comment("the records the resolvers build, each by a name of its own (the cheapest call); a record "
@@ -94,18 +101,19 @@ class ProcedureWriter:
                     builder = f"_rt.Record._shared({builder})"
                 w.line(f"_new_{py_name(name)} = {builder}")
         if self.traced:
-            return module_text(self.generation, TRACED_DOC, w, helpers=True)
-        return module_text(self.generation, FAST_DOC, w, imports=("data", "types", "traced"), helpers=True)
+            return module_text(self.generation, TRACED_DOC, w, helpers=True, typing=True)
+        return module_text(self.generation, FAST_DOC, w, imports=("data", "types", "traced"), helpers=True, typing=True)
 
     def procedure(self, w: Writer, d: ir.Procedure) -> None:
-        params: list[Doc] = ["ctx"]
+        params: list[Doc] = ["ctx: _rt.Context"]
         for prm in d.params:
-            params.append(Seq((py_name(prm.name) + "=", self.exprs.expr(prm.default))) if prm.default is not None else py_name(prm.name))
+            typed = Seq((py_name(prm.name) + ": ", annotation(prm.type, param=True)))
+            params.append(Seq((typed, " = ", self.exprs.expr(prm.default))) if prm.default is not None else typed)
         w.line()
         w.line()
-        if not self.traced:
-            w.line(f"@_rt.traced_by(_traced.{py_name(d.name)})")
-        w.code(Seq(("def ", Group(py_name(d.name), tuple(params)), ":")))
+        if not self.traced:  # the public name checks the arguments of a direct call (runtime.resolver)
+            w.line(f"@_rt.resolver(_traced.{py_name(d.name)})")
+        w.code(Seq(("def ", Group(py_name(d.name), tuple(params)), " -> ", annotation(d.result), ":")))
         w.indent()
         w.docstring([
             d.title + (f" ({d.ref})" if d.ref else "") + ".",

@@ -11,7 +11,9 @@ Produces, beside the modules :mod:`rulebook.compiler.emit.python.to_python` writ
   tool's dependencies…: :mod:`rulebook.compiler.support.distributions`, ValueError);
 * ``_runtime/`` — a copy of the runtime the package was generated against,
   which the generated modules import relatively (``from . import _runtime as
-  _rt``); the package re-exports it as ``<package>.runtime``.
+  _rt``); the package re-exports it as ``<package>.runtime``;
+* ``py.typed`` — the marker (PEP 561) that makes type checkers read the package's
+  annotations (its resolvers' parameters and results, its records' fields).
 
 So ``pip install build/python/<package>`` works in a clean virtual environment
 and ``import <package>`` runs anywhere. (The tool itself runs the generated
@@ -37,6 +39,8 @@ if TYPE_CHECKING:  # annotations only: the loader (pyload) imports this module a
     from rulebook.compiler import ir
 
 VENDORED = "_runtime"
+TYPED_MARKER = "py.typed"
+"""The file that tells type checkers the package is typed (PEP 561): they read its annotations."""
 """The folder of the generated package holding its copy of the runtime."""
 
 _PEP440 = re.compile(r"(?:[1-9]\d*!)?(?:0|[1-9]\d*)(?:\.(?:0|[1-9]\d*))*(?:(?:a|b|rc)(?:0|[1-9]\d*))?(?:\.post(?:0|[1-9]\d*))?(?:\.dev(?:0|[1-9]\d*))?")
@@ -167,8 +171,9 @@ def pyproject(program: ir.Program, pkg: str, data_files: list[str]) -> str:
         f"package-dir = {{ {_toml_string(pkg)} = \".\" }}",
         "include-package-data = false",
     ]
+    lines += ["", "[tool.setuptools.package-data]", f"{_toml_string(pkg)} = [{_toml_string(TYPED_MARKER)}]"]
     if data_files:
-        lines += ["", "[tool.setuptools.package-data]", *_toml_array(_toml_string(f"{pkg}.{VENDORED}"), [_toml_string(f) for f in data_files])]
+        lines += _toml_array(_toml_string(f"{pkg}.{VENDORED}"), [_toml_string(f) for f in data_files])
     return "\n".join(lines) + "\n"
 
 
@@ -184,5 +189,6 @@ def project_files(program: ir.Program, pkg: str) -> dict[str, bytes]:
     runtime = runtime_files()
     files = {f"{pkg}/{VENDORED}/{rel}": data for rel, data in runtime.items()}
     data_files = [rel for rel in runtime if not rel.endswith(".py")]
+    files[f"{pkg}/{TYPED_MARKER}"] = b""
     files[f"{pkg}/pyproject.toml"] = pyproject(program, pkg, data_files).encode("utf-8")
     return files

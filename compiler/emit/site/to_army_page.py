@@ -4,9 +4,10 @@ Reads the army documents and the roster schema the build already wrote
 (``json/armies/<army>.json``, ``schemas/roster.schema.json``, from
 :mod:`rulebook.compiler.emit.data.to_armies`) and the page map of :class:`rulebook.compiler.emit.site.pages.context.SiteContext`
 (page names, the href of each entry's card). Writes, for each army,
-``docs/ejercito.md`` (``ejercito-<army>.md`` when a rulebook declares several) through
+``docs/<army-builder>.md`` (``<army-builder>-<army>.md`` when a rulebook declares several;
+``ejercito.md`` in Spanish) through
 ``site/templates/ejercito.md.j2``, its data beside the assets as
-``docs/assets/armies/<page>.js`` (``ejercito.js``), the army module of the JavaScript
+``docs/assets/armies/<page>.js`` (``ejercito.js``; ``army-builder.js`` in English), the army module of the JavaScript
 package as a classic script, ``docs/assets/rulebook-armies.js`` (``js/armies.browser.js``
 of the build, made by :mod:`rulebook.compiler.emit.js.armies` from the same documents:
 the army documents and the validator ``rulebook roster validate`` agrees with), and
@@ -40,6 +41,7 @@ import jinja2
 
 from rulebook.compiler.support.i18n import N_, _
 from rulebook.compiler.emit.site.markdown import esc
+from rulebook.compiler.emit.site.pages.context import PAGE_FILES
 from rulebook.compiler.emit.data.to_armies import ROSTER_MAX_BYTES, ROSTER_MAX_UNITS
 from rulebook.compiler.emit.js import armies as js_armies
 
@@ -112,7 +114,8 @@ def write_pages(pb, out_dir: Path, docs: Path, env: jinja2.Environment, weight: 
     docs_list = [json.loads(p.read_text(encoding="utf-8")) for p in armies]
     nav = []
     for army in docs_list:
-        page = pb.page_name("ejercito" if len(docs_list) == 1 else f"ejercito-{army['id']}")
+        # one army: its page name, kept free from the start (SiteContext.pages); several: one page each
+        page = pb.pages["army"] if len(docs_list) == 1 else pb.page_name(f"{_(PAGE_FILES['army'])}-{army['id']}")
         pb.start_page(page)
         links = {"entries": {}, "troops": {}}
         for e in army["entries"]:

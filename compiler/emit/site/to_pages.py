@@ -80,7 +80,7 @@ def write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, o
     ``package`` is the generated resolver package (it evaluates the worked
     examples; None shows them unevaluated), ``odds`` the ``"tables"`` of
     ``json/odds.json``. Reads ``out_dir/json`` and ``out_dir/schemas`` (already
-    written) to publish them under ``docs/datos/``; nothing written depends on
+    written) to publish them under ``docs/<data>/`` (``datos`` in Spanish); nothing written depends on
     where ``out_dir`` or the rulebook is (the data page's commands name them by
     placeholders). Every phrase is in the
     rulebook's ``lang`` (:mod:`rulebook.compiler.i18n`). ``memo``: the section pages of

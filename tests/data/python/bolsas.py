@@ -10,6 +10,8 @@ the fast resolvers: they only roll dice. Each one's twin in ``traced.py``
 ``runtime.exact(fn, **params)`` enumerates the twin's rolls for the exact
 distribution of results."""
 
+from __future__ import annotations  # annotations are for type checkers: never evaluated
+
 from . import _runtime as _rt
 from . import data as _d
 from . import types as _t
@@ -24,8 +26,8 @@ _SRC = (
 )
 
 
-@_rt.traced_by(_traced.azules_sin_rojas)
-def azules_sin_rojas(ctx, n, rojas_fuera=0):
+@_rt.resolver(_traced.azules_sin_rojas)
+def azules_sin_rojas(ctx: _rt.Context, n: int, rojas_fuera: int = 0) -> int:
     """Fichas azules robadas de la bolsa sin algunas rojas (B).
 
     n: int
@@ -38,8 +40,8 @@ def azules_sin_rojas(ctx, n, rojas_fuera=0):
     return ctx.roll(_rt.bag_draw(_rt.bag_without(_d.BAG_Bolsa, {'rojo': rojas_fuera}, _SRC[0]), n, src=_SRC[0]))['azul']
 
 
-@_rt.traced_by(_traced.rojas_de)
-def rojas_de(ctx, n, rojas, azules):
+@_rt.resolver(_traced.rojas_de)
+def rojas_de(ctx: _rt.Context, n: int, rojas: int, azules: int) -> int:
     """Fichas rojas de una bolsa hecha a medida (B).
 
     n: int
@@ -55,6 +57,7 @@ def rojas_de(ctx, n, rojas, azules):
     )['rojo']
 
 
-# internal aliases: calls between procedures never see a local of the same name
-_proc_azules_sin_rojas = azules_sin_rojas
-_proc_rojas_de = rojas_de
+# internal aliases, the unchecked resolvers: calls between procedures never see a local of the same
+# name, and their arguments are not checked again (the public name checks those of a direct call)
+_proc_azules_sin_rojas = azules_sin_rojas.__wrapped__
+_proc_rojas_de = rojas_de.__wrapped__

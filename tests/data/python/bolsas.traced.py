@@ -10,6 +10,8 @@ enumeration (``runtime.exact``) explores each distinct state once. A call of a
 procedure that rolls dice goes through ``ctx.call``, so that its results are
 computed once per distinct arguments."""
 
+from __future__ import annotations  # annotations are for type checkers: never evaluated
+
 from . import _runtime as _rt
 from . import data as _d
 from . import types as _t
@@ -27,7 +29,7 @@ _SRC = (
 )
 
 
-def azules_sin_rojas(ctx, n, rojas_fuera=0):
+def azules_sin_rojas(ctx: _rt.Context, n: int, rojas_fuera: int = 0) -> int:
     """Fichas azules robadas de la bolsa sin algunas rojas (B).
 
     n: int
@@ -55,7 +57,7 @@ def azules_sin_rojas(ctx, n, rojas_fuera=0):
     )
 
 
-def rojas_de(ctx, n, rojas, azules):
+def rojas_de(ctx: _rt.Context, n: int, rojas: int, azules: int) -> int:
     """Fichas rojas de una bolsa hecha a medida (B).
 
     n: int

@@ -10,6 +10,8 @@ the fast resolvers: they only roll dice. Each one's twin in ``traced.py``
 ``runtime.exact(fn, **params)`` enumerates the twin's rolls for the exact
 distribution of results."""
 
+from __future__ import annotations  # annotations are for type checkers: never evaluated
+
 from . import _runtime as _rt
 from . import data as _d
 from . import types as _t
@@ -25,8 +27,10 @@ _SRC = (
 )
 
 
-@_rt.traced_by(_traced.columna_de_fuego)
-def columna_de_fuego(ctx, fuego, defensa, oportunidad=False, desorden=False):
+@_rt.resolver(_traced.columna_de_fuego)
+def columna_de_fuego(
+    ctx: _rt.Context, fuego: int, defensa: int, oportunidad: bool = False, desorden: bool = False
+) -> str:
     """Columna de la Tabla de Fuego (F.1).
 
     fuego: int
@@ -68,5 +72,6 @@ def _range_columna_fuego(key, src):
     return _rt.lookup_range(_d.TABLE_columna_fuego, key, 'columna_fuego', src)
 
 
-# internal aliases: calls between procedures never see a local of the same name
-_proc_columna_de_fuego = columna_de_fuego
+# internal aliases, the unchecked resolvers: calls between procedures never see a local of the same
+# name, and their arguments are not checked again (the public name checks those of a direct call)
+_proc_columna_de_fuego = columna_de_fuego.__wrapped__

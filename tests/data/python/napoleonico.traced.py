@@ -10,6 +10,8 @@ enumeration (``runtime.exact``) explores each distinct state once. A call of a
 procedure that rolls dice goes through ``ctx.call``, so that its results are
 computed once per distinct arguments."""
 
+from __future__ import annotations  # annotations are for type checkers: never evaluated
+
 from . import _runtime as _rt
 from . import data as _d
 from . import types as _t
@@ -27,7 +29,9 @@ _SRC = (
 )
 
 
-def columna_de_fuego(ctx, fuego, defensa, oportunidad=False, desorden=False):
+def columna_de_fuego(
+    ctx: _rt.Context, fuego: int, defensa: int, oportunidad: bool = False, desorden: bool = False
+) -> str:
     """Columna de la Tabla de Fuego (F.1).
 
     fuego: int

@@ -10,6 +10,8 @@ the fast resolvers: they only roll dice. Each one's twin in ``traced.py``
 ``runtime.exact(fn, **params)`` enumerates the twin's rolls for the exact
 distribution of results."""
 
+from __future__ import annotations  # annotations are for type checkers: never evaluated
+
 from . import _runtime as _rt
 from . import data as _d
 from . import types as _t
@@ -44,8 +46,8 @@ _RV_5 = _rt.roll_one(_rt.std_die(6))
 _RECORD_1 = _t.Resultado(impacto=True, automatico=True)
 
 
-@_rt.traced_by(_traced.tirada_calidad)
-def tirada_calidad(ctx, calidad):
+@_rt.resolver(_traced.tirada_calidad)
+def tirada_calidad(ctx: _rt.Context, calidad: _t.Calidad) -> int:
     """Tirada de Calidad (VI.11).
 
     calidad: Calidad
@@ -62,8 +64,8 @@ def tirada_calidad(ctx, calidad):
     return ctx.roll(_RV_3)
 
 
-@_rt.traced_by(_traced.impacto)
-def impacto(ctx, i, p, calidad='regular'):
+@_rt.resolver(_traced.impacto)
+def impacto(ctx: _rt.Context, i: int, p: int, calidad: _t.Calidad = 'regular') -> _t.Resultado:
     """Resolución del impacto (VI.11).
 
     i: int
@@ -85,8 +87,8 @@ def impacto(ctx, i, p, calidad='regular'):
     )
 
 
-@_rt.traced_by(_traced.varios)
-def varios(ctx, cm, perfil, n):
+@_rt.resolver(_traced.varios)
+def varios(ctx: _rt.Context, cm: int, perfil: _t.Ref_perfiles, n: int) -> int:
     """varios (VI.11).
 
     cm: int
@@ -122,8 +124,8 @@ def varios(ctx, cm, perfil, n):
     )
 
 
-@_rt.traced_by(_traced.danio_perfil)
-def danio_perfil(ctx, perfil, extra):
+@_rt.resolver(_traced.danio_perfil)
+def danio_perfil(ctx: _rt.Context, perfil: _t.Ref_perfiles, extra: int) -> int:
     """danio_perfil (VI.11).
 
     perfil: ref perfiles
@@ -151,11 +153,12 @@ def _range_movimiento(key, src):
     return _rt.lookup_range(_d.TABLE_movimiento, key, 'movimiento', src)
 
 
-# internal aliases: calls between procedures never see a local of the same name
-_proc_tirada_calidad = tirada_calidad
-_proc_impacto = impacto
-_proc_varios = varios
-_proc_danio_perfil = danio_perfil
+# internal aliases, the unchecked resolvers: calls between procedures never see a local of the same
+# name, and their arguments are not checked again (the public name checks those of a direct call)
+_proc_tirada_calidad = tirada_calidad.__wrapped__
+_proc_impacto = impacto.__wrapped__
+_proc_varios = varios.__wrapped__
+_proc_danio_perfil = danio_perfil.__wrapped__
 
 # the records the resolvers build, each by a name of its own (the cheapest call); a record whose fields are bools, whole
 #   numbers or strings is built once for equal fields (_rt.Record._shared: records are immutable)

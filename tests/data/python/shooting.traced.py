@@ -10,6 +10,8 @@ enumeration (``runtime.exact``) explores each distinct state once. A call of a
 procedure that rolls dice goes through ``ctx.call``, so that its results are
 computed once per distinct arguments."""
 
+from __future__ import annotations  # annotations are for type checkers: never evaluated
+
 from . import _runtime as _rt
 from . import data as _d
 from . import types as _t
@@ -54,7 +56,7 @@ _RV_5 = _rt.roll_one(_rt.std_die(6))
 _RECORD_1 = _t.Resultado(impacto=True, automatico=True)
 
 
-def tirada_calidad(ctx, calidad):
+def tirada_calidad(ctx: _rt.Context, calidad: _t.Calidad) -> int:
     """Tirada de Calidad (VI.11).
 
     calidad: Calidad
@@ -80,7 +82,7 @@ def tirada_calidad(ctx, calidad):
     return ctx.leave(ctx.roll(_RV_3, 'roll DadoDisparo times 2', _SRC[5], state=lambda _v: (_v,)))
 
 
-def impacto(ctx, i, p, calidad='regular'):
+def impacto(ctx: _rt.Context, i: int, p: int, calidad: _t.Calidad = 'regular') -> _t.Resultado:
     """Resolución del impacto (VI.11).
 
     i: int
@@ -107,7 +109,7 @@ def impacto(ctx, i, p, calidad='regular'):
     )
 
 
-def varios(ctx, cm, perfil, n):
+def varios(ctx: _rt.Context, cm: int, perfil: _t.Ref_perfiles, n: int) -> int:
     """varios (VI.11).
 
     cm: int
@@ -158,7 +160,7 @@ def varios(ctx, cm, perfil, n):
     )
 
 
-def danio_perfil(ctx, perfil, extra):
+def danio_perfil(ctx: _rt.Context, perfil: _t.Ref_perfiles, extra: int) -> int:
     """danio_perfil (VI.11).
 
     perfil: ref perfiles

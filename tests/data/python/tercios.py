@@ -10,6 +10,8 @@ the fast resolvers: they only roll dice. Each one's twin in ``traced.py``
 ``runtime.exact(fn, **params)`` enumerates the twin's rolls for the exact
 distribution of results."""
 
+from __future__ import annotations  # annotations are for type checkers: never evaluated
+
 from . import _runtime as _rt
 from . import data as _d
 from . import types as _t
@@ -45,8 +47,8 @@ _RV_3 = _rt.Pools(lambda _n: _rt.pool_count(_rt.std_die(6), _n, '==', 6, src=_SR
 _RECORD_1 = _t.ChequeoOrden(automatico=True, exitos=0, superado=True)
 
 
-@_rt.traced_by(_traced.valor_modificado)
-def valor_modificado(ctx, original, aumentos=0, reducciones=0):
+@_rt.resolver(_traced.valor_modificado)
+def valor_modificado(ctx: _rt.Context, original: int, aumentos: int = 0, reducciones: int = 0) -> int:
     """Valor aumentado o reducido (T.1).
 
     original: int
@@ -79,8 +81,10 @@ def valor_modificado(ctx, original, aumentos=0, reducciones=0):
     return _rt.lookup(_d.TABLE_valor_reducido, original, 'valor_reducido', _SRC[5]).dos_o_mas
 
 
-@_rt.traced_by(_traced.chequeo_orden)
-def chequeo_orden(ctx, disciplina, desgaste, reaccion=False, aumentos=0, reducciones=0):
+@_rt.resolver(_traced.chequeo_orden)
+def chequeo_orden(
+    ctx: _rt.Context, disciplina: int, desgaste: int, reaccion: bool = False, aumentos: int = 0, reducciones: int = 0
+) -> _t.ChequeoOrden:
     """Chequeo de Orden (T.2).
 
     disciplina: int
@@ -113,8 +117,8 @@ def chequeo_orden(ctx, disciplina, desgaste, reaccion=False, aumentos=0, reducci
     )
 
 
-@_rt.traced_by(_traced.iniciativa)
-def iniciativa(ctx):
+@_rt.resolver(_traced.iniciativa)
+def iniciativa(ctx: _rt.Context) -> _t.Jugador:
     """Iniciativa (T.3).
 
     Result: Jugador
@@ -139,8 +143,8 @@ def _repeat_iniciativa_1(ctx):
     return ((dado_a != dado_b), (dado_a, dado_b))
 
 
-@_rt.traced_by(_traced.chequeo_ruptura)
-def chequeo_ruptura(ctx, disciplina_original, puntos_ruptura):
+@_rt.resolver(_traced.chequeo_ruptura)
+def chequeo_ruptura(ctx: _rt.Context, disciplina_original: int, puntos_ruptura: int) -> bool:
     """Chequeo de Ruptura (T.4).
 
     disciplina_original: int
@@ -160,8 +164,8 @@ def chequeo_ruptura(ctx, disciplina_original, puntos_ruptura):
     return seises >= puntos_ruptura
 
 
-@_rt.traced_by(_traced.chequeo_evasion)
-def chequeo_evasion(ctx, unidad, carga):
+@_rt.resolver(_traced.chequeo_evasion)
+def chequeo_evasion(ctx: _rt.Context, unidad: _t.Ref_tropas, carga: _t.Ref_tropas) -> _t.ChequeoOrden:
     """Chequeo de Orden de una Evasión (T.5).
 
     unidad: ref tropas
@@ -185,12 +189,13 @@ def chequeo_evasion(ctx, unidad, carga):
     )
 
 
-# internal aliases: calls between procedures never see a local of the same name
-_proc_valor_modificado = valor_modificado
-_proc_chequeo_orden = chequeo_orden
-_proc_iniciativa = iniciativa
-_proc_chequeo_ruptura = chequeo_ruptura
-_proc_chequeo_evasion = chequeo_evasion
+# internal aliases, the unchecked resolvers: calls between procedures never see a local of the same
+# name, and their arguments are not checked again (the public name checks those of a direct call)
+_proc_valor_modificado = valor_modificado.__wrapped__
+_proc_chequeo_orden = chequeo_orden.__wrapped__
+_proc_iniciativa = iniciativa.__wrapped__
+_proc_chequeo_ruptura = chequeo_ruptura.__wrapped__
+_proc_chequeo_evasion = chequeo_evasion.__wrapped__
 
 # the records the resolvers build, each by a name of its own (the cheapest call); a record whose fields are bools, whole
 #   numbers or strings is built once for equal fields (_rt.Record._shared: records are immutable)

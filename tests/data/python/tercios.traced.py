@@ -10,6 +10,8 @@ enumeration (``runtime.exact``) explores each distinct state once. A call of a
 procedure that rolls dice goes through ``ctx.call``, so that its results are
 computed once per distinct arguments."""
 
+from __future__ import annotations  # annotations are for type checkers: never evaluated
+
 from . import _runtime as _rt
 from . import data as _d
 from . import types as _t
@@ -65,7 +67,7 @@ _RV_3 = _rt.Pools(lambda _n: _rt.pool_count(_rt.std_die(6), _n, '==', 6, src=_SR
 _RECORD_1 = _t.ChequeoOrden(automatico=True, exitos=0, superado=True)
 
 
-def valor_modificado(ctx, original, aumentos=0, reducciones=0):
+def valor_modificado(ctx: _rt.Context, original: int, aumentos: int = 0, reducciones: int = 0) -> int:
     """Valor aumentado o reducido (T.1).
 
     original: int
@@ -105,7 +107,9 @@ def valor_modificado(ctx, original, aumentos=0, reducciones=0):
     return ctx.leave(_rt.lookup(_d.TABLE_valor_reducido, original, 'valor_reducido', _SRC[11]).dos_o_mas)
 
 
-def chequeo_orden(ctx, disciplina, desgaste, reaccion=False, aumentos=0, reducciones=0):
+def chequeo_orden(
+    ctx: _rt.Context, disciplina: int, desgaste: int, reaccion: bool = False, aumentos: int = 0, reducciones: int = 0
+) -> _t.ChequeoOrden:
     """Chequeo de Orden (T.2).
 
     disciplina: int
@@ -164,7 +168,7 @@ def chequeo_orden(ctx, disciplina, desgaste, reaccion=False, aumentos=0, reducci
     )
 
 
-def iniciativa(ctx):
+def iniciativa(ctx: _rt.Context) -> _t.Jugador:
     """Iniciativa (T.3).
 
     Result: Jugador
@@ -196,7 +200,7 @@ def _repeat_iniciativa_1(ctx):
     return ((dado_a != dado_b), (dado_a, dado_b))
 
 
-def chequeo_ruptura(ctx, disciplina_original, puntos_ruptura):
+def chequeo_ruptura(ctx: _rt.Context, disciplina_original: int, puntos_ruptura: int) -> bool:
     """Chequeo de Ruptura (T.4).
 
     disciplina_original: int
@@ -232,7 +236,7 @@ def chequeo_ruptura(ctx, disciplina_original, puntos_ruptura):
     return ctx.leave(seises >= puntos_ruptura)
 
 
-def chequeo_evasion(ctx, unidad, carga):
+def chequeo_evasion(ctx: _rt.Context, unidad: _t.Ref_tropas, carga: _t.Ref_tropas) -> _t.ChequeoOrden:
     """Chequeo de Orden de una Evasión (T.5).
 
     unidad: ref tropas

@@ -1,13 +1,17 @@
 // Contexts: what generated resolvers receive first (ctx). ctx.roll(rv, …) is their
 // only source of randomness; ctx.call runs a procedure that rolls dice; ctx.repeat
-// runs the body of a repeat … until; ctx.loop announces a loop; ctx.sources gives a
-// stack's modifiers; ctx.enter/leave/step/let report where the resolver is.
+// runs the body of a repeat … until; ctx.loop announces a loop over a list; ctx.runs
+// gives the run numbers of a bounded loop (repeat [at most] N times), each counted as
+// work; ctx.sources gives a stack's modifiers; ctx.enter/leave/step/let report where
+// the resolver is.
 //
 // SampleContext resolves one random run (seeded, with an optional Trace citing the
 // .rules lines). ExactContext is the exact engine of the Python runtime, ported: the
 // resolver is replayed once per explored outcome; a roll names what the rest of the
 // procedure still reads (state, from the compiler's liveness analysis), and two paths
-// reaching the same roll in equal states share their future, computed once. Both
+// reaching the same roll in equal states share their future, computed once (each
+// outcome's state is taken when the roll is made, while the resolver's locals hold
+// this run's values: a bounded loop gives them new ones in each run). Both
 // count their work against max_work and stop with the same WorkLimitError.
 import { JsonObject, formatValue, gcd, key, toJSONable } from "./core.js";
 import { RuleError, WorkLimitError } from "./errors.js";
@@ -128,6 +132,14 @@ export class SampleContext {
     this.work = work;
     return items;
   }
+  *runs(count, src = null) {
+    for (let number = 1; number <= count; number++) {
+      if (this.work + 1 > this.maxWork) throw this.over(new Phrase("%(n)s runs of a loop", { n: number }), "", src);
+      this.work += 1;
+      if (this.trace !== null) this.trace.let(translate("run", null, this.trace.lang), number, src);
+      yield number;
+    }
+  }
   repeat(fn, args, src = null, until = "", procedure = "", step = null, state = null) {
     let runs = 0;
     const trace = this.trace;
@@ -205,7 +217,9 @@ class Node {
     this.den = weighted.den;
     this.idx = -1;
     this.site = site;
-    this.state = state;
+    // every outcome's state (as its key) now, while the resolver's locals hold the values of
+    // this roll: a bounded loop gives its locals new values in each run
+    this.state = site === null ? null : this.values.map((v) => key(state(v)));
     this.key = null;
     this.found = new Map(); // denominator -> Map(result number -> numerator)
   }
@@ -316,6 +330,13 @@ export class ExactContext {
     }
     return this.choose(results, results.weighted(), `${src}\u0000repeat ${fn.procName}`, state, "", src);
   }
+  *runs(count, src = null) {
+    const session = this.session;
+    for (let number = 1; number <= count; number++) {
+      session.charge(1, () => new Phrase("%(n)s runs of a loop", { n: number }), [this.frame(), "", src]);
+      yield number;
+    }
+  }
   loop(items) {
     const session = this.session;
     const work = session.work + items.length;
@@ -362,7 +383,7 @@ export class ExactContext {
     for (let i = node.idx + 1; i < node.values.length; i++) {
       let k = null;
       if (node.site !== null) {
-        k = node.site + "\u0001" + key(node.state(node.values[i]));
+        k = node.site + "\u0001" + node.state[i];
         const known = memo.get(k);
         if (known !== undefined) { node.add(i, known); continue; }
       }

@@ -10,8 +10,8 @@ import { RuleError } from "./errors.js";
 import { Phrase, translate } from "./messages.js";
 import { add, mul } from "./numbers.js";
 
-const OP_TEXT = { "==": "=", "!=": "≠", "<": "<", "<=": "≤", ">": ">", ">=": "≥" };
-const TESTS = {
+export const OP_TEXT = { "==": "=", "!=": "≠", "<": "<", "<=": "≤", ">": ">", ">=": "≥" };
+export const TESTS = {
   "==": (a, b) => compare(a, b) === 0, "!=": (a, b) => compare(a, b) !== 0,
   "<": (a, b) => compare(a, b) < 0, "<=": (a, b) => compare(a, b) <= 0,
   ">": (a, b) => compare(a, b) > 0, ">=": (a, b) => compare(a, b) >= 0,
@@ -30,10 +30,10 @@ export function comb(n, k) {
   for (let i = 1; i <= k; i++) r = (r * BigInt(n - k + i)) / BigInt(i);
   return r;
 }
-const bigInts = (count) => 1 + Math.floor(count / 16);
-const isNumber = (x) => typeof x === "number" || (x !== null && typeof x === "object" && "n" in x && "d" in x);
+export const bigInts = (count) => 1 + Math.floor(count / 16);
+export const isNumber = (x) => typeof x === "number" || (x !== null && typeof x === "object" && "n" in x && "d" in x);
 
-function checkCount(count, what, src) {
+export function checkCount(count, what, src) {
   if (typeof count !== "number" || !Number.isInteger(count)) {
     throw new RuleError("%(what)s must be an integer, not %(value)s", src, { what, value: formatValue(count) });
   }
@@ -41,7 +41,7 @@ function checkCount(count, what, src) {
 }
 
 /** Base of every random variable. */
-class RandomVariable {
+export class RandomVariable {
   constructor() { this._weighted = null; this.size = 1; }
   weighted() {
     if (this._weighted === null) {
@@ -59,7 +59,7 @@ class RandomVariable {
   counting(kinds) { return this; }
 }
 
-function addWeight(map, value, w) {
+export function addWeight(map, value, w) {
   const k = key(value);
   const found = map.get(k);
   if (found) found[1] += w; else map.set(k, [value, w]);
@@ -99,9 +99,9 @@ export function stdDie(sides) {
 }
 export function rollOne(die) { return die; }
 
-function poolText(die, count) { return die.isStandard() ? `${count}${die.name}` : `${count}×${die.name}`; }
+export function poolText(die, count) { return die.isStandard() ? `${count}${die.name}` : `${count}×${die.name}`; }
 
-function remembered(die, keys, make) {
+export function remembered(die, keys, make) {
   const pools = die.pools;
   const rv = pools.get(keys[0]) || make();
   if (pools.size >= CACHE_PER_DIE) pools.clear();
@@ -109,7 +109,7 @@ function remembered(die, keys, make) {
   return rv;
 }
 
-function powerWeights(faces, count) { // faces: [[int face, mult]]
+export function powerWeights(faces, count) { // faces: [[int face, mult]]
   const lowest = Math.min(...faces.map(([f]) => f));
   const terms = faces.map(([f, m]) => [f - lowest, BigInt(m)]).sort((a, b) => a[0] - b[0]);
   const a0 = terms[0][1];
@@ -132,7 +132,7 @@ function powerWeights(faces, count) { // faces: [[int face, mult]]
   return m;
 }
 
-function sumWeights(faces, count, addNumbers) {
+export function sumWeights(faces, count, addNumbers) {
   let weights = new Map([[key(0), [0, 1n]]]);
   for (let i = 0; i < count; i++) {
     const next = new Map();
@@ -142,7 +142,7 @@ function sumWeights(faces, count, addNumbers) {
   return weights;
 }
 
-function keepWeights(faces, count, keepN, highest, addNumbers, mulNumber) {
+export function keepWeights(faces, count, keepN, highest, addNumbers, mulNumber) {
   const order = faces.slice().sort((a, b) => (highest ? -1 : 1) * compare(a[0], b[0]));
   const worse = new Array(order.length).fill(0n);
   let acc = 0n;

@@ -30,15 +30,28 @@ export function exact(proc, args, { maxWork = DEFAULT_MAX_WORK, maxPaths = DEFAU
   }
 }
 
-/** One random run: the result and (with trace) its Trace. */
+/** One random run: the result and (with trace) its Trace. A run without trace that fails
+ * with a work limit (or a rule error citing no line) is replayed with a trace, the same dice,
+ * and its error, which says where the run was, is the one thrown (runtime.sample does so). */
 export function sample(proc, args, { seed = null, trace = true, maxWork = DEFAULT_MAX_WORK, lang = "es" } = {}) {
+  if (seed === null || seed === undefined) seed = Math.floor(Math.random() * 2 ** 52);
   try {
     const ctx = new SampleContext(seed, trace, maxWork, lang);
     const result = proc.fn(ctx, args);
     return { result, trace: ctx.trace };
   } catch (err) {
-    throw inLanguage(err, lang);
+    throw inLanguage(trace ? err : located(err, proc, args, seed, maxWork, lang), lang);
   }
+}
+
+function located(failure, proc, args, seed, maxWork, lang) {
+  if (!(failure instanceof RuleError) || (failure.src && !(failure instanceof WorkLimitError))) return failure;
+  try {
+    proc.fn(new SampleContext(seed, true, maxWork, lang), args);
+  } catch (err) {
+    return err instanceof RuleError ? err : failure;
+  }
+  return failure;
 }
 
 /** The probability n/den as "n/d" text (reduced). */

@@ -162,6 +162,29 @@ export function stackedParam(rules, rule, param, how) {
 export function list(...items) { return Object.freeze(items); }
 export const EMPTY = Object.freeze([]);
 
+/** xs + ys (+ …): one list of the items of each, in order. */
+export function concat(...lists) {
+  const out = [];
+  for (const xs of lists) for (const x of xs) out.push(x);
+  return Object.freeze(out);
+}
+
+/** lo..hi: the whole numbers from lo to hi, both included (none when hi < lo), as Python's
+ * range(lo, hi + 1): not built as an array, so that ctx.loop sees its length (and refuses
+ * a range past the work limit) before a single number is made. */
+export class IntRange {
+  constructor(lo, hi) {
+    this.lo = lo;
+    this.length = Math.max(0, hi - lo + 1);
+    Object.freeze(this);
+  }
+  *[Symbol.iterator]() {
+    for (let i = 0; i < this.length; i++) yield this.lo + i;
+  }
+}
+
+export function range(lo, hi) { return new IntRange(lo, hi); }
+
 /** [body(x) for x in items if cond(x)], each element's condition then body in turn. */
 export function comprehend(items, cond, body) {
   const out = [];

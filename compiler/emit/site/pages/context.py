@@ -38,8 +38,21 @@ PAGE_FILES = {
     "card_index": N_("datasheet-index"), "rules": N_("special-rules-a-z"), "quick": N_("quick-reference"),
     "design": N_("for-designers"), "data": N_("data-for-tools"),
     "glossary": N_("glossary"),  # the glossary terms declared outside any section (a file without `section`)
+    "army": N_("army-builder"),  # an army's builder page (army-builder-<army> when a rulebook declares several)
 }
 PAGE_PREFIXES = {"cards": N_("datasheets"), "source": N_("source")}
+# the other file and folder names a site writes, as message ids too: an English site has no Spanish
+# address (the Spanish names are the ones the Spanish sites always had, so their URLs do not move)
+SITE_FILES = {
+    "changes": N_("changes"),  # the version history page
+    "data": N_("data"),  # the folder of the published JSON and schemas
+    "glossary": N_("glossary"),  # the abbreviations appended to every page (includes/), and the glossary's JSON
+}
+
+
+def site_file(key: str) -> str:
+    """The file or folder name (no extension) ``key`` of :data:`SITE_FILES` in the current language."""
+    return slug(_(SITE_FILES[key]))
 NAV = {
     "home": N_("Home"), "cards": N_("Datasheets"), "card_index": N_("Datasheet index"), "rules": N_("Special rules A–Z"),
     "quick": N_("Quick reference"), "manual": N_("Manual"), "design": N_("For designers"), "data": N_("Data for tools"),

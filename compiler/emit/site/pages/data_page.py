@@ -25,7 +25,7 @@ import jinja2
 from rulebook.compiler import ir
 from rulebook.compiler.emit.python.names import module_name
 from rulebook.compiler.emit.site.markdown import attr, esc, highlight
-from rulebook.compiler.emit.site.pages.context import SiteContext
+from rulebook.compiler.emit.site.pages.context import SiteContext, site_file
 from rulebook.compiler.support.i18n import N_, _
 
 RULEBOOK_FOLDER = N_("<rulebook-folder>")  # how the data page's commands name the folder of the rulebook's files
@@ -67,15 +67,15 @@ def publish_data(program: ir.Program, ctx: SiteContext, out_dir: Path, dest: Pat
         "kind": "glossary",
         "terms": [{"id": t.name, "term": t.title, "definition": t.definition, "source": t.ref} for t in ctx.terms],
     }
-    (dest / "glosario.json").write_text(json.dumps(glossary, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    (dest / f"{site_file('glossary')}.json").write_text(json.dumps(glossary, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     for path in sorted((dest / "json").glob("*.json")) if (dest / "json").is_dir() else []:
         doc_id, kind, title = _data_heading(path.read_text(encoding="utf-8"))
         schema = dest / "schemas" / f"{path.stem}.schema.json"
         name = doc_id or path.stem
         files.append({
             "name": esc(path.name),
-            "href": f"datos/json/{path.name}",
-            "schema": f"datos/schemas/{schema.name}" if schema.exists() else None,
+            "href": f"{dest.name}/json/{path.name}",
+            "schema": f"{dest.name}/schemas/{schema.name}" if schema.exists() else None,
             "schema_name": esc(schema.name),
             "kind": esc(kind),
             "title": ctx.a(title or name, ctx.href(name) if name in program.decls else None),
@@ -84,12 +84,12 @@ def publish_data(program: ir.Program, ctx: SiteContext, out_dir: Path, dest: Pat
     proc_schemas: dict[str, dict[str, str]] = {}
     for path in procedures:
         pname, _, role = path.name.removesuffix(".schema.json").rpartition(".")
-        proc_schemas.setdefault(pname, {})[role] = f"datos/schemas/procedures/{path.name}"
+        proc_schemas.setdefault(pname, {})[role] = f"{dest.name}/schemas/procedures/{path.name}"
     proc_rows = [
         {"title": ctx.a(ctx.title_of(pn), ctx.href(pn)), "name": attr(pn), "input": r.get("input"), "result": r.get("result")}
         for pn, r in proc_schemas.items()
     ]
-    return {"files": files, "procedures": proc_rows}
+    return {"files": files, "procedures": proc_rows, "data_folder": dest.name, "glossary_file": f"{site_file('glossary')}.json"}
 
 
 def _json_scalar(v) -> bool:
@@ -110,7 +110,7 @@ def _typescript(program: ir.Program, output: str, proc: str, inputs: dict) -> st
     """The TypeScript snippet (Node, from the folder that holds the output folder): a procedure
     of the JS package, exact and sampled, and (with armies) a roster checked by ``armies.js``.
     It type-checks with ``tsc --strict`` against the generated ``index.d.ts`` and ``armies.d.ts``."""
-    exact_note, sampled_note = _("exact distribution; probability is «n/d»"), _("one resolution, with seed 1")
+    exact_note, sampled_note = _("exact distribution; probability is “n/d”"), _("one resolution, with seed 1")
     lines = [f"import {{ {proc} }} from {json.dumps(f'./{output}/js/index.js')};"]
     if program.armies:
         lines.append(f"import {{ ARMY_IDS, validateRoster }} from {json.dumps(f'./{output}/js/armies.js')};")
@@ -142,7 +142,7 @@ def data_examples(program: ir.Program, ctx: SiteContext, package: ModuleType | N
     (``pip install <output>/python/<package>``), the shell ones with ``rulebook`` and ``jq``."""
     rb = module_name(program.rulebook.name if program.rulebook else "rulebook")  # the package's import name, as generated
     rulebook_folder, output = _(RULEBOOK_FOLDER), _(OUTPUT_FOLDER)
-    site_data = f"{output}/site/datos"
+    site_data = f"{output}/site/{site_file('data')}"
     out: dict[str, Any] = {"python": None, "typescript": None, "cli": None, "jq": None, "js": None, "schema": None,
                            "armies": bool(program.armies), "js_dir": esc(f"{output}/js/"),
                            "browser_global": esc(f"rulebook_{rb}"),
@@ -185,10 +185,10 @@ def data_examples(program: ir.Program, ctx: SiteContext, package: ModuleType | N
         ident = next(iter(ctx.catalogs[cat].entries))
         fields = ctx.fields(ctx.catalogs[cat].record)
         field = next((f.name for f in fields if f.type.kind == "int"), fields[0].name if fields else None)
-        doc = f"{output}/" + shlex.quote(f"site/datos/json/{cat}.json")
+        doc = f"{output}/" + shlex.quote(f"site/{site_file('data')}/json/{cat}.json")
         out["jq"] = highlight(f"jq {shlex.quote('.entries[' + json.dumps(ident) + ']')} {doc}\njq '.entries | keys' {doc}\n", "bash")
         out["js"] = highlight(
-            f"const catalog = await (await fetch({json.dumps(f'datos/json/{cat}.json')})).json();\n"
+            f"const catalog = await (await fetch({json.dumps(site_file('data') + f'/json/{cat}.json')})).json();\n"
             f"console.log(catalog.title, catalog.entries[{json.dumps(ident)}]" + (f"[{json.dumps(field)}]" if field else "") + ");\n",
             "javascript",
         )
@@ -212,7 +212,7 @@ def data_examples(program: ir.Program, ctx: SiteContext, package: ModuleType | N
 def write_data_page(program: ir.Program, ctx: SiteContext, env: jinja2.Environment, out_dir: Path, docs: Path,
                     package: ModuleType | None, title: str) -> None:
     """Publish the build's data under ``docs/datos/`` and write the page that presents it."""
-    data = publish_data(program, ctx, out_dir, docs / "datos")
+    data = publish_data(program, ctx, out_dir, docs / site_file("data"))
     page = ctx.pages["data"]
     ctx.start_page(page)
     data["examples"] = data_examples(program, ctx, package)

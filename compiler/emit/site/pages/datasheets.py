@@ -23,7 +23,7 @@ from rulebook.compiler import ir
 from rulebook.compiler.emit.site.markdown import anchor, attr, esc, link, number
 from rulebook.compiler.emit.site.pages import memo as page_memo
 from rulebook.compiler.emit.site.pages.context import NAV, WEIGHT_DATASHEET, WEIGHT_PAGE, SiteContext
-from rulebook.compiler.emit.site.pages.values import Values, badge, cost_at, signed_percent
+from rulebook.compiler.emit.site.pages.values import Values, badge, cost_at, shows_probabilities, signed_percent
 from rulebook.compiler.emit.site.readable import fold
 from rulebook.compiler.support.i18n import _
 from rulebook.compiler.support.memo import pickled
@@ -201,7 +201,7 @@ class Cards:
             grid = t["cells"][values.index(ident)]
             if all(c is None for line in grid for c in line):
                 continue  # the procedure refuses every input for this entry (e.g. no such fire mode)
-            header, rows = self.values.odds_grid(t, grid)
+            header, rows = self.values.odds_grid(t, grid, shows_probabilities(d))
             out.append({"title": esc(d.title), "href": self.ctx.href(d.name), "header": header, "rows": rows})
         return out
 

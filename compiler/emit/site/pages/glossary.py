@@ -17,7 +17,7 @@ import jinja2
 
 from rulebook.compiler import ir
 from rulebook.compiler.emit.site.markdown import abbr_term, abbr_text, esc
-from rulebook.compiler.emit.site.pages.context import GLOSSARY_KIND, WEIGHT_PAGE, SiteContext
+from rulebook.compiler.emit.site.pages.context import GLOSSARY_KIND, WEIGHT_PAGE, SiteContext, site_file
 from rulebook.compiler.emit.site.pages.sections import Manual, SectionBlocks
 from rulebook.compiler.support.i18n import _
 
@@ -32,7 +32,7 @@ def write_glossary(program: ir.Program, ctx: SiteContext, blocks: SectionBlocks,
         term, definition = abbr_term(t.title), abbr_text(t.definition)
         if term is not None and definition:
             terms.append({"term": term, "definition": definition})
-    (docs / "includes" / "glosario.md").write_text(env.get_template("glosario.md.j2").render(terms=terms), encoding="utf-8")
+    (docs / "includes" / f"{site_file('glossary')}.md").write_text(env.get_template("glosario.md.j2").render(terms=terms), encoding="utf-8")
     glossary = next((s for s, sec in zip(manual.sections, program.sections) if any(isinstance(i, ir.Term) for i in sec.items)), None)
     if not ctx.front_terms:
         return glossary, []

@@ -16,7 +16,7 @@ import jinja2
 from rulebook.compiler import ir
 from rulebook.compiler.emit.site.markdown import esc, inlines, plain
 from rulebook.compiler.emit.site.pages.context import NAV, WEIGHT_PAGE, SiteContext
-from rulebook.compiler.emit.site.pages.values import Values
+from rulebook.compiler.emit.site.pages.values import Values, shows_probabilities
 from rulebook.compiler.support.i18n import _
 
 
@@ -43,7 +43,7 @@ def quick_reference(ctx: SiteContext, values: Values, sections: list[dict]) -> d
     odds = []
     for d in ctx.ordered:
         if isinstance(d, ir.Odds) and d.each is None and d.name in ctx.odds:
-            header, rows = values.odds_grid(ctx.odds[d.name], ctx.odds[d.name].get("cells", []))
+            header, rows = values.odds_grid(ctx.odds[d.name], ctx.odds[d.name].get("cells", []), shows_probabilities(d))
             if rows:
                 odds.append({"title": ctx.a(d.title, ctx.href(d.name)), "header": header, "rows": rows})
     return {"groups": groups, "odds": odds}

@@ -34,7 +34,7 @@ from rulebook.compiler.emit.site.pages.army_lists import ArmyLists, army_markdow
 from rulebook.compiler.emit.site.pages.context import (
     GLOSSARY_KIND, SNIPPET, WEIGHT_DECL, WEIGHT_ENTITY, WEIGHT_HEADING, WEIGHT_PAGE, SiteContext,
 )
-from rulebook.compiler.emit.site.pages.values import Values, badge, is_number
+from rulebook.compiler.emit.site.pages.values import Values, badge, is_number, shows_probabilities
 from rulebook.compiler.emit.site.readable import fold, quoted
 from rulebook.compiler.support.i18n import N_, _
 
@@ -311,7 +311,7 @@ class SectionBlocks:
             }
             b["errors"] = []
             return
-        b["header"], b["rows"] = self.values.odds_grid(t, t.get("cells", []))
+        b["header"], b["rows"] = self.values.odds_grid(t, t.get("cells", []), shows_probabilities(d))
         b["errors"] = [esc(e) for e in t.get("errors", [])]
 
     def term_block(self, d: ir.Term, b: dict) -> None:

@@ -24,7 +24,7 @@ import jinja2
 
 from rulebook.compiler import ir
 from rulebook.compiler.emit.site.markdown import attr
-from rulebook.compiler.emit.site.pages.context import SiteContext
+from rulebook.compiler.emit.site.pages.context import SiteContext, site_file
 from rulebook.compiler.emit.site.pages.templates import SITE_DIR, environment
 from rulebook.compiler.support import i18n
 from rulebook.compiler.support.i18n import _
@@ -52,6 +52,7 @@ def write_site_files(ctx: SiteContext, env: jinja2.Environment, out_dir: Path, d
         not_in_nav=sorted("/" + page for page in ctx.source_pages.values()),
         language=lang.code,
         messages=site_messages(),
+        glossary_include=f"{site_file('glossary')}.md",
     )
     (out_dir / "mkdocs.yml").write_text(mk, encoding="utf-8")
 

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 from rulebook.compiler import ir
 from rulebook.compiler.emit.site.markdown import attr, bar_width, esc, exact_probability, number, percent, percent_sign
 from rulebook.compiler.emit.site.readable import looks_like_code
-from rulebook.compiler.ir.types import T
+from rulebook.compiler.ir.types import BOOL, T
+from rulebook.compiler.ir.walk import walk
 from rulebook.compiler.support.i18n import N_, _
 
 if TYPE_CHECKING:
@@ -285,12 +286,14 @@ class Values:
             return f" ({esc(args)})"
         return " (" + ", ".join(f"{esc(nm)} = {number(x) if is_number(x) else esc(x)}" for nm, x in zip(names, vals)) + ")"
 
-    def odds_grid(self, t: dict, cells: list) -> tuple[list[str], list[list[str]]]:
-        """Header and rows of one grid of an odds table (probabilities as bars)."""
+    def odds_grid(self, t: dict, cells: list, probabilities: bool = True) -> tuple[list[str], list[list[str]]]:
+        """Header and rows of one grid of an odds table: probabilities as bars, or, for a
+        table whose cells are other numbers (``cell result`` of a score, a cost), numbers
+        (:func:`shows_probabilities`)."""
         rows, cols = t.get("rows") or {}, t.get("columns") or {}
         col_values = cols.get("values") or [None]
         header = [esc(rows.get("title") or rows.get("variable") or "")]
-        header += [self.value_label(c) if c is not None else esc(_("Probability")) for c in col_values]
+        header += [self.value_label(c) if c is not None else esc(_("Probability") if probabilities else _("Value")) for c in col_values]
         out = []
         for rv, line in zip(rows.get("values", []), cells):
             row = [self.value_label(rv)]
@@ -299,6 +302,9 @@ class Values:
                     row.append("—")
                     continue
                 p = Fraction(c) if not isinstance(c, bool) else Fraction(int(c))
+                if not probabilities:
+                    row.append(number(p.numerator) if p.denominator == 1 else f'<span title="{attr(str(p))}">{number(float(p), 2)}</span>')
+                    continue
                 row.append(f'<span class="rb-prob" style="--p: {bar_width(p)}%" title="{attr(exact_probability(p))}">{self.probability_text(p)}</span>')
             out.append(row)
         return header, out
@@ -311,3 +317,12 @@ class Values:
         if p == 1:
             return percent_sign("100")
         return percent_sign(percent(p))
+
+
+def shows_probabilities(d: ir.Odds) -> bool:
+    """Whether an odds table's cells are probabilities (shown as bars and percentages): an
+    outcomes table, a cell that calls ``probability(…)`` or a true/false cell. Any other
+    cell (``cell result`` of a score or a cost) is a number and is shown as one."""
+    if d.show_kind == "outcomes" or d.show.type == BOOL:
+        return True
+    return any(isinstance(e, ir.BuiltinCall) and e.name == "probability" for e in walk(d.show))
