@@ -11,7 +11,6 @@ JSON path and showing the value cut short (:func:`shown`), however big it is.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 import reprlib
 from dataclasses import dataclass

@@ -177,15 +177,17 @@ def test_input_schemas_carry_the_rulebooks_defaults(built, program):
                 assert schema["properties"][param.name]["default"] == param.default.value, (proc.name, param.name)
                 checked += 1
             elif isinstance(param.default, ir.EnumValue):
-                assert schema["properties"][param.name] == {
+                prop = schema["properties"][param.name]
+                assert prop == {
                     "allOf": [{"$ref": f"../types.schema.json#/$defs/{param.default.enum}"}], "default": param.default.member,
-                }
+                    "description": prop["description"],
+                } and param.name in prop["description"]
                 checked += 1
             if param.name not in schema["required"]:
                 assert "default" in schema["properties"][param.name], (proc.name, param.name)
     assert checked > 20
     bombardeo = _json(built / "schemas" / "procedures" / "ataque_bombardeo.input.schema.json")["properties"]
-    assert bombardeo["municion_disponible"] == {"type": "integer", "default": 12}
+    assert {k: v for k, v in bombardeo["municion_disponible"].items() if k != "description"} == {"type": "integer", "default": 12}
     assert bombardeo["zona_bateria"]["default"] == "tablero"
 
 
@@ -215,9 +217,10 @@ def test_odds_cover_every_band_of_direct_fire(built, package):
 
 def test_categories_are_enums_with_the_printed_spelling_as_title(built):
     types = _json(built / "schemas" / "types.schema.json")["$defs"]
-    assert types["UnidadPieza"]["properties"]["tipo"] == {"$ref": "#/$defs/TipoPieza"}
-    assert types["UnidadVehiculo"]["properties"]["tipo"] == {"$ref": "#/$defs/TipoVehiculo"}
-    assert types["ArmaUnidad"]["properties"]["tipo_arma"] == {"$ref": "#/$defs/TipoArma"}
+    # a field of an enum type refers to the enum (inside allOf, beside the field's printed title)
+    assert types["UnidadPieza"]["properties"]["tipo"]["allOf"] == [{"$ref": "#/$defs/TipoPieza"}]
+    assert types["UnidadVehiculo"]["properties"]["tipo"]["allOf"] == [{"$ref": "#/$defs/TipoVehiculo"}]
+    assert types["ArmaUnidad"]["properties"]["tipo_arma"]["allOf"] == [{"$ref": "#/$defs/TipoArma"}]
     enums = _json(built / "json" / "enums.json")["enums"]
     assert {"id": "canon_aa_ligero", "title": "Cañón AA ligero"} in enums["TipoPieza"]["values"]
     assert {"id": "canon_ligero", "title": "Cañon Ligero"} in enums["TipoArma"]["values"]  # as the manual prints it
@@ -364,7 +367,8 @@ catalog otras "Otras" of Manifest {
 def test_the_fixed_type_names_are_the_names_of_the_fixed_schemas(built):
     from rulebook.compiler.emit.data.to_json import FIXED_TYPE_NAMES
 
-    fixed = ("rules", "enums", "constants", "procedures", "odds", "glossary", "examples", "rulebook", "manifest", "logic", "changelog", "diff")
+    fixed = ("rules", "enums", "constants", "procedures", "odds", "randomness", "glossary", "examples", "rulebook", "manifest",
+             "logic", "changelog", "diff")
     names = set()
     for stem in fixed:
         doc = _json(built / "schemas" / f"{stem}.schema.json")
@@ -392,3 +396,51 @@ def test_inline_types_of_any_emitted_schema_get_names_of_their_own():
     assert out["properties"]["taken"] == doc["properties"]["taken"]  # the name is another type's: left inline
     assert all(d["title"] == name for name, d in out["$defs"].items() if name != "DocTaken")
     assert named_types(out) == out
+
+
+# ---------------------------------------------------------------------------- data, not prose (issue 25 §5)
+
+
+def test_dice_bags_and_rolls_are_data_with_a_schema(built):
+    randomness = _json(built / "json" / "randomness.json")
+    assert _errors(_plain_validator(built), randomness) == []
+    shooting = randomness["dice"]["DadoDisparo"]
+    assert shooting["values"] == [1, 1, 0, 0, -1, -1] and shooting["sides"] == 6 and shooting["face_enum"] is None
+    assert shooting["faces"][0] == {"index": 1, "value": 1, "title": None}
+    orders = randomness["dice"]["DadoOrden"]
+    assert orders["face_enum"] == "CaraOrden" and orders["faces"][0]["title"]  # named faces carry their titles
+    bag = randomness["bags"]["BolsaInteligencia"]
+    assert bag["total"] == 24 and {"kind": "en_blanco", "count": 12} in bag["tokens"]
+    kept = [r for r in randomness["rolls"] if r["procedure"] == "tirada_calidad" and r["keep"]]
+    assert {(r["die"], r["keep"]["which"], r["keep"]["count"]) for r in kept} == {("DadoDisparo", "lowest", 2), ("DadoDisparo", "highest", 2)}
+    bundle = _json(built / "json" / "rulebook.json")
+    assert bundle["randomness"] == randomness
+    manifest = _json(built / "json" / "manifest.json")
+    assert "json/randomness.json" in manifest["documents"] and any(p == "schemas/randomness.schema.json" for p in manifest["schemas"].values())
+
+
+def test_odds_are_fractions_and_constants_are_typed(built):
+    odds = _json(built / "json" / "odds.json")
+    assert odds["format"] == 2
+    cells = [c for t in odds["tables"].values() for c in _flat(t["cells"])]
+    assert cells and all(c is None or (isinstance(c, str) and "/" in c) for c in cells)
+    assert "0/1" in cells
+    schema = _json(built / "schemas" / "constants.schema.json")
+    assert "type" not in schema["$defs"]["ConstantEntry"]  # one typed definition per type, no union type
+    constants = _json(built / "json" / "constants.json")["constants"]
+    assert constants["tope_bonificaciones"]["type"] == "int" and constants["tope_bonificaciones"]["value"] == 4
+
+
+def test_army_documents_say_how_costs_are_worked_out(built):
+    army = next((built / "json" / "armies").glob("*.json"))
+    costing = _json(army)["costing"]
+    assert costing["rounding"] == "half_up" and costing["quality_percent_of"] == "own_cost" and costing["options_take_quality"] is False
+    assert "round_half_up" in costing["formulas"]["quality_cost"]
+
+
+def _flat(cells):
+    for c in cells:
+        if isinstance(c, list):
+            yield from _flat(c)
+        else:
+            yield c

@@ -266,9 +266,9 @@ def test_odds_rows_and_columns_over_booleans_catalog_ids_and_listed_values(tmp_p
     unit = tables["by_unit"]
     assert unit["rows"]["values"] == ["red_guard", "blue_guard"] and unit["columns"]["values"] == [True, False]
     # red_guard shoots 4: needs 6 (5 aimed); blue_guard shoots 5: needs 7 (6 aimed)
-    assert unit["cells"] == [["1/3", "1/6"], ["1/6", 0]]
+    assert unit["cells"] == [["1/3", "1/6"], ["1/6", "0/1"]]
     aim = tables["by_aim"]
-    assert aim["rows"] == {"variable": "a", "title": "Aimed", "values": [True, False]} and aim["cells"] == [["1/6"], [0]]
+    assert aim["rows"] == {"variable": "a", "title": "Aimed", "values": [True, False]} and aim["cells"] == [["1/6"], ["0/1"]]
     assert tables["by_side"]["rows"]["values"] == ["blue", "red"] and tables["by_side"]["cells"] == [["1/6"], ["1/3"]]
 
 

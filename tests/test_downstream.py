@@ -1,9 +1,12 @@
 """The data contract as a downstream tool author meets it, for each bundled rulebook:
 
-* the schemas through two code generators — json-schema-to-typescript (npm, then
-  ``tsc --strict``) and datamodel-code-generator (pip) — give types named as the
-  schemas name them: ASCII PascalCase, nothing mangled from a Spanish title,
-  nothing numbered (``Nombre1``, ``Schema_12``);
+* every schema as it is through Ajv 2020 in strict mode, json-schema-to-typescript
+  (without ``--unreachableDefinitions``) and quicktype (npm, one Node process per
+  rulebook: ``tests/codegen/check_schemas.mjs``; then ``tsc --strict``) and
+  datamodel-code-generator (pip): types named as the schemas name them (ASCII
+  PascalCase, nothing mangled from a Spanish title, nothing numbered: ``Nombre1``,
+  ``Schema_12``), every type the schemas define written;
+* every schema property has a description, the tool's in the rulebook's language;
 * the worked examples, exported as test vectors (``json/examples.json``), all
   pass when run through the generated package from the JSON alone, in a
   separate Python process, in a folder holding only the build's ``python/`` and
@@ -72,26 +75,99 @@ def _run(cmd: list[str], cwd: Path) -> str:
     return proc.stdout
 
 
+def _has_node_tools() -> bool:
+    return all((NODE_BIN / tool).exists() for tool in ("tsc",)) and (CODEGEN / "node_modules" / "ajv").is_dir() \
+        and (CODEGEN / "node_modules" / "quicktype-core").is_dir() and (CODEGEN / "node_modules" / "json-schema-to-typescript").is_dir()
+
+
 @pytest.mark.parametrize("rulebook", RULEBOOKS)
-def test_typescript_types_from_the_schemas_compile_with_clean_names(builds, rulebook, tmp_path):
-    if not (NODE_BIN / "json2ts").exists() or not (NODE_BIN / "tsc").exists():
+def test_every_schema_passes_ajv_strict_json2ts_and_quicktype_as_it_is(builds, rulebook, tmp_path):
+    """One Node process (tests/codegen/check_schemas.mjs) takes every schema of the build as
+    it is: Ajv 2020 in strict mode (no allowUnionTypes or other option) compiles each,
+    json-schema-to-typescript (no --unreachableDefinitions) and quicktype write types; the
+    types then compile with ``tsc --strict``. json2ts names only what the schemas name
+    and, without --unreachableDefinitions, still writes every type they define."""
+    if not _has_node_tools():
         pytest.skip("the npm code generators are not installed: run `npm ci` in tests/codegen (.ci/run does)")
     schemas = builds[rulebook] / "schemas"
     out = tmp_path / "ts"
-    # json2ts resolves relative $ref against --cwd, so each folder of schemas is one run
-    for folder in sorted({p.parent for p in schemas.rglob("*.schema.json")}):
-        _run([str(NODE_BIN / "json2ts"), "-i", "*.schema.json", "-o", str(out / folder.relative_to(schemas)), "--cwd", "."], folder)
-    files = sorted(out.rglob("*.d.ts"))
-    assert len(files) == len(list(schemas.rglob("*.schema.json")))
+    report = json.loads(_run(["node", str(CODEGEN / "check_schemas.mjs"), str(schemas), str(out)], CODEGEN))
+    assert report["schemas"] == len(list(schemas.rglob("*.schema.json"))) > 10
+    assert report["ajv"] == [], report["ajv"][:5]
+    assert report["json2ts"] == [], report["json2ts"][:5]
+    assert report["quicktype"] == [], report["quicktype"][:5]
+    files = sorted((out / "json2ts").rglob("*.d.ts"))
+    assert len(files) == report["schemas"]
     (out / "tsconfig.json").write_text(json.dumps({
         "compilerOptions": {"strict": True, "noEmit": True, "target": "es2020", "skipLibCheck": False},
-        "include": ["**/*.ts"],
+        "include": ["json2ts/**/*.ts", "quicktype.ts"],
     }), encoding="utf-8")
     _run([str(NODE_BIN / "tsc"), "-p", str(out)], out)
     generated = set()
     for path in files:
         generated |= set(re.findall(r"^export (?:type|interface|enum) (\w+)", path.read_text(encoding="utf-8"), re.M))
     _check_names(generated, schemas, "json-schema-to-typescript")
+    assert not sorted(_schema_names(schemas) - generated), "json2ts left out types the schemas define (unreachable from a root?)"
+    # quicktype names its own way (Id → ID, const values as enums), but every document's type is there
+    quick = set(re.findall(r"^export (?:type|interface|enum) (\w+)", (out / "quicktype.ts").read_text(encoding="utf-8"), re.M))
+    roots = {json.loads(p.read_text(encoding="utf-8"))["title"] for p in schemas.rglob("*.schema.json")
+             if json.loads(p.read_text(encoding="utf-8")).get("type") == "object"}
+    assert roots and not sorted(roots - quick), sorted(roots - quick)[:10]
+
+
+def _described_through(docs: dict[str, dict], rel: str, ref: str) -> bool:
+    """Whether the schema a bare ``$ref`` (from the file ``rel``) names has a description."""
+    file, _, pointer = ref.partition("#")
+    node = docs[os.path.normpath(os.path.join(os.path.dirname(rel), file))] if file else docs[rel]
+    for part in pointer.split("/")[1:]:
+        node = node[part]
+    return "description" in node
+
+
+def _undescribed(docs: dict[str, dict]) -> list[str]:
+    """Every property of every schema without a description: its own, or (a bare ``$ref``)
+    that of the one named type it is."""
+    missing = []
+
+    def visit(rel: str, node, path: str) -> None:
+        if isinstance(node, dict):
+            props = node.get("properties")
+            for name, prop in (props.items() if isinstance(props, dict) and path.split("/")[-1] != "properties" else ()):
+                if "description" not in prop and not ("$ref" in prop and _described_through(docs, rel, prop["$ref"])):
+                    missing.append(f"schemas/{rel} {path}/properties/{name}")
+            for key, value in node.items():
+                visit(rel, value, f"{path}/{key}")
+        elif isinstance(node, list):
+            for i, value in enumerate(node):
+                visit(rel, value, f"{path}/{i}")
+
+    for rel, doc in docs.items():
+        visit(rel, doc, "#")
+    return missing
+
+
+@pytest.mark.parametrize("rulebook", RULEBOOKS)
+def test_every_schema_property_has_a_description(builds, rulebook):
+    schemas = builds[rulebook] / "schemas"
+    docs = {p.relative_to(schemas).as_posix(): json.loads(p.read_text(encoding="utf-8")) for p in schemas.rglob("*.schema.json")}
+    assert _undescribed(docs) == []
+    army = docs.get("armies/army.schema.json")
+    if army is not None:  # how costs are worked out is data the army documents carry, documented
+        costing = army["$defs"]["ArmyDocumentCosting"]
+        assert costing["description"] and set(costing["properties"]) >= {"rounding", "quality_percent_of", "options_take_quality", "formulas"}
+
+
+def test_the_descriptions_the_tool_writes_follow_the_rulebooks_language():
+    from rulebook.compiler.emit.data.to_json import all_schemas
+    from rulebook.compiler.pipeline import driver
+
+    english = all_schemas(driver.check(ROOT / "tests" / "data" / "english").program)
+    spanish = all_schemas(driver.check(ROOT / "content" / "tercios").program)
+    assert english["types.schema.json"]["$defs"]["Status"]["description"].startswith("Status of the declaration")
+    assert spanish["types.schema.json"]["$defs"]["Status"]["description"].startswith("Estado de la declaración")
+    assert english["odds.schema.json"]["properties"]["tables"]["description"] == "Each odds table by its name."
+    assert spanish["odds.schema.json"]["properties"]["tables"]["description"] == "Cada tabla de probabilidades por su nombre."
+    assert _undescribed(english) == []
 
 
 @pytest.mark.parametrize("rulebook", RULEBOOKS)

@@ -18,7 +18,6 @@ from rulebook.compiler.check.army_clauses import UNIT_ARGS, ClauseArgs, fields_o
 from rulebook.compiler.check.army_draft import ArmyDraft
 from rulebook.compiler.check.army_formulas import EntryFormulas
 from rulebook.compiler.check.army_options import OptionClauses
-from rulebook.compiler.check.state import hint
 
 MAX_OFFERS = 100_000
 """The most (entry, option) pairs an army offers: the army document lists each entry's options."""

@@ -32,7 +32,7 @@ from typing import Any, Union
 
 from rulebook.rules_dsl.diagnostics import Span
 
-from rulebook.compiler.ir.dice import DiceMods, DieFace, DieTest
+from rulebook.compiler.ir.dice import DiceMods, DieFace, DieTest  # noqa: F401 - re-exported
 from rulebook.compiler.ir.types import T
 from rulebook.compiler.ir.loops import IntRange, Loop, Set, counter  # noqa: F401 - re-exported
 

@@ -28,8 +28,10 @@ range, a table column, an ``@as_printed`` list)."""
 
 DOCUMENT_TYPE_NAMES = (
     "RulesDocument", "RuleEntry", "RuleParam", "RuleLevel", "EnumsDocument", "EnumEntry", "EnumMember",
-    "ConstantsDocument", "ConstantEntry", "ConstantType", "ProceduresDocument", "ProcedureEntry", "ProcedureParam",
-    "OddsDocument", "OddsEntry", "OddsAxis", "GlossaryDocument", "GlossaryTerm", "TestVectors", "TestVector",
+    "ConstantsDocument", "ConstantEntry", "IntConstant", "DecimalConstant", "TextConstant", "BoolConstant",
+    "ProceduresDocument", "ProcedureEntry", "ProcedureParam", "OddsDocument", "OddsEntry", "OddsAxis", "OddsCell",
+    "RandomnessDocument", "DieEntry", "DieFace", "BagEntry", "BagToken", "RollEntry", "RollKeep", "RollKeepWhich", "RollTest", "DieId", "BagId",
+    "GlossaryDocument", "GlossaryTerm", "TestVectors", "TestVector",
     "TestVectorProcedure", "ResultProbability", "Rulebook", "RulebookCatalogs", "RulebookTables", "Manifest", "Types",
     "ManifestChangeLevel", "LogicDocument", "LogicDocumentDeclarationsValue", "LogicDocumentProceduresValue",
     "LogicDocumentProceduresValueParamsItem", "LogicDocumentProceduresValueStatementsItem", "LogicDocumentProceduresValueStepsItem",
@@ -38,7 +40,7 @@ DOCUMENT_TYPE_NAMES = (
     "PublishedVersionLevel", "RulebookDiff", "RulebookDiffLevel", "DataChange", "DataChangeKind", "DataChangeLevel",
     "ProbabilityChange", "ProbabilityChangeKind", "ProbabilityChangeLevel", "ExampleChange", "ExampleChangeKind", "ExampleChangeLevel",
 )
-"""The type names of the fixed documents' schemas (rules, enums, constants, procedures, odds, glossary, examples, the bundle, the manifest, the types, the logic, the changelog, the diff)."""
+"""The type names of the fixed documents' schemas (rules, enums, constants, procedures, odds, randomness, glossary, examples, the bundle, the manifest, the types, the logic, the changelog, the diff)."""
 
 FIXED_TYPE_NAMES = (*SHARED_TYPE_NAMES, "RuleId", "RuleApplication", *DOCUMENT_TYPE_NAMES)
 """The type names every build defines (a declaration may not take one)."""

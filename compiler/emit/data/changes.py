@@ -442,14 +442,17 @@ FRACTION = {"type": "string", "pattern": r"^-?(0|[1-9][0-9]*)(/[1-9][0-9]*)?$", 
 """An exact probability as written in JSON: ``"1/27"``, ``"0"``, ``"1"``."""
 
 _LEVEL = {"enum": list(LEVELS)}
+_KIND = {"enum": ["added", "removed", "changed"]}
 
 
 def _change_schema(title: str, description: str, value: dict) -> dict:
     props = {
-        "kind": {"enum": ["added", "removed", "changed"]}, "level": _LEVEL,
+        "kind": {**_KIND, "description": N_("Whether it was added, removed or changed.")},
+        "level": {**_LEVEL, "description": N_("Its level: major, minor or patch.")},
         "path": {"type": "array", "items": {"type": "string"}, "description": N_("Where: section, id, field… (never “None”).")},
-        "label": {"type": "string"}, "where": {"type": ["string", "null"], "description": N_("file:line of the source, when known.")},
-        "old": value, "new": value,
+        "label": {"type": "string", "description": N_("What changed, in words.")},
+        "where": {"type": ["string", "null"], "description": N_("file:line of the source, when known.")},
+        "old": {**value, "description": N_("The value before (null: none).")}, "new": {**value, "description": N_("The value after (null: none).")},
     }
     return {"title": title, "description": description, "type": "object", "properties": props,
             "required": list(props), "additionalProperties": False}
@@ -458,14 +461,15 @@ def _change_schema(title: str, description: str, value: dict) -> dict:
 DIFF_BODY = {
     "type": "object",
     "properties": {
-        "format": {"const": "rulebook-diff/1"},
-        "old_version": {"type": "string"}, "new_version": {"type": "string"},
+        "format": {"const": "rulebook-diff/1", "description": N_("The version of this output's shape.")},
+        "old_version": {"type": "string", "description": N_("The version of OLD.")},
+        "new_version": {"type": "string", "description": N_("The version of NEW.")},
         "level": {"anyOf": [_LEVEL, {"type": "null"}], "description": N_("The highest level of the changes (null: no change).")},
         "next_version": {"type": "string", "description": N_("The version a build of NEW would publish over a build of OLD.")},
-        "data": {"type": "array", "items": {"$ref": "#/$defs/DataChange"}},
-        "logic": {"type": "array", "items": {"$ref": "#/$defs/DataChange"}},
-        "odds": {"type": "array", "items": {"$ref": "#/$defs/ProbabilityChange"}},
-        "examples": {"type": "array", "items": {"$ref": "#/$defs/ExampleChange"}},
+        "data": {"type": "array", "items": {"$ref": "#/$defs/DataChange"}, "description": N_("The changes of data: catalogs, tables, rules, enums, constants…")},
+        "logic": {"type": "array", "items": {"$ref": "#/$defs/DataChange"}, "description": N_("The changes of logic: procedures, records, declarations, prose.")},
+        "odds": {"type": "array", "items": {"$ref": "#/$defs/ProbabilityChange"}, "description": N_("The changed cells of the odds tables.")},
+        "examples": {"type": "array", "items": {"$ref": "#/$defs/ExampleChange"}, "description": N_("The changed results of the worked examples.")},
     },
     "required": ["format", "old_version", "new_version", "level", "next_version", "data", "logic", "odds", "examples"],
     "additionalProperties": False,
@@ -507,18 +511,21 @@ HISTORY_ENTRY = {
     "type": "object", "additionalProperties": False,
     "required": ["version", "previous", "level", "content_hash", "changes", "omitted"],
     "properties": {
-        "version": {"type": "string", "pattern": SEMVER},
-        "previous": {"type": ["string", "null"], "pattern": SEMVER},
-        "level": {"anyOf": [_LEVEL, {"type": "null"}]},
-        "content_hash": _DIGEST,
-        "changes": {"type": "array", "maxItems": MAX_CHANGES, "items": {
+        "version": {"type": "string", "pattern": SEMVER, "description": N_("The version published.")},
+        "previous": {"type": ["string", "null"], "pattern": SEMVER, "description": N_("The version published before it (null: none).")},
+        "level": {"anyOf": [_LEVEL, {"type": "null"}], "description": N_("The level of its changes (null: none).")},
+        "content_hash": {**_DIGEST, "description": N_("The content hash of its sources.")},
+        "changes": {"type": "array", "maxItems": MAX_CHANGES, "description": N_("Its changes, the highest level first."), "items": {
             "type": "object", "additionalProperties": False, "required": ["level", "kind", "label", "where", "old", "new"],
             "properties": {
-                "level": _LEVEL, "kind": {"enum": ["added", "removed", "changed"]}, "label": _S,
-                "where": {"type": ["string", "null"], "maxLength": 1000},
-                "old": {"type": ["string", "null"], "maxLength": MAX_TEXT + 1}, "new": {"type": ["string", "null"], "maxLength": MAX_TEXT + 1},
+                "level": {**_LEVEL, "description": N_("Its level: major, minor or patch.")},
+                "kind": {**_KIND, "description": N_("Whether it was added, removed or changed.")},
+                "label": {**_S, "description": N_("What changed, in words.")},
+                "where": {"type": ["string", "null"], "maxLength": 1000, "description": N_("file:line of the source, when known.")},
+                "old": {"type": ["string", "null"], "maxLength": MAX_TEXT + 1, "description": N_("The value before, as text (null: none).")},
+                "new": {"type": ["string", "null"], "maxLength": MAX_TEXT + 1, "description": N_("The value after, as text (null: none).")},
             }}},
-        "omitted": {"type": "integer", "minimum": 0},
+        "omitted": {"type": "integer", "minimum": 0, "description": N_("How many more changes it had (not listed).")},
     },
 }
 
@@ -526,9 +533,14 @@ CHANGELOG_BODY = {
     "type": "object", "additionalProperties": False,
     "required": ["$schema", "id", "kind", "rulebook", "version", "declared_version", "versions"],
     "properties": {
-        "$schema": _S, "id": {"const": "changelog"}, "kind": {"const": "changelog"}, "rulebook": _S,
-        "version": {"type": "string"}, "declared_version": {"type": "string"},
-        "versions": {"type": "array", "maxItems": MAX_VERSIONS, "items": {"$ref": "#/$defs/PublishedVersion"}},
+        "$schema": {**_S, "description": N_("The $id of this document's schema.")},
+        "id": {"const": "changelog", "description": N_("The id of this document: the name of its declaration.")},
+        "kind": {"const": "changelog", "description": N_("What this document is.")},
+        "rulebook": {**_S, "description": N_("The rulebook's id.")},
+        "version": {"type": "string", "description": N_("The published version (major.minor.patch), computed by the build against the previous one: see json/changelog.json.")},
+        "declared_version": {"type": "string", "description": N_("The version the rulebook declares (version \"…\"): the base of the published one.")},
+        "versions": {"type": "array", "maxItems": MAX_VERSIONS, "items": {"$ref": "#/$defs/PublishedVersion"},
+                     "description": N_("The published versions, the latest first.")},
     },
     "$defs": {"PublishedVersion": {"title": "PublishedVersion", "description": N_("A published version and its classified changes."), **HISTORY_ENTRY}},
 }

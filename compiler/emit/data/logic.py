@@ -31,6 +31,7 @@ from typing import Any
 
 from rulebook.compiler import ir
 from rulebook.compiler.ir.sources import source_names
+from rulebook.compiler.support.i18n import N_
 
 EXCERPT = 80
 """How many characters of a prose block ``logic.json`` keeps (the rest is in its digest)."""
@@ -198,22 +199,47 @@ def _object(props: dict, required: list[str] | None = None) -> dict:
     return {"type": "object", "properties": props, "required": list(props) if required is None else required, "additionalProperties": False}
 
 
+def _d(schema: dict, text: str) -> dict:
+    """``schema`` with a description (an English message id: the build writes it translated)."""
+    return {**schema, "description": text}
+
+
+_FILE, _AT = N_("The file, by its name inside the rulebook's folder."), N_("The line where it starts.")
 LOGIC_SCHEMA = _object({
-    "$schema": _S, "id": {"const": "logic"}, "kind": {"const": "logic"},
-    "procedures": {"type": "object", "additionalProperties": _object({
-        "title": _S, "file": _S, "line": _LINE,
-        "params": {"type": "array", "items": _object({"name": _S, "type": _S, "required": {"type": "boolean"}, "default": _NULLABLE_S})},
-        "result": _S,
-        "steps": {"type": "array", "items": _object({"number": _LINE, "label": _S, "line": _LINE})},
-        "statements": {"type": "array", "items": _object({
-            "step": {"type": ["integer", "null"]}, "depth": _LINE, "text": _S, "file": _S, "line": _LINE})},
-    })},
-    "records": {"type": "object", "additionalProperties": _object({
-        "title": _S, "fields": {"type": "array", "items": _object({"name": _S, "type": _S})}})},
-    "declarations": {"type": "object", "additionalProperties": _object({
-        "kind": _S, "title": _S, "file": _S, "line": _LINE, "digest": _DIGEST})},
-    "prose": {"type": "object", "additionalProperties": _object({
-        "title": _S, "blocks": {"type": "array", "items": _object({"line": _LINE, "digest": _DIGEST, "excerpt": _S})}})},
+    "$schema": _d(_S, N_("The $id of this document's schema.")),
+    "id": _d({"const": "logic"}, N_("The id of this document: the name of its declaration.")),
+    "kind": _d({"const": "logic"}, N_("What this document is.")),
+    "procedures": _d({"type": "object", "additionalProperties": _object({
+        "title": _d(_S, N_("The title printed in the manual.")), "file": _d(_S, _FILE), "line": _d(_LINE, _AT),
+        "params": _d({"type": "array", "items": _object({
+            "name": _d(_S, N_("Its name, the key of the input.")), "type": _d(_S, N_("Its type, as the rulebook writes it.")),
+            "required": _d({"type": "boolean"}, N_("Whether the input must give it.")),
+            "default": _d(_NULLABLE_S, N_("Its default value as written; null: none."))})}, N_("Its inputs, in order.")),
+        "result": _d(_S, N_("The type of its result, as the rulebook writes it.")),
+        "steps": _d({"type": "array", "items": _object({
+            "number": _d(_LINE, N_("The step's number, from 1.")), "label": _d(_S, N_("The step's title.")),
+            "line": _d(_LINE, _AT)})}, N_("Its steps, in order.")),
+        "statements": _d({"type": "array", "items": _object({
+            "step": _d({"type": ["integer", "null"]}, N_("The number of the step it belongs to; null: outside steps.")),
+            "depth": _d(_LINE, N_("How deep it is nested (0: the procedure's body).")),
+            "text": _d(_S, N_("The statement's normalized source text (one line per header of a compound statement).")),
+            "file": _d(_S, _FILE), "line": _d(_LINE, _AT)})}, N_("Its statements, in order.")),
+    })}, N_("Each procedure by its name: its signature and its statements.")),
+    "records": _d({"type": "object", "additionalProperties": _object({
+        "title": _d(_S, N_("The title printed in the manual.")),
+        "fields": _d({"type": "array", "items": _object({
+            "name": _d(_S, N_("The field's name.")), "type": _d(_S, N_("Its type, as the rulebook writes it."))})}, N_("Its fields, in order."))})},
+        N_("Each record by its name, with its fields.")),
+    "declarations": _d({"type": "object", "additionalProperties": _object({
+        "kind": _d(_S, N_("What kind of declaration it is.")), "title": _d(_S, N_("The title printed in the manual.")),
+        "file": _d(_S, _FILE), "line": _d(_LINE, _AT),
+        "digest": _d(_DIGEST, N_("sha256 of its normalized source text."))})}, N_("Every declaration by its name: kind, place and digest.")),
+    "prose": _d({"type": "object", "additionalProperties": _object({
+        "title": _d(_S, N_("The section's title.")),
+        "blocks": _d({"type": "array", "items": _object({
+            "line": _d(_LINE, _AT), "digest": _d(_DIGEST, N_("sha256 of the block's text.")),
+            "excerpt": _d(_S, N_("The block's first words."))})}, N_("Its prose blocks, in order."))})},
+        N_("Each section's prose, by the section's id.")),
 })
 """The shape of ``json/logic.json`` (Draft 2020-12), which the tool checks a build's copy
 against (never the build's own ``schemas/logic.schema.json``)."""

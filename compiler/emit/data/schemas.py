@@ -38,7 +38,8 @@ from urllib.parse import quote
 from rulebook.compiler import ir
 from rulebook.compiler.ir.type_names import clashes, id_def, map_def, type_name, used_types
 from rulebook.compiler.ir.types import T
-from rulebook.compiler.support.i18n import N_, _, with_descriptions_translated
+from rulebook.compiler.support import i18n
+from rulebook.compiler.support.i18n import N_, _
 
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -46,11 +47,22 @@ TYPES = "types.schema.json"
 ORIGIN = "https://rulebook.invalid/"
 ID_RULE = N_(
     "Every JSON document names the $id of its schema in $schema; an $id "
-    "https://rulebook.invalid/<rulebook>/<version>/<path> is the file <path> of the build "
-    "(for example schemas/types.schema.json), and json/manifest.json lists them in “schemas”."
+    "https://rulebook.invalid/<rulebook>/<version>/<path> is the file <path> of the build (for example "
+    "schemas/types.schema.json), and json/manifest.json lists them in “schemas”."
 )
-"""How a schema's $id maps to a file (English; translated where it is written, like every
-phrase of the schemas: they are written in the rulebook's language, see ``to_json.all_schemas``)."""
+"""The rule of every ``$id`` (English: translate with ``_`` where it is written)."""
+
+HEADER_TEXTS = {
+    "$schema": N_("The $id of this document's schema."),
+    "id": N_("The id of this document: the name of its declaration."),
+    "kind": N_("What this document is."),
+    "title": N_("The title printed in the manual."),
+    "source": N_("The section of the manual it comes from."),
+    "status": N_("Whether it is in play: active, deferred or not playable."),
+    "as_printed": N_("Ids it cites as the manual prints them though no entry defines them (@as_printed), with the reason; null: none."),
+    "doc": N_("The rulebook's note on it (@doc); null: none."),
+}
+"""The descriptions of the properties most documents share (English message ids)."""
 
 
 # ---------------------------------------------------------------------------- names and ids
@@ -119,52 +131,75 @@ def type_schema(t: T, program: ir.Program, prefix: str | None = "") -> dict:
 def described(schema: dict, text: str | None) -> dict:
     """``schema`` with a ``description`` (the manual's title of a field or column),
     never a ``title``: code generators turn property titles into numbered aliases.
-    A ``$ref`` stays bare: a keyword beside it makes generators copy the referenced
-    type under a numbered name."""
-    return {"description": text, **schema} if text and "$ref" not in schema else schema
+    A ``$ref`` goes inside ``allOf``: a keyword beside it makes generators copy the
+    referenced type under a numbered name, a one-member ``allOf`` does not."""
+    if not text:
+        return schema
+    if "$ref" in schema:
+        return {"description": text, "allOf": [schema]}
+    return {"description": text, **schema}
+
+
+def language_of(program: ir.Program):
+    """``i18n.using`` the rulebook's language: the descriptions the tool writes follow it."""
+    return i18n.using(i18n.of_rulebook(program))
 
 
 # ---------------------------------------------------------------------------- types.schema.json
 
-STATUS_DEF = {"title": "Status", "description": N_("Status of the declaration: active, deferred or not playable."), "enum": ["active", "deferred", "not_playable"]}
-RANGE_DEF = {
-    "title": "Range",
-    "description": N_("A range of a table key; a null end is open."),
-    "type": "object",
-    "properties": {
-        "min": {"type": ["number", "null"]},
-        "min_inclusive": {"type": "boolean"},
-        "max": {"type": ["number", "null"]},
-        "max_inclusive": {"type": "boolean"},
-    },
-    "required": ["min", "min_inclusive", "max", "max_inclusive"],
-    "additionalProperties": False,
-}
-COLUMN_DEF = {
-    "title": "Column",
-    "description": N_("A key or column of a table: name, type (as in the rulebook), printed title and whether it is a range."),
-    "type": "object",
-    "properties": {"name": {"type": "string"}, "type": {"type": "string"}, "title": {"type": ["string", "null"]}, "range": {"type": "boolean"}},
-    "required": ["name", "type", "title", "range"],
-    "additionalProperties": False,
-}
-AS_PRINTED_DEF = {
-    "title": "AsPrinted",
-    "description": N_("Ids the declaration cites as the manual prints them although no entry defines them (@as_printed), with the reason."),
-    "type": "object",
-    "properties": {"ids": {"type": "array", "items": {"type": "string"}}, "reason": {"type": "string"}},
-    "required": ["ids", "reason"],
-    "additionalProperties": False,
-}
-SHARED_DEFS = {"Status": STATUS_DEF, "Range": RANGE_DEF, "Column": COLUMN_DEF, "AsPrinted": AS_PRINTED_DEF}  # rulebook.compiler.ir.type_names.SHARED_TYPE_NAMES
+def shared_defs() -> dict[str, dict]:
+    """``Status``, ``Range``, ``Column`` and ``AsPrinted`` (the names of
+    rulebook.compiler.ir.type_names.SHARED_TYPE_NAMES), in the current language."""
+    nullable_number = {"type": ["number", "null"]}
+    return {
+        "Status": {"title": "Status", "description": _("Status of the declaration: active, deferred or not playable."),
+                   "enum": ["active", "deferred", "not_playable"]},
+        "Range": {
+            "title": "Range",
+            "description": _("A range of a table key; a null end is open."),
+            "type": "object",
+            "properties": {
+                "min": described(nullable_number, _("The lower end; null: no lower end.")),
+                "min_inclusive": described({"type": "boolean"}, _("Whether the lower end is in the interval.")),
+                "max": described(nullable_number, _("The upper end; null: no upper end.")),
+                "max_inclusive": described({"type": "boolean"}, _("Whether the upper end is in the interval.")),
+            },
+            "required": ["min", "min_inclusive", "max", "max_inclusive"],
+            "additionalProperties": False,
+        },
+        "Column": {
+            "title": "Column",
+            "description": _("A key or column of a table: name, type (as in the rulebook), printed title and whether it is a range."),
+            "type": "object",
+            "properties": {
+                "name": described({"type": "string"}, _("Its name: the property that holds it in each row.")),
+                "type": described({"type": "string"}, _("Its type, as the rulebook writes it.")),
+                "title": described({"type": ["string", "null"]}, _("Its title printed in the manual; null: none.")),
+                "range": described({"type": "boolean"}, _("Whether each row gives an interval (a Range) rather than a value.")),
+            },
+            "required": ["name", "type", "title", "range"],
+            "additionalProperties": False,
+        },
+        "AsPrinted": {
+            "title": "AsPrinted",
+            "description": _("Ids the declaration cites as the manual prints them although no entry defines them (@as_printed), with the reason."),
+            "type": "object",
+            "properties": {
+                "ids": described({"type": "array", "items": {"type": "string"}}, _("The ids, as printed.")),
+                "reason": described({"type": "string"}, _("Why they are kept as printed.")),
+            },
+            "required": ["ids", "reason"],
+            "additionalProperties": False,
+        },
+    }
 
 
 def _enum_def(enum: ir.Enum) -> dict:
     members = ", ".join(f"{m.name} ({m.title})" for m in enum.members)
+    values = (_("Values, in this order: %(members)s.") if enum.ordered else _("Values: %(members)s.")) % {"members": members}
     return {
         "title": type_name(enum.name),
-        "description": f"{enum.title}. " + (enum.doc + " " if enum.doc else "")
-        + (_("Values: %(members)s — in this order.") if enum.ordered else _("Values: %(members)s.")) % {"members": members},
+        "description": f"{enum.title}. " + (enum.doc + " " if enum.doc else "") + values,
         "enum": enum.values,
     }
 
@@ -174,17 +209,23 @@ def _record_def(record: ir.Record, program: ir.Program) -> dict:
         "title": type_name(record.name),
         "description": record.title + (f". {record.doc}" if record.doc else "."),
         "type": "object",
-        "properties": {f.name: described(type_schema(f.type, program, None), f.title) for f in record.fields},
+        "properties": {f.name: described(type_schema(f.type, program, None), _field_text(f.title, f.name, record.title)) for f in record.fields},
         "required": [f.name for f in record.fields],
         "additionalProperties": False,
     }
 
 
-def _ids_def(decl: ir.Catalog | ir.Table, ids: list, what: str) -> dict:
-    """``what``: the phrase (already translated) with ``%(name)s``, ``%(title)s`` and ``%(document)s``."""
+def _field_text(title: str | None, name: str, of: str) -> str:
+    """A field's or column's description: its printed title, else its name and what it belongs to."""
+    return title or _("%(field)s of “%(of)s”.") % {"field": name, "of": of}
+
+
+def _ids_def(decl: ir.Catalog | ir.Table, ids: list) -> dict:
+    what = (_("The id of an entry of the catalog %(name)s (%(title)s; document %(name)s.json).") if isinstance(decl, ir.Catalog)
+            else _("The id of a row of the table %(name)s (%(title)s; document %(name)s.json)."))
     out: dict[str, Any] = {
         "title": id_def(decl.name),
-        "description": what % {"name": decl.name, "title": decl.title, "document": f"{decl.name}.json"},
+        "description": what % {"name": decl.name, "title": decl.title},
         "type": "string",
     }
     if ids:
@@ -201,7 +242,7 @@ def _rule_defs(rule: ir.Rule, program: ir.Program) -> dict[str, dict]:
             "title": f"{name}Args",
             "description": _("Parameters of the rule %(name)s (%(title)s).") % {"name": rule.name, "title": rule.title},
             "type": "object",
-            "properties": {p.name: type_schema(p.type, program, None) for p in rule.params},
+            "properties": {p.name: described(type_schema(p.type, program, None), _param_text(p, rule.title)) for p in rule.params},
             "required": [p.name for p in rule.params if p.default is None],
             "additionalProperties": False,
         }}
@@ -211,33 +252,45 @@ def _rule_defs(rule: ir.Rule, program: ir.Program) -> dict[str, dict]:
         "title": f"{name}Application",
         "description": _("The special rule %(name)s (%(title)s) applied.") % {"name": rule.name, "title": rule.title},
         "type": "object",
-        "properties": {"rule": {"const": rule.name}, "args": args},
+        "properties": {
+            "rule": described({"const": rule.name}, _("The id of the rule applied.")),
+            "args": described(args, _("Its arguments by parameter name.") if rule.params else _("The rule takes no arguments: {}.")),
+        },
         "required": ["rule", "args"],
         "additionalProperties": False,
     }
     return defs
 
 
+def _param_text(param: ir.Param, of: str) -> str:
+    """A parameter's description: its name, type and default as the rulebook writes them."""
+    text = _("The parameter %(param)s of “%(of)s” (%(type)s).") % {"param": param.name, "of": of, "type": param.type}
+    if param.default_text:
+        text += " " + _("Default: %(default)s.") % {"default": param.default_text}
+    return text
+
+
 def types_schema(program: ir.Program) -> dict:
-    defs: dict[str, dict] = with_descriptions_translated(SHARED_DEFS)
+    defs: dict[str, dict] = shared_defs()
     for enum in program.of(ir.Enum):
         defs[type_name(enum.name)] = _enum_def(enum)
     for record in program.of(ir.Record):
         defs[type_name(record.name)] = _record_def(record, program)
     for catalog in program.of(ir.Catalog):
-        defs[id_def(catalog.name)] = _ids_def(catalog, list(catalog.entries), _("The id of an entry of the catalog %(name)s (%(title)s; document %(document)s)."))
+        defs[id_def(catalog.name)] = _ids_def(catalog, list(catalog.entries))
     for table in program.of(ir.Table):
         if table.keyed_by_id:
-            defs[id_def(table.name)] = _ids_def(table, table.row_ids, _("The id of a row of the table %(name)s (%(title)s; document %(document)s)."))
+            defs[id_def(table.name)] = _ids_def(table, table.row_ids)
     for t in used_types(program):
         if t.kind == "map":
-            members = program.get(t.name, ir.Enum).values
+            enum = program.get(t.name, ir.Enum)
+            members = enum.values
             inner = type_schema(t.args[0], program, None)
             defs[map_def(t)] = {
                 "title": map_def(t),
-                "description": _("One value for each %(enum)s.") % {"enum": t.name},
+                "description": _("One value for each %(enum)s (%(title)s).") % {"enum": t.name, "title": enum.title},
                 "type": "object",
-                "properties": {m: inner for m in members},
+                "properties": {m.name: described(inner, m.title) for m in enum.members},
                 "required": members,
                 "additionalProperties": False,
             }
@@ -249,22 +302,32 @@ def types_schema(program: ir.Program) -> dict:
         defs.update(_rule_defs(rule, program))
     defs["RuleApplication"] = {
         "title": "RuleApplication",
-        "description": _("A special rule applied with its parameters by name, e.g. %(example)s; the same form in the entries "
-                         "of the catalogs and in the rules another rule grants.") % {"example": '{"rule": "lmg", "args": {"X": 2}}'},
+        "description": _("A special rule applied with its arguments by parameter name, e.g. {\"rule\": \"lmg\", \"args\": {\"X\": 2}}; "
+                         "the same shape in catalog entries and in the rules another rule grants."),
         **({"anyOf": [ref("", f"{type_name(r.name)}Application") for r in rules]} if rules else {"type": "object"}),
     }
+    # every type is reachable from the root, an index of them by name: code generators
+    # that write only what the root reaches (json-schema-to-typescript, quicktype) write them all
+    index = {name: {"$ref": f"#/$defs/{name}"} for name in defs}
     return generic_schema(
-        program, TYPES, "Types", _("Types of the rulebook: enumerations, records, the ids of each catalog and applied rules.") + " " + _(ID_RULE),
-        {"$defs": defs},
+        program, TYPES, "Types",
+        _("The rulebook's types: enumerations, records, the ids of each catalog and the rules applied; "
+          "as a document, an index of them by name.") + " " + _(ID_RULE),
+        {"type": "object", "properties": index, "additionalProperties": False, "$defs": defs},
     )
 
 
 # ---------------------------------------------------------------------------- documents
 
 
+def header_text(name: str) -> str:
+    """The description of a property most documents share (:data:`HEADER_TEXTS`), in the current language."""
+    return _(HEADER_TEXTS[name])
+
+
 def document_properties(program: ir.Program, rel: str, decl: ir.Catalog | ir.Table) -> dict:
     """The properties every catalog and table document starts with."""
-    return {
+    props = {
         "$schema": {"const": schema_id(program, rel)},
         "id": {"const": decl.name},
         "kind": {"const": decl.kind},
@@ -273,6 +336,7 @@ def document_properties(program: ir.Program, rel: str, decl: ir.Catalog | ir.Tab
         "status": ref(TYPES, "Status"),
         "as_printed": {"anyOf": [ref(TYPES, "AsPrinted"), {"type": "null"}]},
     }
+    return {name: described(schema, header_text(name)) for name, schema in props.items()}
 
 
 HEADER = ["$schema", "id", "kind", "title", "source", "status", "as_printed"]
@@ -280,13 +344,13 @@ HEADER = ["$schema", "id", "kind", "title", "source", "status", "as_printed"]
 
 def catalog_schema(program: ir.Program, catalog: ir.Catalog) -> dict:
     rel = f"{catalog.name}.schema.json"
-    description = f"{catalog.title}. " + (catalog.doc or _("Catalog %(name)s (%(ref)s): entries of type %(record)s by id.")
-                                           % {"name": catalog.name, "ref": catalog.ref, "record": catalog.record})
+    description = f"{catalog.title}. " + (catalog.doc or _("Catalog %(name)s (%(ref)s): entries of type %(record)s by id.") % {
+        "name": catalog.name, "ref": catalog.ref, "record": catalog.record})
     return generic_schema(program, rel, f"{type_name(catalog.name)}Catalog", description, {
         "type": "object",
         "properties": {
             **document_properties(program, rel, catalog),
-            "record": {"const": catalog.record},
+            "record": described({"const": catalog.record}, _("The record type of the entries (in types.schema.json).")),
             "entries": {
                 "type": "object",
                 "description": _("The entries by id."),
@@ -305,17 +369,20 @@ def _key_schema(program: ir.Program, table: ir.Table, key: ir.TableKey) -> dict:
     schema = type_schema(key.type, program)
     if table.as_printed and key.type.kind in ("ref", "refs"):
         schema = {"anyOf": [*schema.get("anyOf", [schema]), {"$ref": f"#/$defs/{type_name(table.name)}AsPrintedId"}]}
-    return described(schema, key.title)
+    return described(schema, _field_text(key.title, key.name, table.title))
 
 
 def _row_values_schema(table: ir.Table, program: ir.Program) -> dict:
     if table.across:
         labels = across_labels(table)
         cell = type_schema(table.columns[0].type, program)
-        return {"type": "object", "properties": {a: cell for a in labels}, "required": labels, "additionalProperties": False}
+        column = table.columns[0].title or table.title
+        across = table.across.title or table.across.name
+        return {"type": "object", "properties": {a: described(cell, f"{column} — {across}: {a}") for a in labels},
+                "required": labels, "additionalProperties": False}
     return {
         "type": "object",
-        "properties": {c.name: described(type_schema(c.type, program), c.title) for c in table.columns},
+        "properties": {c.name: described(type_schema(c.type, program), _field_text(c.title, c.name, table.title)) for c in table.columns},
         "required": [c.name for c in table.columns],
         "additionalProperties": False,
     }
@@ -338,7 +405,11 @@ def table_schema(program: ir.Program, table: ir.Table) -> dict:
             "title": f"{name}Row",
             "description": _("A row of %(table)s.") % {"table": table.name},
             "type": "object",
-            "properties": {"key": {"$ref": f"#/$defs/{name}Key"}, "title": {"type": ["string", "null"]}, "values": {"$ref": f"#/$defs/{name}Values"}},
+            "properties": {
+                "key": {"$ref": f"#/$defs/{name}Key"},
+                "title": described({"type": ["string", "null"]}, _("The row's title printed in the manual; null: none.")),
+                "values": {"$ref": f"#/$defs/{name}Values"},
+            },
             "required": ["key", "title", "values"],
             "additionalProperties": False,
         },
@@ -346,18 +417,20 @@ def table_schema(program: ir.Program, table: ir.Table) -> dict:
     if table.as_printed:
         defs[f"{name}AsPrintedId"] = {
             "title": f"{name}AsPrintedId",
-            "description": _("Ids %(table)s cites as the manual prints them although no entry defines them: %(reason)s")
-            % {"table": table.name, "reason": table.as_printed_reason},
+            "description": _("Ids %(table)s cites as the manual prints them although no entry defines them: %(reason)s") % {
+                "table": table.name, "reason": table.as_printed_reason},
             "enum": list(table.as_printed),
         }
-    return generic_schema(program, rel, f"{name}Table", f"{table.title}. " + (table.doc or _("Table %(name)s (%(ref)s).") % {"name": table.name, "ref": table.ref}), {
+    description = f"{table.title}. " + (table.doc or _("Table %(name)s (%(ref)s).") % {"name": table.name, "ref": table.ref})
+    return generic_schema(program, rel, f"{name}Table", description, {
         "type": "object",
         "properties": {
             **document_properties(program, rel, table),
-            "keys": {"type": "array", "items": ref(TYPES, "Column")},
-            "across": {"anyOf": [ref(TYPES, "Column"), {"type": "null"}]},
-            "columns": {"type": "array", "items": ref(TYPES, "Column")},
-            "rows": {"type": "array", "items": {"$ref": f"#/$defs/{name}Row"}},
+            "keys": described({"type": "array", "items": ref(TYPES, "Column")}, _("The keys a row is looked up by, in order.")),
+            "across": described({"anyOf": [ref(TYPES, "Column"), {"type": "null"}]},
+                                _("The key whose values head the columns of the printed table (each row then holds one value per heading); null: none.")),
+            "columns": described({"type": "array", "items": ref(TYPES, "Column")}, _("The values each row gives, in order.")),
+            "rows": described({"type": "array", "items": {"$ref": f"#/$defs/{name}Row"}}, _("The rows, in the manual's order.")),
         },
         "required": [*HEADER, "keys", "across", "columns", "rows"],
         "additionalProperties": False,
@@ -388,27 +461,25 @@ def default_value(program: ir.Program, expr: ir.Expr | None) -> tuple[bool, Any]
     return False, None
 
 
-def _input_property(program: ir.Program, param: ir.Param) -> dict:
+def _input_property(program: ir.Program, param: ir.Param, procedure_title: str) -> dict:
     """A parameter's schema with its default (a ``$ref`` goes inside ``allOf``: a
     keyword beside it would make generators copy the referenced type)."""
-    schema = type_schema(param.type, program, "../")
+    schema = described(type_schema(param.type, program, "../"), _param_text(param, procedure_title))
     ok, value = default_value(program, param.default)
     if not ok and param.type.kind == "opt" and param.default is None:
         ok, value = True, None
-    if not ok:
-        return schema
-    return {"allOf": [schema], "default": value} if "$ref" in schema else {**schema, "default": value}
+    return {**schema, "default": value} if ok else schema
 
 
 def procedure_input_schema(program: ir.Program, procedure: ir.Procedure) -> dict:
     name = procedure.name
     return generic_schema(
         program, f"procedures/{name}.input.schema.json", f"{type_name(name)}Input",
-        _("Input of %(title)s: the parameters of the procedure %(name)s (%(ref)s); “default” is the rulebook's default value.")
-        % {"title": procedure.title, "name": name, "ref": procedure.ref},
+        _("Input of %(title)s: the parameters of the procedure %(name)s (%(ref)s); “default” is the rulebook's default value.") % {
+            "title": procedure.title, "name": name, "ref": procedure.ref},
         {
             "type": "object",
-            "properties": {p.name: _input_property(program, p) for p in procedure.params},
+            "properties": {p.name: _input_property(program, p, procedure.title) for p in procedure.params},
             "required": [p.name for p in procedure.params if is_required(p)],
             "additionalProperties": False,
         },
@@ -430,7 +501,13 @@ def generic_schema(program: ir.Program, rel: str, title: str, description: str, 
 
 
 def schemas(program: ir.Program) -> dict[str, dict]:
-    """Every schema of the rulebook's declarations by relative path (deterministic order)."""
+    """Every schema of the rulebook's declarations by relative path (deterministic order);
+    the descriptions the tool writes are in the rulebook's language."""
+    with language_of(program):
+        return _schemas(program)
+
+
+def _schemas(program: ir.Program) -> dict[str, dict]:
     out = {TYPES: types_schema(program)}
     for catalog in program.of(ir.Catalog):
         out[f"{catalog.name}.schema.json"] = catalog_schema(program, catalog)

@@ -21,6 +21,8 @@ Costs, from the document alone (integers only; ``round_half_up(n / d)`` is
 * unit cost = that + Σ ``options[key].cost`` for each option taken (each time);
 * budget = ``size.points`` (a number, or ``{role: number}``), or the agreed
   points ``p + round_half_up(p × bonus_percent[role] / 100)``.
+
+Each document says so itself in ``costing`` (:func:`costing_doc`), as data and formulas.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from typing import Any
 from rulebook.compiler.support import i18n
 from rulebook.compiler import ir
 from rulebook.compiler.emit.data import schemas as sch
-from rulebook.compiler.support.i18n import N_
+from rulebook.compiler.support.i18n import N_, _
 from rulebook.compiler.ir.types import T
 
 FORMAT = 1
@@ -196,6 +198,11 @@ def _rule(source: ir.ArmySource | None) -> dict | None:
 def army_doc(program: ir.Program, army: ir.Army, content_hash: str) -> dict:
     """The document of one army (see the module docstring and ``schemas/armies/army.schema.json``);
     ``content_hash`` is the rulebook's (:func:`rulebook.compiler.emit.data.to_json.content_hash`)."""
+    with sch.language_of(program):
+        return _army_doc(program, army, content_hash)
+
+
+def _army_doc(program: ir.Program, army: ir.Army, content_hash: str) -> dict:
     cards = _Cards(program)
     language = _language(program)
     titles = {c.name: c.title for c in program.of(ir.Catalog)}
@@ -240,6 +247,7 @@ def army_doc(program: ir.Program, army: ir.Army, content_hash: str) -> dict:
         },
         "quality": {"title": army.quality_title, "values": [{"id": q.id, "title": q.title, "percent": q.percent} for q in army.quality],
                     "rule": _rule(army.quality_rule)} if army.quality else None,
+        "costing": costing_doc(),
         "categories": [{"id": c.id, "title": c.title} for c in army.categories],
         "entries": entries,
         "options": {
@@ -261,18 +269,12 @@ def documents(program: ir.Program, content_hash: str) -> dict[str, dict]:
 
 # ---------------------------------------------------------------------------- schemas
 
-_STR = {"type": "string"}
-_INT = {"type": "integer"}
-_NAT = {"type": "integer", "minimum": 0}
-_RULE = {
-    "type": "object", "description": "Where a list-building rule comes from: a declaration and its manual section.",
-    "properties": {"id": _STR, "title": _STR, "source": _STR}, "required": ["id", "title", "source"], "additionalProperties": False,
-}
-_CHOICE = {"type": "object", "properties": {"id": _STR, "title": _STR}, "required": ["id", "title"], "additionalProperties": False}
-_CARD = {
-    "type": "array", "description": "The entry's fields as a player reads them (the name field left out).",
-    "items": {"type": "object", "properties": {"field": _STR, "title": _STR, "value": _STR}, "required": ["field", "title", "value"], "additionalProperties": False},
-}
+def _s(description: str, **more) -> dict:
+    return {"type": "string", "description": description, **more}
+
+
+def _n(description: str, minimum: int | None = 0) -> dict:
+    return {"type": "integer", **({"minimum": minimum} if minimum is not None else {}), "description": description}
 
 
 def _obj(props: dict, description: str | None = None, optional: tuple[str, ...] = ()) -> dict:
@@ -282,57 +284,139 @@ def _obj(props: dict, description: str | None = None, optional: tuple[str, ...] 
     return out
 
 
+def _rule_schema(description: str) -> dict:
+    return _obj({
+        "id": _s(_("The declaration's id.")), "title": _s(_("Its title.")), "source": _s(_("The section of the manual it comes from.")),
+    }, description)
+
+
+def _choice(description: str) -> dict:
+    return _obj({"id": _s(_("What a roster writes.")), "title": _s(_("Its name as the manual prints it."))}, description)
+
+
+def _card(description: str) -> dict:
+    return {"type": "array", "description": description, "items": _obj({
+        "field": _s(_("The field's name in the catalog's record.")), "title": _s(_("The field's printed title.")),
+        "value": _s(_("Its value as a player reads it.")),
+    }, _("A line of a card."))}
+
+
+def costing_doc() -> dict:
+    """How a roster's costs and budget are worked out from an army document: the rules the
+    roster validators (``rulebook roster``, js/armies.js) apply, as data."""
+    return {
+        "rounding": "half_up",
+        "quality_percent_of": "own_cost",
+        "options_take_quality": False,
+        "agreed_bonus_percent_of": "agreed_points",
+        "formulas": {
+            "round_half_up": _("round_half_up(n / d) = floor((2n + d) / (2d)), for n ≥ 0: halves go up."),
+            "own_cost": _("own cost = entry.cost + entry.per_model × (models − entry.models.min); without models, entry.cost."),
+            "quality_cost": _("with quality q: round_half_up(own cost × (100 + quality.values[q].percent) / 100); without quality, the own cost."),
+            "unit_cost": _("unit cost = that + the cost of each option taken, once per time taken (options take no quality percent)."),
+            "roster_cost": _("roster cost = the sum of its units' costs; it may not exceed the budget."),
+            "budget": _("budget = budget.sizes[size].points (a number, or one per role: points[role]); or, with agreed points p, "
+                        "p + round_half_up(p × budget.bonus_percent[role] / 100) (no role: no bonus)."),
+        },
+    }
+
+
+def _costing_schema() -> dict:
+    formula = _s(_("The formula, in the rulebook's language."))
+    names = ("round_half_up", "own_cost", "quality_cost", "unit_cost", "roster_cost", "budget")
+    return _obj({
+        "rounding": {"const": "half_up", "description": _("How divisions are rounded: to the nearest whole number, halves up (formulas.round_half_up).")},
+        "quality_percent_of": {"const": "own_cost", "description": _(
+            "What the quality percent applies to: the own cost (base cost plus the extra models), not the options.")},
+        "options_take_quality": {"const": False, "description": _("Whether options' costs take the quality percent: no, they are added after it.")},
+        "agreed_bonus_percent_of": {"const": "agreed_points", "description": _(
+            "What budget.bonus_percent applies to: the agreed points, by the roster's role.")},
+        "formulas": _obj({name: formula for name in names}, _("Each cost and the budget as a formula over this document's fields.")),
+    }, _("How costs and the budget are worked out from this document (the same rules rulebook roster and js/armies.js apply)."))
+
+
 def army_schema(program: ir.Program) -> dict:
-    """The shape of every army document of the rulebook."""
+    """The shape of every army document of the rulebook; descriptions in its language."""
+    with sch.language_of(program):
+        return _army_schema(program)
+
+
+def _army_schema(program: ir.Program) -> dict:
     codes = sorted(MESSAGES)
+    nullable_int = {"type": ["integer", "null"]}
     entry = _obj({
-        "id": {**_STR, "description": "What a roster writes in units[].entry."},
-        "catalog": _STR, "catalog_title": _STR, "name": _STR,
-        "side": {"type": ["string", "null"], "description": "The side that fields it; null: every side."},
-        "cost": {**_NAT, "description": "Base cost (before quality, options and extra models)."},
-        "per_model": {**_NAT, "description": "Cost of each model over models.min."},
-        "models": {"oneOf": [{"type": "null"}, _obj({"min": _NAT, "max": _NAT})]},
-        "category": {"type": ["string", "null"]},
-        "weight": {**_NAT, "description": "How much the unit counts towards category limits."},
-        "composition": {"type": "array", "items": _obj({"count": _NAT, "alternatives": {"type": "array", "items": _STR, "minItems": 1}}),
-                        "description": "Lines of troops; a line with several alternatives is a choice the roster makes."},
-        "options": {"type": "array", "items": _STR, "description": "Keys of the options (in 'options') this entry may take."},
-        "rule": _RULE, "card": _CARD,
-    })
+        "id": _s(_("What a roster writes in units[].entry: the catalog entry's id.")),
+        "catalog": _s(_("The catalog the entry is from.")), "catalog_title": _s(_("That catalog's title.")),
+        "name": _s(_("The unit's name as the manual prints it.")),
+        "side": {"type": ["string", "null"], "description": _("The side that fields it; null: every side.")},
+        "cost": _n(_("Base cost (before quality, options and extra models).")),
+        "per_model": _n(_("Cost of each model over models.min.")),
+        "models": {"oneOf": [{"type": "null"}, _obj({"min": _n(_("The fewest models.")), "max": _n(_("The most models."))}, _("How many models it may have."))],
+                   "description": _("How many models the unit may have (a roster says it in units[].models); null: a fixed number.")},
+        "category": {"type": ["string", "null"], "description": _("Its category (categories[].id), counted by the limits; null: none.")},
+        "weight": _n(_("How much the unit counts towards category limits.")),
+        "composition": {"type": "array", "items": _obj({
+            "count": _n(_("How many troops of the line.")),
+            "alternatives": {"type": "array", "items": {"type": "string"}, "minItems": 1, "description": _("The troops (troops keys) it may be: one, or a choice.")},
+        }, _("A line of troops.")), "description": _("Lines of troops; a line with several alternatives is a choice the roster makes.")},
+        "options": {"type": "array", "items": {"type": "string"}, "description": _("Keys of the options (in 'options') this entry may take.")},
+        "rule": _rule_schema(_("The rule the entry comes from.")), "card": _card(_("The entry's fields as a player reads them (the name field left out).")),
+    }, _("A unit a roster may field."))
     option = _obj({
-        "key": _STR, "id": {**_STR, "description": "What a roster writes in units[].options."}, "title": _STR,
-        "cost": _NAT, "max": {"type": "integer", "minimum": 1},
-        "remove": {"type": "array", "items": _STR}, "add": {"type": "array", "items": _STR}, "rule": _RULE,
-    })
-    points = {"oneOf": [_NAT, {"type": "object", "additionalProperties": _NAT}]}
+        "key": _s(_("The option's key in options.")), "id": _s(_("What a roster writes in units[].options.")), "title": _s(_("Its name as the manual prints it.")),
+        "cost": _n(_("What it adds to the unit's cost, each time taken.")), "max": _n(_("The most times a unit may take it."), minimum=1),
+        "remove": {"type": "array", "items": {"type": "string"}, "description": _("Troops it takes out of the unit.")},
+        "add": {"type": "array", "items": {"type": "string"}, "description": _("Troops it adds to the unit.")},
+        "rule": _rule_schema(_("The rule the option comes from.")),
+    }, _("Something a unit may take."))
+    points = {"oneOf": [_n(_("Points.")), {"type": "object", "additionalProperties": _n(_("Points.")), "description": _("Points for each role.")}],
+              "description": _("The points of the size: one number, or one per role (roles[].id → points).")}
     body = _obj({
-        "$schema": _STR, "format": {"const": FORMAT}, "id": _STR, "kind": {"const": "army"}, "title": _STR,
-        "doc": {"type": ["string", "null"]}, "source": _STR, "status": _STR, "rulebook": _STR, "version": _STR, "lang": _STR,
-        "content_hash": _STR, "rule": _RULE,
-        "sides": {"type": "array", "items": _CHOICE}, "roles": {"type": "array", "items": _CHOICE},
+        "$schema": _s(_("The $id of this document's schema.")), "format": {"const": FORMAT, "description": _("The version of the army documents' format (added to, never changed).")},
+        "id": _s(_("The army's id: what a roster writes in army.")), "kind": {"const": "army", "description": _("What this document is.")},
+        "title": _s(_("The title printed in the manual.")),
+        "doc": {"type": ["string", "null"], "description": _("The rulebook's note on it (@doc); null: none.")},
+        "source": _s(_("The section of the manual it comes from.")), "status": _s(_("Whether it is in play: active, deferred or not playable.")),
+        "rulebook": _s(_("The rulebook's id.")), "version": _s(_("The rulebook's version.")), "lang": _s(_("The language of its texts.")),
+        "content_hash": _s(_("The rulebook's content hash (json/manifest.json); a roster made with another one is warned.")),
+        "rule": _rule_schema(_("The army declaration itself, named by roster errors with no more precise rule.")),
+        "sides": {"type": "array", "items": _choice(_("A side.")), "description": _("The sides a roster chooses from (units[].side); empty: none.")},
+        "roles": {"type": "array", "items": _choice(_("A role.")), "description": _("The roles in the game a roster chooses from (role); empty: none.")},
         "budget": _obj({
-            "sizes": {"type": "array", "items": _obj({"id": _STR, "title": _STR, "points": points})},
-            "sizes_rule": {"oneOf": [{"type": "null"}, _RULE]},
-            "agreed": {"type": "boolean"}, "agreed_min": _NAT,
-            "bonus_percent": {"type": "object", "additionalProperties": _NAT},
-        }),
+            "sizes": {"type": "array", "items": _obj({"id": _s(_("What a roster writes in size.")), "title": _s(_("Its name as the manual prints it.")), "points": points},
+                                                     _("A game size.")), "description": _("The game sizes a roster may choose (size).")},
+            "sizes_rule": {"oneOf": [{"type": "null"}, _rule_schema(_("The rule of the sizes."))], "description": _("Where the sizes come from; null: the army's rule.")},
+            "agreed": {"type": "boolean", "description": _("Whether a roster may give agreed points (points) instead of a size.")},
+            "agreed_min": _n(_("The fewest agreed points.")),
+            "bonus_percent": {"type": "object", "additionalProperties": _n(_("A percent.")), "description": _(
+                "Percent of the agreed points added to the budget of each role (roles[].id → percent); see costing.")},
+        }, _("What a roster may spend: a game size or agreed points.")),
         "quality": {"oneOf": [{"type": "null"}, _obj({
-            "title": _STR, "values": {"type": "array", "items": _obj({"id": _STR, "title": _STR, "percent": _INT})}, "rule": _RULE,
-        })]},
-        "categories": {"type": "array", "items": _CHOICE},
-        "entries": {"type": "array", "items": entry},
-        "options": {"type": "object", "additionalProperties": option},
-        "troop_catalog": {"type": ["string", "null"]},
-        "troops": {"type": "object", "additionalProperties": _obj({"name": _STR, "card": _CARD})},
+            "title": _s(_("The quality's name as the manual prints it.")),
+            "values": {"type": "array", "items": _obj({"id": _s(_("What a roster writes in units[].quality.")), "title": _s(_("Its name as the manual prints it.")),
+                                                       "percent": _n(_("Percent added to the own cost (negative: taken off); see costing."), minimum=None)}, _("A quality.")),
+                       "description": _("The qualities a unit may have, with their cost percent.")},
+            "rule": _rule_schema(_("The rule of the qualities.")),
+        }, _("The quality each unit is given."))], "description": _("The quality a roster gives each unit (units[].quality); null: none.")},
+        "costing": _costing_schema(),
+        "categories": {"type": "array", "items": _choice(_("A category.")), "description": _("The categories of units, as the limits count them.")},
+        "entries": {"type": "array", "items": entry, "description": _("The units a roster may field.")},
+        "options": {"type": "object", "additionalProperties": option, "description": _("What units may take, by key (entries[].options).")},
+        "troop_catalog": {"type": ["string", "null"], "description": _("The catalog the compositions' troops are from; null: none.")},
+        "troops": {"type": "object", "additionalProperties": _obj({"name": _s(_("The troop's name.")), "card": _card(_("The troop's fields as a player reads them."))},
+                                                                    _("A troop.")), "description": _("The troops the compositions and options name, by id.")},
         "limits": {"type": "array", "items": _obj({
-            "kind": {"enum": ["units", "category", "entry"]}, "target": {"type": ["string", "null"]},
-            "min": {"type": ["integer", "null"]}, "max": {"type": ["integer", "null"]}, "rule": _RULE,
-        })},
-        "messages": _obj({c: _STR for c in codes}, "Validation messages by error code; {name} is replaced by the error's params[name]."),
-        "labels": {"type": "object", "additionalProperties": _STR},
+            "kind": {"enum": ["units", "category", "entry"], "description": _("What is counted: all units, the units of a category (by weight) or of one entry.")},
+            "target": {"type": ["string", "null"], "description": _("The category or entry counted; null: all units.")},
+            "min": {**nullable_int, "description": _("The fewest; null: no least.")}, "max": {**nullable_int, "description": _("The most; null: no most.")},
+            "rule": _rule_schema(_("The rule of the limit.")),
+        }, _("A limit on how many units a roster fields.")), "description": _("How many units a roster may field, in all, by category or by entry.")},
+        "messages": _obj({c: _s(_("The message of the error %(code)s.") % {"code": c}) for c in codes},
+                         _("Validation messages by error code; {name} is replaced by the error's params[name].")),
+        "labels": {"type": "object", "additionalProperties": {"type": "string"}, "description": _("The words of the printed sheet and of the validator's report, by key.")},
     })
     return sch.generic_schema(program, ARMY_SCHEMA, "ArmyDocument",
-                              "How a force is built: sides, budget, units with their costs, options and choices, limits.", body)
+                              _("How a force is built: sides, budget, units with their costs, options and choices, limits, and how costs are worked out (costing)."), body)
 
 
 ROSTER_MAX_BYTES = 1_000_000
@@ -344,24 +428,32 @@ ROSTER_MAX_UNITS = 1000
 
 def roster_schema(program: ir.Program) -> dict:
     """The roster format of the rulebook (structure only: ids are checked by the validator)."""
+    with sch.language_of(program):
+        return _roster_schema(program)
+
+
+def _roster_schema(program: ir.Program) -> dict:
     unit = _obj({
-        "entry": {**_STR, "description": "An entry id of the army (entries[].id)."},
-        "quality": _STR, "models": {"type": "integer", "minimum": 0},
-        "options": {"type": "array", "items": _STR, "description": "Option ids; an id written n times is taken n times."},
-        "choices": {"type": "array", "items": _STR, "description": "One troop id per composition line with several alternatives, in order."},
-        "name": _STR,
-    }, optional=("quality", "models", "options", "choices", "name"))
+        "entry": _s(_("An entry id of the army (entries[].id).")),
+        "quality": _s(_("Its quality (quality.values[].id), when the army has qualities.")),
+        "models": {"type": "integer", "minimum": 0, "description": _("How many models, when the entry's number of models may vary.")},
+        "options": {"type": "array", "items": {"type": "string"}, "description": _("Option ids; an id written n times is taken n times.")},
+        "choices": {"type": "array", "items": {"type": "string"}, "description": _("One troop id per composition line with several alternatives, in order.")},
+        "name": _s(_("A name of the player's own for the unit.")),
+    }, _("A unit of the roster."), optional=("quality", "models", "options", "choices", "name"))
     info = program.rulebook
     body = _obj({
-        "$schema": _STR,
-        "format": {"const": FORMAT},
-        "rulebook": {**_STR, "description": "The rulebook id" + (f" ({info.name})." if info else ".")},
-        "content_hash": {**_STR, "description": "The content hash of the rulebook the roster was made with (json/manifest.json)."},
-        "army": {"enum": sorted(program.armies), "description": "The army declaration the roster follows."},
-        "side": _STR, "role": _STR, "size": _STR, "points": {"type": "integer"}, "name": _STR,
-        "units": {"type": "array", "items": unit},
+        "$schema": _s(_("The $id of this schema (optional).")),
+        "format": {"const": FORMAT, "description": _("The version of the roster format.")},
+        "rulebook": _s(_("The rulebook id") + (f" ({info.name})." if info else ".")),
+        "content_hash": _s(_("The content hash of the rulebook the roster was made with (json/manifest.json).")),
+        "army": {"enum": sorted(program.armies), "description": _("The army declaration the roster follows.")},
+        "side": _s(_("The side (the army's sides[].id), when it has sides.")), "role": _s(_("The role in the game (roles[].id), when the army has roles.")),
+        "size": _s(_("The game size (budget.sizes[].id); or give points.")), "points": {"type": "integer", "description": _("The agreed points, instead of a size.")},
+        "name": _s(_("The roster's name.")),
+        "units": {"type": "array", "items": unit, "description": _("The units fielded.")},
     }, optional=("$schema", "content_hash", "side", "role", "size", "points", "name"))
-    return sch.generic_schema(program, ROSTER_SCHEMA, "Roster", "A force built with one of the rulebook's armies.", body)
+    return sch.generic_schema(program, ROSTER_SCHEMA, "Roster", _("A force built with one of the rulebook's armies."), body)
 
 
 def schemas(program: ir.Program) -> dict[str, dict]:

@@ -14,9 +14,11 @@ files are the same bytes.
 Layout under the output folder:
 
 * ``json/<id>.json`` — one document per catalog and table (ids as in the rules);
-* ``json/rules.json``, ``enums.json``, ``constants.json``, ``procedures.json``,
-  ``odds.json``, ``glossary.json``, ``examples.json`` (the worked examples as
-  test vectors);
+* ``json/rules.json``, ``enums.json``, ``constants.json`` (each value typed by its
+  ``type``), ``procedures.json``, ``odds.json`` (every probability a fraction
+  ``"n/d"``), ``glossary.json``, ``randomness.json`` (the dice with their faces, the
+  bags with their tokens, and every roll the procedures make: die, count, dice kept,
+  test), ``examples.json`` (the worked examples as test vectors);
 * ``json/logic.json`` — the logic as data (:mod:`rulebook.compiler.emit.data.logic`):
   procedures statement by statement, records, every declaration's digest, the prose;
 * ``json/changelog.json`` — the published versions, newest first, each with its changes
@@ -48,19 +50,24 @@ from rulebook import runtime
 from rulebook.compiler import ir
 from rulebook.compiler.ir.sources import content_hash, source_names
 from rulebook.compiler.ir.type_names import DOCUMENT_TYPE_NAMES
-from rulebook.compiler.emit.data import changes, fast_validation, logic
+from rulebook.compiler.emit.data import changes, fast_validation, logic, randomness
+from rulebook.compiler.emit.data.parts import array as _array, fixed_header as _fixed_header, header as _h, keyed as _keyed
+from rulebook.compiler.emit.data.parts import nullable as _nullable, obj as _obj, plain, ref_def as _def, string as _str, typed as _typed
 from rulebook.compiler.emit.data import schemas as sch
 from rulebook.compiler.emit.data import to_armies
 from rulebook.compiler.analysis.odds import OddsTable
-from rulebook.compiler.emit.data.vectors import VECTORS_SCHEMA, vectors_doc
-from rulebook.compiler.support import i18n
+from rulebook.compiler.emit.data.vectors import FRACTION, vectors_doc, vectors_schema
 from rulebook.compiler.support.i18n import _, with_descriptions_translated
 
 if TYPE_CHECKING:  # jsonschema is imported when a document needs its messages (fast_validation finds it invalid)
     from referencing import Registry
 
 FORMAT_VERSION = "2.1"
-"""The version of the layout of json/ and schemas/ (major: a reader of the previous major may break)."""
+"""The version of the layout of json/ and schemas/ (major: a reader of the previous major may break).
+2.1: json/randomness.json, json/logic.json and json/changelog.json; the manifest's declared_version,
+previous_version and change_level; procedures' status; odds.json writes every probability as "n/d"
+(its ``format`` 2); the constants typed by their type; a description on every property, in the
+rulebook's language."""
 
 
 def compiler_version() -> str:
@@ -71,23 +78,6 @@ def compiler_version() -> str:
         return version("rulebook")
     except PackageNotFoundError:
         return "unknown"
-
-
-def plain(value: Any) -> Any:
-    """IR data values → JSON values: Fractions become numbers, ranges
-    ``{"min", "min_inclusive", "max", "max_inclusive"}`` and rule applications
-    ``{"rule", "args": {parameter: value}}`` (one shape everywhere)."""
-    if isinstance(value, Fraction):
-        return value.numerator if value.denominator == 1 else float(value)
-    if isinstance(value, ir.Range):
-        return {"min": plain(value.lo), "min_inclusive": value.lo_inclusive, "max": plain(value.hi), "max_inclusive": value.hi_inclusive}
-    if isinstance(value, ir.RuleApp):
-        return {"rule": value.rule, "args": {param: plain(arg) for param, arg in value.args}}
-    if isinstance(value, dict):
-        return {k: plain(x) for k, x in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [plain(x) for x in value]
-    return value
 
 
 def _uri(program: ir.Program, schema_rel: str) -> str:
@@ -133,10 +123,6 @@ def table_doc(program: ir.Program, name: str) -> dict:
         "columns": [_column_doc(c) for c in table.columns],
         "rows": [_row_doc(table, row) for row in table.rows],
     }
-
-
-def _fixed_header(program: ir.Program, kind: str) -> dict:
-    return {"$schema": _uri(program, f"{kind}.schema.json"), "id": kind, "kind": kind}
 
 
 def rules_doc(program: ir.Program) -> dict:
@@ -203,103 +189,124 @@ def glossary_doc(program: ir.Program) -> dict:
     return {**_fixed_header(program, "glossary"), "terms": terms}
 
 
-def _str(**more: Any) -> dict:
-    return {"type": "string", **more}
-
-
-def _nullable(schema: dict) -> dict:
-    return {"anyOf": [schema, {"type": "null"}]}
-
-
-def _obj(title: str, description: str, props: dict, required: Iterable[str] | None = None) -> dict:
-    """A named object definition: every property required unless ``required`` says otherwise."""
-    return {
-        "title": title, "description": description, "type": "object", "properties": props,
-        "required": list(props) if required is None else list(required), "additionalProperties": False,
-    }
-
-
-def _keyed(of: str, names: dict | None = None) -> dict:
-    """An object of ``#/$defs/<of>`` values by id (``names``: the schema of the ids)."""
-    return {"type": "object", "additionalProperties": {"$ref": f"#/$defs/{of}"}, **({"propertyNames": names} if names else {})}
-
-
 def _fixed(program: ir.Program, kind: str, body: dict, defs: dict) -> dict:
     """The body of a fixed document's schema: its header, ``body`` and ``defs``."""
-    props = {"$schema": {"const": _uri(program, f"{kind}.schema.json")}, "id": {"const": kind}, "kind": {"const": kind}, **body}
+    props = {
+        "$schema": {"const": _uri(program, f"{kind}.schema.json"), "description": _h("$schema")},
+        "id": {"const": kind, "description": _h("id")},
+        "kind": {"const": kind, "description": _h("kind")},
+        **body,
+    }
     return {"type": "object", "properties": props, "required": list(props), "additionalProperties": False, "$defs": defs}
 
+
+ODDS_FORMAT = 2
+"""The version of odds.json's shape: 2 writes every probability as a fraction "n/d" (1 wrote 0 and 1 as numbers)."""
 
 def _fixed_schemas(program: ir.Program) -> dict[str, tuple[str, str, dict]]:
     """(title, description, body) of each fixed document's schema, by file name."""
     types = sch.TYPES
     rule_ids = sch.ref(types, "RuleId")
+    title, source, doc = _str(_h("title")), _str(_h("source")), _nullable(_str(), _h("doc"))
+    status = sch.described(sch.ref(types, "Status"), _h("status"))
     out = {}
     out["rules.schema.json"] = ("RulesDocument", _("Special rules: parameters, texts, levels, granted rules and status."), _fixed(program, "rules", {
-        "rules": _keyed("RuleEntry", rule_ids),
+        "rules": _keyed("RuleEntry", _("Each special rule by its id."), rule_ids),
     }, {
         "RuleEntry": _obj("RuleEntry", _("A special rule."), {
-            "title": _str(), "source": _str(), "status": sch.ref(types, "Status"),
-            "params": {"type": "array", "items": {"$ref": "#/$defs/RuleParam"}},
-            "text": {"type": "array", "items": _str()},
-            "levels": {"type": "array", "items": {"$ref": "#/$defs/RuleLevel"}},
-            "grants": {"type": "array", "items": sch.ref(types, "RuleApplication"), "description": _("The rules it grants, in the same form as in the catalogs.")},
-            "stacking": _nullable(_str()), "doc": _nullable(_str()),
+            "title": title, "source": source, "status": status,
+            "params": _array(_def("RuleParam"), _("Its parameters, in order.")),
+            "text": _array(_str(), _("Its text in the manual, paragraph by paragraph.")),
+            "levels": _array(_def("RuleLevel"), _("The text of each level, for a rule applied with a level.")),
+            "grants": _array(sch.ref(types, "RuleApplication"), _("The rules it grants, in the same form as in the catalogs.")),
+            "stacking": _nullable(_str(), _("How several applications combine, as the rulebook says it; null: not said.")),
+            "doc": doc,
         }),
-        "RuleParam": _obj("RuleParam", _("A parameter of a special rule."), {"name": _str(), "type": _str(), "required": {"type": "boolean"}}),
-        "RuleLevel": _obj("RuleLevel", _("The text of one level of a rule."), {"level": {"type": "integer"}, "text": _str()}),
+        "RuleParam": _obj("RuleParam", _("A parameter of a special rule."), {
+            "name": _str(_("Its name, the key of the rule's args."), ), "type": _str(_("Its type, as the rulebook writes it.")),
+            "required": _typed("boolean", _("Whether an application must give it (it has no default)."))}),
+        "RuleLevel": _obj("RuleLevel", _("The text of one level of a rule."), {
+            "level": _typed("integer", _("The level.")), "text": _str(_("What the rule does at that level."))}),
     }))
     out["enums.schema.json"] = ("EnumsDocument", _("The values of each enumeration, with their visible names (the title printed in the manual)."), _fixed(program, "enums", {
-        "enums": _keyed("EnumEntry"),
+        "enums": _keyed("EnumEntry", _("Each enumeration by its name.")),
     }, {
         "EnumEntry": _obj("EnumEntry", _("An enumeration."), {
-            "title": _str(), "source": _str(), "ordered": {"type": "boolean"}, "values": {"type": "array", "items": {"$ref": "#/$defs/EnumMember"}},
+            "title": title, "source": source, "ordered": _typed("boolean", _("Whether its values are ordered (compared by their order).")),
+            "values": _array(_def("EnumMember"), _("Its values, in the rulebook's order.")),
         }),
-        "EnumMember": _obj("EnumMember", _("A value: its id and its title."), {"id": _str(), "title": _str()}),
+        "EnumMember": _obj("EnumMember", _("A value: its id and its title."), {
+            "id": _str(_("The value's id, as data and procedures write it.")), "title": _str(_("Its name as the manual prints it."))}),
     }))
-    out["constants.schema.json"] = ("ConstantsDocument", _("Named values several procedures use."), _fixed(program, "constants", {
-        "constants": _keyed("ConstantEntry"),
+    constant_defs = {}
+    for kind, value in (("int", {"type": "integer"}), ("decimal", {"type": "number"}), ("text", {"type": "string"}), ("bool", {"type": "boolean"})):
+        name = f"{kind.capitalize()}Constant"
+        constant_defs[name] = _obj(name, _("A constant of type %(type)s.") % {"type": kind}, {
+            "title": title, "source": source,
+            "type": {"const": kind, "description": _("The constant's type, which says the type of value.")},
+            "value": {**value, "description": _("The constant's value.")}, "doc": doc,
+        })
+    out["constants.schema.json"] = ("ConstantsDocument", _("Named values the procedures use (const), each with its type."), _fixed(program, "constants", {
+        "constants": _keyed("ConstantEntry", _("Each constant by its name.")),
     }, {
-        "ConstantEntry": _obj("ConstantEntry", _("A constant."), {
-            "title": _str(), "source": _str(), "type": {"$ref": "#/$defs/ConstantType"},
-            "value": {"type": ["number", "string", "boolean"]}, "doc": _nullable(_str()),
-        }),
-        "ConstantType": {"title": "ConstantType", "description": _("The type of a constant."), "enum": ["int", "decimal", "text", "bool"]},
+        "ConstantEntry": {"title": "ConstantEntry", "description": _("A constant: its type (int, decimal, text or bool) decides the type of its value."),
+                          "anyOf": [_def(name) for name in constant_defs]},
+        **constant_defs,
     }))
     out["procedures.schema.json"] = ("ProceduresDocument", _("Procedures with their parameters (and default values), result, steps and schemas."), _fixed(program, "procedures", {
-        "procedures": _keyed("ProcedureEntry"),
+        "procedures": _keyed("ProcedureEntry", _("Each procedure by its name.")),
     }, {
         "ProcedureEntry": _obj("ProcedureEntry", _("A procedure; input_schema and result_schema are $ids of schemas; status, its @status (not_playable: the rulebook does not define everything it resolves)."), {
-            "title": _str(), "source": _str(), "status": sch.ref(types, "Status"),
-            "params": {"type": "array", "items": {"$ref": "#/$defs/ProcedureParam"}},
-            "result": _str(), "steps": {"type": "array", "items": _str()},
-            "input_schema": _str(format="uri"), "result_schema": _str(format="uri"),
+            "title": title, "source": source, "status": status, "params": _array(_def("ProcedureParam"), _("Its parameters, in order.")),
+            "result": _str(_("The type of its result, as the rulebook writes it.")), "steps": _array(_str(), _("The titles of its steps, in order.")),
+            "input_schema": _str(_("The $id of the schema of its input."), format="uri"),
+            "result_schema": _str(_("The $id of the schema of its result."), format="uri"),
         }),
         "ProcedureParam": _obj("ProcedureParam", _("A parameter; default is its default value when it is constant (null when it has none)."), {
-            "name": _str(), "type": _str(), "required": {"type": "boolean"}, "default": {},
+            "name": _str(_("Its name, the key of the input.")), "type": _str(_("Its type, as the rulebook writes it.")),
+            "required": _typed("boolean", _("Whether the input must give it.")),
+            "default": {"description": _("Its default value as JSON; null: none, or not a constant.")},
         }),
     }))
+    cell = {"type": "string", "pattern": FRACTION, "description": _("An exact probability, “n/d” (0/1 impossible, 1/1 certain).")}
     out["odds.schema.json"] = ("OddsDocument", _("Exact probabilities computed by the resolvers over a grid of inputs."), _fixed(program, "odds", {
-        "tables": _keyed("OddsEntry"),
+        "format": {"const": ODDS_FORMAT, "description": _("The version of this document's shape: 2 writes every probability as a fraction “n/d”.")},
+        "tables": _keyed("OddsEntry", _("Each odds table by its name.")),
     }, {
         "OddsEntry": _obj("OddsEntry", _("A table of probabilities."), {
-            "title": _str(), "source": _str(), "procedure": _str(),
-            "rows": {"$ref": "#/$defs/OddsAxis"}, "columns": {"$ref": "#/$defs/OddsAxis"},
-            "groups": _nullable({"$ref": "#/$defs/OddsAxis"}),
-            "cells": {"type": "array", "description": _("cells[row][column] (with groups: cells[group][row][column]): exact probability as \"n/d\" (or an integer), or null when the procedure does not accept those inputs."), "items": {"type": "array"}},
-            "errors": {"type": "array", "items": _str()},
+            "title": title, "source": source, "procedure": _str(_("The procedure whose results it tabulates.")),
+            "rows": sch.described(_def("OddsAxis"), _("What varies from row to row.")),
+            "columns": sch.described(_def("OddsAxis"), _("What varies from column to column.")),
+            "groups": _nullable(_def("OddsAxis"), _("What varies from grid to grid (each x in …); null: one grid.")),
+            "cells": _array({"type": "array", "items": {"anyOf": [_def("OddsCell"), {"type": "array", "items": _def("OddsCell")}]}}, _(
+                "cells[row][column] (with groups: cells[group][row][column]): the exact probability as “n/d”, "
+                "or null where the procedure does not accept those inputs.")),
+            "errors": _array(_str(), _("Why some cells are null: the procedure's errors for those inputs.")),
         }),
-        "OddsAxis": _obj("OddsAxis", _("An axis: the variable, its title and its values."), {"variable": _nullable(_str()), "title": _nullable(_str()), "values": {"type": "array"}}),
+        "OddsCell": {"title": "OddsCell", "description": _("One cell: an exact probability “n/d”, or null where the procedure does not accept the inputs."),
+                     "anyOf": [cell, {"type": "null"}]},
+        "OddsAxis": _obj("OddsAxis", _("An axis: the variable, its title and its values."), {
+            "variable": _nullable(_str(), _("The input it sets; null: none.")),
+            "title": _nullable(_str(), _("Its printed title; null: none.")),
+            "values": _array({}, _("Its values, as JSON, in order.")),
+        }),
     }))
     out["glossary.schema.json"] = ("GlossaryDocument", _("The terms of the glossary with their definitions."), _fixed(program, "glossary", {
-        "terms": {"type": "array", "items": {"$ref": "#/$defs/GlossaryTerm"}},
+        "terms": _array(_def("GlossaryTerm"), _("The terms, in the rulebook's order.")),
     }, {
-        "GlossaryTerm": _obj("GlossaryTerm", _("A term of the glossary."), {"id": _str(), "term": _str(), "definition": _str(), "source": _str()}),
+        "GlossaryTerm": _obj("GlossaryTerm", _("A term of the glossary."), {
+            "id": _str(_("The term's id.")), "term": _str(_("The term as the manual prints it.")),
+            "definition": _str(_("Its definition.")), "source": source}),
     }))
-    vectors = with_descriptions_translated(VECTORS_SCHEMA)
-    vectors = {**vectors, "properties": {**VECTORS_SCHEMA["properties"], "$schema": {"const": _uri(program, "examples.schema.json")}}}
-    vectors["$defs"] = {**vectors["$defs"], "TestVector": {**vectors["$defs"]["TestVector"], "properties": {
-        **vectors["$defs"]["TestVector"]["properties"], "procedure": {"enum": [p.name for p in program.of(ir.Procedure)]} if program.of(ir.Procedure) else _str(),
+    out["randomness.schema.json"] = ("RandomnessDocument", _(
+        "The dice and bags of the rulebook as data (faces, values, titles; token kinds and counts) and every roll the procedures make."),
+        _fixed(program, "randomness", randomness.properties(program), randomness.defs(program)))
+    base = vectors_schema()
+    vectors = {**base, "properties": {**base["properties"], "$schema": {"const": _uri(program, "examples.schema.json"), "description": _h("$schema")}}}
+    procedure = base["$defs"]["TestVector"]["properties"]["procedure"]
+    vectors["$defs"] = {**base["$defs"], "TestVector": {**base["$defs"]["TestVector"], "properties": {
+        **base["$defs"]["TestVector"]["properties"],
+        "procedure": {**procedure, "enum": [p.name for p in program.of(ir.Procedure)]} if program.of(ir.Procedure) else procedure,
     }}}
     out["examples.schema.json"] = ("TestVectors", _("The rulebook's worked examples as test vectors: input and the exact distribution (or error) expected."), vectors)
     return out
@@ -312,20 +319,21 @@ FIXED_TYPE_NAMES = DOCUMENT_TYPE_NAMES
 def _manifest_schema(program: ir.Program) -> dict:
     digest = _str(pattern="^sha256:[0-9a-f]{64}$")
     props = {
-        "$schema": {"const": _uri(program, "manifest.schema.json")},
-        "format_version": _str(description=_("Version of the format of json/ and schemas/ (major.minor).")),
-        "compiler_version": _str(), "rulebook": _str(), "title": _str(),
-        "version": _str(description=_("The published version (major.minor.patch), computed by the build against the previous one: see json/changelog.json.")),
-        "declared_version": _str(description=_("The version the rulebook declares (version \"…\"): the base of the published one.")),
-        "previous_version": _nullable(_str(description=_("The version published before this one (null: none)."))),
+        "$schema": {"const": _uri(program, "manifest.schema.json"), "description": _h("$schema")},
+        "format_version": _str(_("The version of the layout of json/ and schemas/ (major.minor): a reader of an older major version may break.")),
+        "compiler_version": _str(_("The version of the compiler that built it.")),
+        "rulebook": _str(_("The rulebook's id.")), "title": _str(_("The rulebook's title.")),
+        "version": _str(_("The published version (major.minor.patch), computed by the build against the previous one: see json/changelog.json.")),
+        "declared_version": _str(_("The version the rulebook declares (version \"…\"): the base of the published one.")),
+        "previous_version": _nullable(_str(), _("The version published before this one (null: none).")),
         "change_level": {"enum": [*changes.LEVELS, None], "description": _("The level of the change since previous_version: major, minor, patch (null: none).")},
-        "lang": _str(),
-        "base_uri": _str(format="uri", description=_("The prefix of every $id: %(rule)s") % {"rule": _(sch.ID_RULE)}),
+        "lang": _str(_("The rulebook's language: every description the tool writes is in it.")),
+        "base_uri": _str(_("The prefix of every $id:") + " " + _(sch.ID_RULE), format="uri"),
         "content_hash": {**digest, "description": _("sha256 of the .rules files by their names inside the rulebook's folder (it does not depend on where the folder is).")},
         "bundle_hash": {**digest, "description": _("sha256 of json/rulebook.json as written.")},
-        "sources": {"type": "array", "items": _str()},
+        "sources": _array(_str(), _("The rulebook's source files by their names inside its folder.")),
         "schemas": {"type": "object", "additionalProperties": _str(), "description": _("The $id of each schema → its path in the build.")},
-        "documents": {"type": "object", "additionalProperties": digest, "description": _("The path of each file of the build → its sha256.")},
+        "documents": {"type": "object", "additionalProperties": digest, "description": _("Each file of the build by path → its sha256.")},
     }
     return {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
 
@@ -333,38 +341,55 @@ def _manifest_schema(program: ir.Program) -> dict:
 def all_schemas(program: ir.Program, named: bool = True) -> dict[str, dict]:
     """Every schema by relative path under ``schemas/``: the declarations' (see
     :mod:`rulebook.compiler.emit.data.schemas`), then the fixed documents', the bundle's and the manifest's;
-    ``named=False``: before :func:`rulebook.compiler.emit.data.schemas.named_types`."""
-    with i18n.using(i18n.of_rulebook(program)):  # the schemas' phrases in the rulebook's language
-        return _all_schemas(program, named)
-
-
-def _all_schemas(program: ir.Program, named: bool) -> dict[str, dict]:
+    ``named=False``: before :func:`rulebook.compiler.emit.data.schemas.named_types`. The
+    descriptions the tool writes are in the rulebook's language."""
     out = sch.schemas(program)
+    with sch.language_of(program):
+        out.update(_more_schemas(program))
+    out.update(to_armies.schemas(program))
+    return {rel: sch.named_types(doc) for rel, doc in out.items()} if named else out
+
+
+def _more_schemas(program: ir.Program) -> dict[str, dict]:
+    out = {}
     for rel, (title, description, body) in _fixed_schemas(program).items():
         out[rel] = sch.generic_schema(program, rel, title, description, body)
-    catalogs = [c.name for c in program.of(ir.Catalog)]
-    tables = [t.name for t in program.of(ir.Table)]
+    catalogs = {c.name: c for c in program.of(ir.Catalog)}
+    tables = {t.name: t for t in program.of(ir.Table)}
+
+    def part(rel: str, text: str) -> dict:
+        return sch.described({"$ref": rel}, text)
+
     bundle_props = {
-        "$schema": {"const": _uri(program, "rulebook.schema.json")}, "rulebook": _str(), "title": _str(), "version": _str(),
-        "catalogs": {"$ref": "#/$defs/RulebookCatalogs"}, "tables": {"$ref": "#/$defs/RulebookTables"},
-        "rules": {"$ref": "rules.schema.json"}, "enums": {"$ref": "enums.schema.json"}, "constants": {"$ref": "constants.schema.json"},
-        "procedures": {"$ref": "procedures.schema.json"}, "odds": {"$ref": "odds.schema.json"}, "glossary": {"$ref": "glossary.schema.json"},
+        "$schema": {"const": _uri(program, "rulebook.schema.json"), "description": _h("$schema")},
+        "rulebook": _str(_("The rulebook's id.")), "title": _str(_("The rulebook's title.")), "version": _str(_("The rulebook's version.")),
+        "catalogs": part("#/$defs/RulebookCatalogs", _("Each catalog's document by its id.")),
+        "tables": part("#/$defs/RulebookTables", _("Each table's document by its id.")),
+        "rules": part("rules.schema.json", _("The document rules.json.")), "enums": part("enums.schema.json", _("The document enums.json.")),
+        "constants": part("constants.schema.json", _("The document constants.json.")),
+        "procedures": part("procedures.schema.json", _("The document procedures.json.")), "odds": part("odds.schema.json", _("The document odds.json.")),
+        "glossary": part("glossary.schema.json", _("The document glossary.json.")),
+        "randomness": part("randomness.schema.json", _("The document randomness.json.")),
     }
     out["rulebook.schema.json"] = sch.generic_schema(
         program, "rulebook.schema.json", "Rulebook", _("The whole rulebook: every document of the declarations in one."),
         {"type": "object", "properties": bundle_props, "required": list(bundle_props), "additionalProperties": False, "$defs": {
-            "RulebookCatalogs": _obj("RulebookCatalogs", _("Each catalog by its id."), {c: {"$ref": f"{c}.schema.json"} for c in catalogs}),
-            "RulebookTables": _obj("RulebookTables", _("Each table by its id."), {t: {"$ref": f"{t}.schema.json"} for t in tables}),
+            "RulebookCatalogs": _obj("RulebookCatalogs", _("Each catalog by its id."), {
+                c: part(f"{c}.schema.json", f"{decl.title} ({c}.json)") for c, decl in catalogs.items()}),
+            "RulebookTables": _obj("RulebookTables", _("Each table by its id."), {
+                t: part(f"{t}.schema.json", f"{decl.title} ({t}.json)") for t, decl in tables.items()}),
         }},
     )
     out["logic.schema.json"] = sch.generic_schema(
         program, "logic.schema.json", "LogicDocument",
         _("The logic as data: each procedure (signature and normalised statements with their lines), the records, the digest of each declaration and the prose."),
-        with_descriptions_translated({**logic.LOGIC_SCHEMA, "properties": {**logic.LOGIC_SCHEMA["properties"], "$schema": {"const": _uri(program, "logic.schema.json")}}}),
+        with_descriptions_translated({**logic.LOGIC_SCHEMA, "properties": {
+            **logic.LOGIC_SCHEMA["properties"], "$schema": {"const": _uri(program, "logic.schema.json"), "description": _h("$schema")}}}),
     )
     out["changelog.schema.json"] = sch.generic_schema(
         program, "changelog.schema.json", "Changelog", _("The published versions, the latest first, with their classified changes (major, minor, patch)."),
-        with_descriptions_translated({**changes.CHANGELOG_BODY, "properties": {**changes.CHANGELOG_BODY["properties"], "$schema": {"const": _uri(program, "changelog.schema.json")}}}),
+        with_descriptions_translated({**changes.CHANGELOG_BODY, "properties": {
+            **changes.CHANGELOG_BODY["properties"], "$schema": {"const": _uri(program, "changelog.schema.json"), "description": _h("$schema")}}}),
     )
     out["diff.schema.json"] = sch.generic_schema(
         program, "diff.schema.json", "RulebookDiff", _("The output of rulebook diff --format json: the changes between two versions, classified."),
@@ -374,12 +399,17 @@ def _all_schemas(program: ir.Program, named: bool) -> dict[str, dict]:
         program, "manifest.schema.json", "Manifest", _("The manifest of the build: versions, hashes and the map of $ids to files.") + " " + _(sch.ID_RULE),
         _manifest_schema(program),
     )
-    out.update(to_armies.schemas(program))
-    return {rel: sch.named_types(doc) for rel, doc in out.items()} if named else out
+    return out
+
+
+def _fraction(probability: Any) -> str:
+    """An exact probability as a fraction string ``"n/d"`` (``"0/1"``, ``"1/1"`` too)."""
+    p = Fraction(probability)
+    return f"{p.numerator}/{p.denominator}"
 
 
 def _odds_cell(probability: Any) -> Any:
-    return None if probability is None else runtime.to_jsonable(probability)
+    return None if probability is None else _fraction(probability)
 
 
 def _odds_axis(variable: str | None, title: str | None, values: list) -> dict:
@@ -387,8 +417,8 @@ def _odds_axis(variable: str | None, title: str | None, values: list) -> dict:
 
 
 def odds_doc(tables: Iterable[OddsTable], program: ir.Program | None = None) -> dict:
-    """Odds tables computed by the resolvers (see :mod:`rulebook.compiler.analysis.odds`); ``program``
-    gives the document its ``$schema``."""
+    """Odds tables computed by the resolvers (see :mod:`rulebook.compiler.analysis.odds`), every
+    probability a fraction ``"n/d"``; ``program`` gives the document its ``$schema``."""
     out = {}
     for t in tables:
         if t.group_var:
@@ -406,7 +436,7 @@ def odds_doc(tables: Iterable[OddsTable], program: ir.Program | None = None) -> 
             "errors": t.errors,
         }
     header = _fixed_header(program, "odds") if program is not None else {"$schema": "", "id": "odds", "kind": "odds"}
-    return {**header, "tables": out}
+    return {**header, "format": ODDS_FORMAT, "tables": out}
 
 
 def _rulebook_fields(program: ir.Program) -> dict[str, str]:
@@ -427,6 +457,7 @@ def documents(program: ir.Program, odds_tables: Iterable[OddsTable] = (), packag
     docs["procedures.json"] = procedures_doc(program)
     docs["odds.json"] = odds_doc(odds_tables, program)
     docs["glossary.json"] = glossary_doc(program)
+    docs["randomness.json"] = randomness.randomness_doc(program)
     docs["logic.json"] = logic.logic_doc(program, _uri(program, "logic.schema.json"))
     docs["changelog.json"] = changelog_doc(program)
     if package is not None:
@@ -442,6 +473,7 @@ def documents(program: ir.Program, odds_tables: Iterable[OddsTable] = (), packag
         "procedures": docs["procedures.json"],
         "odds": docs["odds.json"],
         "glossary": docs["glossary.json"],
+        "randomness": docs["randomness.json"],
     }
     docs.update(to_armies.documents(program, content_hash(program)))
     return docs

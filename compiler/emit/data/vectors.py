@@ -15,7 +15,7 @@ otherwise weigh megabytes). The ``expect`` lines of the example are kept as
 build (:func:`rulebook.compiler.pipeline.driver.build` refuses failing examples), false
 only in a draft built with ``--allow-failing-examples``.
 
-:data:`VECTORS_SCHEMA` is the body of ``schemas/examples.schema.json``.
+:func:`vectors_schema` is the body of ``schemas/examples.schema.json``.
 """
 
 from __future__ import annotations
@@ -32,13 +32,14 @@ from rulebook.compiler import ir
 from rulebook.compiler.analysis.evaluations import Kept, evaluated
 from rulebook.compiler.analysis.examples import same_inputs, verdict
 from rulebook.compiler.analysis.reads import example_keys
-from rulebook.compiler.support.i18n import N_
+from rulebook.compiler.support.i18n import N_, _
 
 FRACTION = r"^(0|[1-9][0-9]*)/[1-9][0-9]*$"
-MAX_LISTED = 100  # written out in VECTORS_SCHEMA's description of "distribution"
+MAX_LISTED = 100
 DIGEST_RULE = N_(
-    "sha256 of the canonical JSON of the distribution: the list of {\"probability\", \"result\"} sorted by the canonical JSON "
-    "of result, written with sorted keys, without spaces (separators “,” and “:”) and in unescaped UTF-8."
+    "sha256 of the canonical JSON of the distribution: the list of {\"probability\", \"result\"} sorted by the "
+    "canonical JSON of result, written with sorted keys, without spaces (separators “,” and “:”) and in unescaped "
+    "UTF-8."
 )
 
 
@@ -151,48 +152,59 @@ def vectors_doc(program: ir.Program, package: ModuleType, files: dict[str, str],
     }
 
 
-VECTORS_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "$schema": {"type": "string"}, "id": {"const": "examples"}, "kind": {"const": "examples"},
-        "rulebook": {"type": "string"}, "version": {"type": "string"},
-        "vectors": {"type": "array", "items": {"$ref": "#/$defs/TestVector"}},
-    },
-    "required": ["$schema", "id", "kind", "rulebook", "version", "vectors"],
-    "additionalProperties": False,
-    "$defs": {
-        "TestVector": {
-            "title": "TestVector",
-            "description": N_("A worked example: the procedure with the input “input” (the JSON of its input schema) "
-                              "gives exactly the distribution “distribution”, or stops with a rule error whose message contains “error”."),
-            "type": "object",
-            "properties": {
-                "id": {"type": "string"}, "procedure": {"type": "string"}, "title": {"type": "string"}, "source": {"type": "string"},
-                "input": {"type": "object"},
-                "checks": {"type": "array", "items": {"type": "string"}, "description": N_("The example's expect lines, as written.")},
-                "holds": {"type": "boolean", "description": N_(
-                    "Whether the example holds under the rules as they are: always true in a published version (a build with failing "
-                    "examples publishes nothing); false only in a draft built with --allow-failing-examples, whose checks must not be "
-                    "taken as expected.")},
-                "error": {"type": ["string", "null"], "description": N_("Text the message of the expected rule error contains (null: the procedure resolves).")},
-                "results": {"type": ["integer", "null"], "description": N_("The number of distinct results of the distribution.")},
-                "digest": {"type": ["string", "null"], "pattern": "^sha256:[0-9a-f]{64}$", "description": DIGEST_RULE},
-                "distribution": {
-                    "anyOf": [{"type": "array", "items": {"$ref": "#/$defs/ResultProbability"}}, {"type": "null"}],
-                    "description": N_("The exact distribution, in the order of the procedure's results (null with more than "
-                                      "100 results: compare digest)."),
+def vectors_schema() -> dict:
+    """The body of ``schemas/examples.schema.json``, its descriptions in the current language."""
+    nullable_int = {"type": ["integer", "null"]}
+    return {
+        "type": "object",
+        "properties": {
+            "$schema": {"type": "string", "description": _("The $id of this document's schema.")},
+            "id": {"const": "examples", "description": _("The id of this document: the name of its declaration.")},
+            "kind": {"const": "examples", "description": _("What this document is.")},
+            "rulebook": {"type": "string", "description": _("The rulebook's id.")},
+            "version": {"type": "string", "description": _("The rulebook's version.")},
+            "vectors": {"type": "array", "items": {"$ref": "#/$defs/TestVector"}, "description": _("One test vector per worked example, in the rulebook's order.")},
+        },
+        "required": ["$schema", "id", "kind", "rulebook", "version", "vectors"],
+        "additionalProperties": False,
+        "$defs": {
+            "TestVector": {
+                "title": "TestVector",
+                "description": _("A worked example: the procedure with the input “input” (the JSON of its input schema) gives exactly the "
+                                 "distribution “distribution”, or stops with a rule error whose message contains “error”."),
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string", "description": _("The example's id.")},
+                    "procedure": {"type": "string", "description": _("The procedure it runs.")},
+                    "title": {"type": "string", "description": _("The example's title.")},
+                    "source": {"type": "string", "description": _("Where the example is written: file and line in the rulebook's folder.")},
+                    "input": {"type": "object", "description": _("The procedure's input, as its input schema describes it.")},
+                    "checks": {"type": "array", "items": {"type": "string"}, "description": _("The example's expect lines, as written.")},
+                    "holds": {"type": "boolean", "description": _(
+                        "Whether the example holds under the rules as they are: always true in a published version (a build with "
+                        "failing examples publishes nothing); false only in a draft built with --allow-failing-examples, whose checks "
+                        "must not be taken as expected.")},
+                    "error": {"type": ["string", "null"], "description": _("Text the message of the expected rule error contains (null: the procedure resolves).")},
+                    "results": {**nullable_int, "description": _("How many distinct results the distribution has.")},
+                    "digest": {"type": ["string", "null"], "pattern": "^sha256:[0-9a-f]{64}$", "description": _(DIGEST_RULE)},
+                    "distribution": {
+                        "anyOf": [{"type": "array", "items": {"$ref": "#/$defs/ResultProbability"}}, {"type": "null"}],
+                        "description": _("The exact distribution, in the order of the procedure's results (null with more than %(max)s results: compare digest).") % {"max": MAX_LISTED},
+                    },
                 },
+                "required": ["id", "procedure", "title", "source", "input", "checks", "holds", "error", "results", "digest", "distribution"],
+                "additionalProperties": False,
             },
-            "required": ["id", "procedure", "title", "source", "input", "checks", "holds", "error", "results", "digest", "distribution"],
-            "additionalProperties": False,
+            "ResultProbability": {
+                "title": "ResultProbability",
+                "description": _("A possible result and its exact probability as a fraction “n/d”."),
+                "type": "object",
+                "properties": {
+                    "result": {"description": _("The result, as the procedure's result schema describes it.")},
+                    "probability": {"type": "string", "pattern": FRACTION, "description": _("Its exact probability, “n/d”.")},
+                },
+                "required": ["result", "probability"],
+                "additionalProperties": False,
+            },
         },
-        "ResultProbability": {
-            "title": "ResultProbability",
-            "description": N_("A possible result and its exact probability as a fraction “n/d”."),
-            "type": "object",
-            "properties": {"result": {}, "probability": {"type": "string", "pattern": FRACTION}},
-            "required": ["result", "probability"],
-            "additionalProperties": False,
-        },
-    },
-}
+    }

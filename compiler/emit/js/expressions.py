@@ -24,7 +24,6 @@ from rulebook.compiler import ir
 from rulebook.compiler.analysis import liveness
 from rulebook.compiler.emit.js.dice_rolls import modded_pool
 from rulebook.compiler.emit.js.names import js_name, js_string
-from rulebook.compiler.ir.types import DEC, T
 
 PRIMITIVE = frozenset({"int", "text", "bool", "enum", "ref", "refs", "id", "none"})
 """Kinds of values compared with ``===`` (one JS representation per value)."""

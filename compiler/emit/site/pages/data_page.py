@@ -5,7 +5,8 @@ Reads the documents and schemas the build already wrote (``json/``, ``schemas/``
 show as JSON) and the generated package's worked examples. Produces ``docs/datos/`` (``json/``
 and ``schemas/`` as hard links or copies, ``glosario.json``) and ``docs/<data-for-tools>.md``
 (``datos.md.j2``): what each file holds, with its schema, and how to use them from Python, the
-command line, ``jq``, JavaScript and a JSON Schema validator.
+command line, TypeScript and JavaScript (the generated JS package in Node and in a page, its
+army rules), ``jq`` and a JSON Schema validator.
 """
 
 from __future__ import annotations
@@ -105,6 +106,32 @@ def _typical_call(program: ir.Program, package: ModuleType) -> tuple[str, dict] 
     return min(calls, key=lambda call: abs(len(call[1]) - 4), default=None)
 
 
+def _typescript(program: ir.Program, output: str, proc: str, inputs: dict) -> str:
+    """The TypeScript snippet (Node, from the folder that holds the output folder): a procedure
+    of the JS package, exact and sampled, and (with armies) a roster checked by ``armies.js``.
+    It type-checks with ``tsc --strict`` against the generated ``index.d.ts`` and ``armies.d.ts``."""
+    exact_note, sampled_note = _("exact distribution; probability is “n/d”"), _("one resolution, with seed 1")
+    lines = [f"import {{ {proc} }} from {json.dumps(f'./{output}/js/index.js')};"]
+    if program.armies:
+        lines.append(f"import {{ ARMY_IDS, validateRoster }} from {json.dumps(f'./{output}/js/armies.js')};")
+    lines += [
+        "",
+        f"const input = {json.dumps(inputs, ensure_ascii=False)} as const;",
+        f"const answer = {proc}(input);  // {exact_note}",
+        "for (const { outcome, probability } of answer.distribution) console.log(outcome, probability);",
+        f"console.log({proc}(input, {{ seed: 1 }}).result);  // {sampled_note}",
+    ]
+    if program.armies:
+        rulebook = program.rulebook.name if program.rulebook else ""
+        roster_note = _("a roster with no units: illegal, and the report says why")
+        lines += [
+            "",
+            f"const report = validateRoster({{ format: 1, rulebook: {json.dumps(rulebook)}, army: ARMY_IDS[0], units: [] }});  // {roster_note}",
+            "console.log(report.legal, report.errors.map((issue) => issue.message));",
+        ]
+    return "\n".join(lines) + "\n"
+
+
 def data_examples(program: ir.Program, ctx: SiteContext, package: ModuleType | None) -> dict:
     """Usage examples built from this rulebook's own data (highlighted HTML).
 
@@ -116,7 +143,9 @@ def data_examples(program: ir.Program, ctx: SiteContext, package: ModuleType | N
     rb = module_name(program.rulebook.name if program.rulebook else "rulebook")  # the package's import name, as generated
     rulebook_folder, output = _(RULEBOOK_FOLDER), _(OUTPUT_FOLDER)
     site_data = f"{output}/site/{site_file('data')}"
-    out: dict[str, Any] = {"python": None, "cli": None, "jq": None, "js": None, "schema": None,
+    out: dict[str, Any] = {"python": None, "typescript": None, "cli": None, "jq": None, "js": None, "schema": None,
+                           "armies": bool(program.armies), "js_dir": esc(f"{output}/js/"),
+                           "browser_global": esc(f"rulebook_{rb}"),
                            "build": highlight(f"rulebook build {rulebook_folder} -o {output}\n", "bash"),
                            "install": highlight(f"pip install {output}/{shlex.quote(f'python/{rb}')}\n", "bash"),
                            "package": attr(rb), "rulebook_folder": esc(rulebook_folder), "output": esc(output),
@@ -127,17 +156,22 @@ def data_examples(program: ir.Program, ctx: SiteContext, package: ModuleType | N
         runtime_note = _("the runtime the package carries")
         input_note = _("the JSON of %(schema)s") % {"schema": f"schemas/procedures/{proc}.input.schema.json"}
         fraction_note = _("p is an exact fraction")
+        result_note = _("the result as JSON, as %(schema)s describes it") % {"schema": f"schemas/procedures/{proc}.result.schema.json"}
+        trace_note = _("the trace as JSON")
         out["python"] = highlight(
-            f"import {rb}\nfrom {rb} import runtime  # {runtime_note}\n\n"
+            f"import json\n\nimport {rb}\nfrom {rb} import runtime  # {runtime_note}\n\n"
             f"proc = {rb}.PROCEDURES[{proc!r}]\n"
             f"inputs = {inputs!r}  # {input_note}\n"
             "dist = runtime.exact(proc.function, **proc.convert(inputs))\n"
             "for result, p in dist.items():\n"
             f"    print(result, p)  # {fraction_note}\n"
             "result, trace = runtime.sample(proc.function, seed=1, trace=True, **proc.convert(inputs))\n"
-            f"print(trace.render_text(lang={rb}.LANG))\n",
+            f"print(trace.render_text(lang={rb}.LANG))\n"
+            f"print(json.dumps(runtime.to_jsonable(result), ensure_ascii=False))  # {result_note}\n"
+            f"print(json.dumps(trace.to_json(), ensure_ascii=False)[:300])  # {trace_note}\n",
             "python",
         )
+        out["typescript"] = highlight(_typescript(program, output, proc, inputs), "typescript")
         out["cli"] = highlight(
             f"rulebook resolve {shlex.quote(proc)} --rulebook {rulebook_folder} --exact"
             f" --input {shlex.quote(json.dumps(inputs, ensure_ascii=False))}\n",
