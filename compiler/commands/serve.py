@@ -74,6 +74,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import dataclasses
 import html
 import gc
 import logging
@@ -470,7 +471,10 @@ class _Remembering(driver.Stages):
         from rulebook.compiler.emit.data.to_json import content_hash
         from rulebook.compiler.support.memo import pickled
 
-        parts = [pickled(value) for value in (program.rulebook, *program.decls.items(), *program.examples)]
+        # the published versions carry the content hash, which the package reads only through _with_hash below
+        rulebook = program.rulebook and dataclasses.replace(program.rulebook, releases=tuple(
+            {k: v for k, v in release.items() if k != "content_hash"} for release in program.rulebook.releases))
+        parts = [pickled(value) for value in (rulebook, *program.decls.items(), *program.examples)]
         if None in parts:  # a value that does not pickle (no memo: the bytes depend on the values alone)
             return super().generate(program)
         key, digest = b"".join(parts), content_hash(program)  # pickles end with STOP: the parts can be told apart

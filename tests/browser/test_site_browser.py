@@ -158,7 +158,7 @@ def _overflow(browser) -> dict:
         const page = document.documentElement.scrollWidth - window.innerWidth;
         const boxes = [...document.querySelectorAll('.md-typeset__scrollwrap, .rb-scroll')]
           .filter(b => b.offsetParent !== null && b.scrollWidth > b.clientWidth + 1);
-        const silent = boxes.filter(b => !getComputedStyle(b, '::before').content.includes('Desliza')
+        const silent = boxes.filter(b => !/Desliza|Swipe/.test(getComputedStyle(b, '::before').content)
                                           || b.getAttribute('tabindex') !== '0');
         return {page: page, boxes: boxes.length, silent: silent.map(b => b.textContent.trim().slice(0, 60))};
     """)
