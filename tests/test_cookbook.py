@@ -387,7 +387,7 @@ LEAGUE = {"league_wardens": (90, 5, 10, 16), "league_breachers": (120, 3, 6, 38)
 UPGRADES = {"banner": 10, "veteran_leader": 15, "heavy_weapon": 20}
 
 
-def o_unit_cost(unit, models, taken=()):
+def o_unit_points(unit, models, taken=()):
     points, first, _most, added = LEAGUE[unit]
     return {points + added * (models - first) + sum(UPGRADES[u] for u in taken): 1}
 
@@ -452,9 +452,9 @@ CASES = [
     ("block", _grid(dice=[1, 2, 3], attacker_chooses=[True, False]), o_block),
     ("expected_wounds", _grid(attacks=[1, 10], skill=[2, 3, 6], strength=[4, 9], toughness=[4], save=[2, 3, 7], ap=[0, -2]), o_expected_wounds),
     ("points_per_wound", _grid(points=[60, 150], attacks=[5], skill=[3], strength=[4, 9], toughness=[3, 9], save=[3, 6], ap=[0, -1]), o_points_per_wound),
-    ("unit_cost", [dict(unit="league_wardens", models=5), dict(unit="league_wardens", models=8, taken=["banner"]),
+    ("unit_points", [dict(unit="league_wardens", models=5), dict(unit="league_wardens", models=8, taken=["banner"]),
                    dict(unit="league_breachers", models=6, taken=["banner", "veteran_leader", "heavy_weapon"]),
-                   dict(unit="league_lancers", models=1)], o_unit_cost),
+                   dict(unit="league_lancers", models=1)], o_unit_points),
 ]
 
 PROJECT = {  # a record result, as the oracle states it
@@ -519,7 +519,7 @@ def test_every_example_passes_and_every_procedure_has_one_and_an_odds_table(pack
     assert set(package.PROCEDURES) - {e.procedure for e in package.examples.EXAMPLES} == set()
     # every recipe has an odds table of its own, or of the procedure that calls it
     shown = {o.procedure for o in package.odds.ODDS}
-    assert set(package.PROCEDURES) - shown == {"points_per_wound", "expected_wounds", "unit_cost"} - shown
+    assert set(package.PROCEDURES) - shown == {"points_per_wound", "expected_wounds", "unit_points"} - shown
 
 
 def test_every_odds_table_is_computed_for_every_cell(build):

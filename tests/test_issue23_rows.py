@@ -143,7 +143,7 @@ def check_odds_axes(tmp_path, body):
     tables = _odds_tables(_ok(tmp_path, body))
     assert tables["by_unit"]["rows"]["values"] == ["red_guard", "blue_guard"]
     assert tables["by_unit"]["columns"]["values"] == [True, False]
-    assert tables["by_unit"]["cells"] == [["1/3", "1/6"], ["1/6", 0]]
+    assert tables["by_unit"]["cells"] == [["1/3", "1/6"], ["1/6", "0/1"]]
 
 
 def check_cost_field(tmp_path, body):

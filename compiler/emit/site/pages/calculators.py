@@ -34,6 +34,7 @@ has no order).
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import shutil
@@ -268,7 +269,7 @@ def write_calculators(program: ir.Program, ctx: SiteContext, env: jinja2.Environ
         ident = anchor(d.name)
         labels = " ".join(p[1] for p in data["procs"][d.name]["p"])
         sections.append({
-            "id": ident, "name": attr(d.name), "title": esc(d.title), "ref": esc(d.ref) if d.ref else "",
+            "id": ident, "name": attr(d.name), "title": esc(d.title), "ref": html.escape(d.ref, quote=False) if d.ref else "",
             "rules_href": ctx.href(d.name), "search": attr(" ".join(f"{d.title} {d.ref or ''} {labels}".split())),
         })
         ctx.index(d.title, ctx.site_href(page, ident), title, WEIGHT, labels)
