@@ -18,22 +18,14 @@ from typing import Any
 
 from rulebook.compiler import ir
 from rulebook.compiler.emit.js.names import js_name, js_string
-from rulebook.compiler.ir.dice import mod_exprs
-from rulebook.compiler.ir.walk import walk
-
-# what a test built once may hold: values known when the module is loaded
-_CONSTANT = (ir.Literal, ir.EnumValue, ir.DieFace, ir.Unary)
-
-
-def _constant(e: ir.Expr) -> bool:
-    return all(isinstance(x, _CONSTANT) or (isinstance(x, ir.Binary) and x.op != "/") for x in walk(e))
+from rulebook.compiler.analysis.rolls import fixed_shape
 
 
 def modded_pool(writer: Any, e: ir.Roll, die: str, src: str) -> tuple[bool, Callable[[str], str]]:
     """(whether the random variable has a fixed shape but for its number of dice, its text for ``n`` dice)."""
     mods = e.mods
     assert mods is not None
-    fixed = all(_constant(x) for x in mod_exprs(mods)) and (e.test is None or _constant(e.test[1]))
+    fixed = fixed_shape(e)
     options: list[str] = []
     if mods.reroll is not None:
         options.append(f"reroll: {_test(writer, mods.reroll)}")

@@ -20,22 +20,14 @@ from rulebook.compiler import ir
 from rulebook.compiler.emit.python.layout import Doc, Seq, Text, dict_of, tuple_of
 from rulebook.compiler.emit.python.layout import call as call_doc
 from rulebook.compiler.emit.python.names import py_name
-from rulebook.compiler.ir.dice import mod_exprs
-from rulebook.compiler.ir.walk import walk
-
-# what a test built once may hold: values known when the module is imported
-_CONSTANT = (ir.Literal, ir.EnumValue, ir.DieFace, ir.Unary)
-
-
-def _constant(e: ir.Expr) -> bool:
-    return all(isinstance(x, _CONSTANT) or (isinstance(x, ir.Binary) and x.op != "/") for x in walk(e))
+from rulebook.compiler.analysis.rolls import fixed_shape
 
 
 def modded_pool(writer: Any, e: ir.Roll, die: Doc, src: Doc) -> tuple[bool, Callable[[Doc], Doc]]:
     """(whether the random variable has a fixed shape but for its number of dice, its doc for ``n`` dice)."""
     mods = e.mods
     assert mods is not None
-    fixed = all(_constant(x) for x in mod_exprs(mods)) and (e.test is None or _constant(e.test[1]))
+    fixed = fixed_shape(e)
     kwargs: list[Doc] = []
 
     def keyword(name: str, value: Doc) -> None:
