@@ -29,8 +29,9 @@ LAYOUT_ANNOTATIONS = ("datasheet", "cost_field", "cost_modifier")
 # Data-contract annotations (checked by the data pass): dangling ids kept as printed; a catalog holding the version history.
 CONTRACT_ANNOTATIONS = ("as_printed", "changelog")
 # A warning silenced inside one declaration, with the reason; how a record's values are shown;
-# typing-only records and enums kept off the player pages (checked in compiler/check/lints.py).
-ALLOW_ANNOTATIONS = ("allow", "display", "internal")
+# typing-only records and enums kept off the player pages; constants and tables repeated on the
+# quick-reference page (checked in compiler/check/lints.py).
+ALLOW_ANNOTATIONS = ("allow", "display", "internal", "quick_reference")
 ANNOTATIONS = ("source", "status", "doc", *LAYOUT_ANNOTATIONS, *CONTRACT_ANNOTATIONS, *ALLOW_ANNOTATIONS)
 RESERVED_NAMES = ("id", "rule", "result")
 _SLUG = re.compile(r"[^a-z0-9]+")

@@ -195,8 +195,9 @@ DISPLAY_FIELD = re.compile(r"\{([^{}]*)\}")
 
 
 def _presentation(st: CheckState) -> None:
-    """``@display "{a} × {b}"`` on a record (every placeholder a field of it) and
-    ``@internal`` on a record or an enum, recorded on their IR declarations."""
+    """``@display "{a} × {b}"`` on a record (every placeholder a field of it),
+    ``@internal`` on a record or an enum and ``@quick_reference`` on a constant or a
+    table, recorded on their IR declarations."""
     for name, d in st.ast.items():
         for ann in getattr(d, "annotations", ()):
             target = st.decls.get(name)
@@ -207,6 +208,13 @@ def _presentation(st: CheckState) -> None:
                     st.err("@internal takes no value", ann.span, "write @internal alone", "annotation")
                 else:
                     target.internal = True
+            elif ann.name == "quick_reference":
+                if not isinstance(target, (ir.Const, ir.Table)):
+                    st.err("@quick_reference applies to constants and tables only", ann.span, None, "annotation")
+                elif ann.value is not None:
+                    st.err("@quick_reference takes no value", ann.span, "write @quick_reference alone", "annotation")
+                else:
+                    target.quick_reference = True
             elif ann.name == "display":
                 if not isinstance(target, ir.Record):
                     st.err("@display applies to records only", ann.span, None, "annotation")

@@ -488,6 +488,7 @@ class Decl:
     doc_is_prose: bool = False  # the doc is the paragraph right above (bare @doc): pages do not repeat it
     as_printed: tuple[str, ...] = ()  # @as_printed: ids this declaration references that no entry defines, kept as the manual prints them
     as_printed_reason: str | None = None
+    quick_reference: bool = False  # @quick_reference (a const or a table): also on the quick-reference page
 
     @property
     def kind(self) -> str:

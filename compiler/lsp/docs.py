@@ -25,6 +25,7 @@ ANNOTATION_DOCS = {
     "allow": '`@allow kind("reason")`: the warnings of that kind inside the declaration are not reported; the reason is required.',
     "display": '`@display "{field} × {field}"` (a record): how the pages show one of its values, each `{field}` replaced by its value.',
     "internal": "`@internal` (a record or an enum): a type that only types values; it stays off the player pages.",
+    "quick_reference": "`@quick_reference` (a constant or a table): also shown, with its values, on the quick-reference page.",
 }
 
 WARNING_KINDS = {

@@ -30,11 +30,13 @@ from pathlib import Path
 
 from rulebook.compiler import ir
 from rulebook.compiler.ir import walk
+from rulebook.compiler.ir.types import T
 
 CODE_PAGES = ("codigo-", "source-")  # the rules source, one page per file (English addresses: source-)
 TOOL_PAGES = ("datos.html", "data-for-tools.html", "disenadores.html", "designers.html", "404.html")
 HIDDEN_CLASSES = {"rb-tech", "headerlink"}
 HIDDEN_TAGS = {"pre", "script", "style", "template"}
+BLOCK_CLASSES = {"rb-tile"}  # links shown as boxes (the home page's tiles)
 BLOCK_TAGS = {"p", "li", "td", "th", "dt", "dd", "div", "br", "h1", "h2", "h3", "h4", "h5", "h6", "tr",
               "table", "ul", "ol", "summary", "details", "caption", "figcaption", "blockquote", "section", "hr"}
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
@@ -103,6 +105,44 @@ def code_names(program: ir.Program) -> dict[str, str]:
                 if axis is not None:
                     add(axis.name, f"axis of {decl.name}")
     return names
+
+
+def printed_texts(program: ir.Program) -> list[str]:
+    """The text values of the rulebook's data (catalog entries, table cells), nested records
+    included: the manual's cells as printed, which may name things as the manual's own
+    tables do (``tabla_danos_componentes``)."""
+    found: list[str] = []
+
+    def walk_value(v, t) -> None:
+        if v is None:
+            return
+        k = t.kind
+        if k == "text" and isinstance(v, str):
+            found.append(v)
+        elif k == "opt":
+            walk_value(v, t.args[0])
+        elif k == "list" and isinstance(v, (list, tuple)):
+            for x in v:
+                walk_value(x, t.args[0])
+        elif k == "map" and isinstance(v, dict):
+            for x in v.values():
+                walk_value(x, t.args[0])
+        elif k == "record" and isinstance(v, dict):
+            record = program.decls.get(t.name)
+            for f in record.fields if isinstance(record, ir.Record) else ():
+                walk_value(v.get(f.name), f.type)
+
+    for decl in program.decls.values():
+        if isinstance(decl, ir.Catalog):
+            for entry in decl.entries.values():
+                walk_value(entry, T("record", decl.record))
+        elif isinstance(decl, ir.Table):
+            for row in decl.rows:
+                for c in decl.columns:
+                    walk_value(row.values.get(c.name), c.type)
+                for v in row.across:
+                    walk_value(v, decl.columns[0].type if decl.columns else T("any"))
+    return found
 
 
 def _locals(body: tuple[ir.Stmt, ...]):
@@ -234,7 +274,7 @@ class _PlayerText(HTMLParser):
             self.in_article += 1
         classes = set((dict(attrs).get("class") or "").split())
         hidden = self._hidden() or tag in HIDDEN_TAGS or bool(classes & HIDDEN_CLASSES)
-        if tag in BLOCK_TAGS:
+        if tag in BLOCK_TAGS or classes & BLOCK_CLASSES:
             self._flush()
         if tag not in VOID:
             around = (self.stack[-1][2] if self.stack else frozenset()) | classes
@@ -253,7 +293,7 @@ class _PlayerText(HTMLParser):
     def handle_endtag(self, tag):
         if tag == "article":
             self.in_article -= 1
-        if tag in BLOCK_TAGS:
+        if tag in BLOCK_TAGS or (self.stack and self.stack[-1][0] == tag and self.stack[-1][2] & BLOCK_CLASSES):
             self._flush()
         for i in range(len(self.stack) - 1, -1, -1):
             if self.stack[i][0] == tag:
@@ -300,11 +340,13 @@ def scan(program: ir.Program, site: Path, words: set[str] | None = None) -> list
 
     ``words``: the words people write in the rulebook's language (by default the
     rulebook's own, :func:`own_words`); a name that is one of them is not code.
-    Words the rulebook's own prose writes twice (a double surname) are not doubled words.
+    Words the rulebook's own prose writes twice (a double surname) are not doubled words, and
+    names the manual's own table cells print (:func:`printed_texts`) are shown as printed.
     """
     words = own_words(program) if words is None else words
     written_twice = {m.group(0).lower() for t in _prose_texts(program) for m in DOUBLED.finditer(t)}
-    names = {n: what for n, what in code_names(program).items() if is_code(n, words)}
+    printed = {token for text in printed_texts(program) for token in TOKEN.findall(text)}
+    names = {n: what for n, what in code_names(program).items() if is_code(n, words) and n not in printed}
     found: list[Finding] = []
     for page, html in player_pages(site).items():
         for line, classes in player_lines(html):

@@ -71,7 +71,15 @@ class Values:
         inner = f.type.inner
         if looks_like_code(title) and inner.kind == "enum" and inner.name in self.ctx.enums and self.ctx.enums[inner.name].has_title:
             return self.ctx.enums[inner.name].title
-        return self.ctx.read.label(title)
+        return self.spelt(title)
+
+    def spelt(self, title: str) -> str:
+        """A title for players: one written like code (``MaxLosses``, ``M_base``) in the rulebook's words."""
+        text = self.ctx.read.label(title)
+        if "_" in text.strip("_"):  # ``M_base``: an underscore is code whatever the case around it
+            text = self.ctx.read.name(text)
+            text = text[:1].upper() + text[1:]
+        return text
 
     def label_html(self, text: str) -> str:
         """A label as HTML, with its meaning as a tooltip when it is an abbreviation the rulebook explains."""
@@ -93,8 +101,8 @@ class Values:
             return esc(self.ctx.member_titles.get(t.name, {}).get(v, v))
         if k in ("ref", "refs"):
             cat = self.ctx.ref_catalog(t, v)
-            if cat is None:
-                return esc(v)
+            if cat is None:  # an id the manual prints without its entry (@as_printed): its words, not its code
+                return esc(self.spelt(v))
             return self.ctx.a(self.ctx.entry_title(cat, v), self.ctx.entry_href(cat, v))
         if k == "rule":
             return self.ctx.a(self.rule_label(v["rule"], v["args"].values()), self.ctx.href(v["rule"]))
@@ -176,6 +184,35 @@ class Values:
         if hi is not None:
             return (_("%(n)s or less") if r.hi_inclusive else _("less than %(n)s")) % {"n": hi}
         return _("any")
+
+    def table_grid(self, d: ir.Table) -> tuple[list[str], list[list[str]], list[str]]:
+        """A table as the manual prints it: header, rows (escaped cells) and column alignments;
+        a row's key is its title, its range or its value."""
+        header = [esc(self.spelt(k.title or k.name)) for k in d.keys]
+        value_types = [c.type for c in d.columns]
+        if d.across is not None:
+            header += [self.cell(a, d.across.type) for a in d.across_values]
+            value_types = [d.columns[0].type] * len(d.across_values)
+        else:
+            header += [esc(self.spelt(c.title or c.name)) for c in d.columns]
+        rows = []
+        for row in d.rows:
+            cells = []
+            for key, k in zip(d.keys, row.keys):
+                if isinstance(k, ir.Range):
+                    cells.append(esc(self.range_text(k)))
+                elif row.title:
+                    cells.append(esc(row.title))
+                else:
+                    cells.append(self.cell(k, key.type))
+            if d.across is not None:
+                cells += [self.cell(v, d.columns[0].type) for v in row.across]
+            else:
+                cells += [self.cell(row.values[c.name], c.type) for c in d.columns]
+            rows.append(cells)
+        align = [("---:" if (k.type.inner.kind in ("int", "decimal") or k.ranged) else "---") for k in d.keys]
+        align += ["---:" if t.inner.kind in ("int", "decimal") else "---" for t in value_types]
+        return header, rows, align
 
     def value_label(self, v) -> str:
         """A scalar value: an enum member's title, a catalog entry (linked), a number, yes/no."""
