@@ -37,7 +37,7 @@ RULEBOOK_DECLARATION = '```rules\nrulebook doc_lenguaje "Ejemplos de LANGUAGE.md
 #: here so that the test does not depend on where the checker keeps them
 #: (today ANNOTATIONS and STATUSES in compiler/check/declarations.py; compared
 #: below when that module exists).
-ANNOTATIONS = ("source", "status", "doc", "datasheet", "cost_field", "cost_modifier", "as_printed", "changelog", "allow", "display", "internal")
+ANNOTATIONS = ("source", "status", "doc", "datasheet", "cost_field", "cost_modifier", "as_printed", "changelog", "allow", "display", "internal", "quick_reference")
 STATUSES = ("active", "deferred", "not_playable")
 
 BARE_DOC = re.compile(r"^@doc[ \t]*$", re.M)
