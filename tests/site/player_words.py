@@ -13,7 +13,10 @@ A name counts as code when a player could not mistake it for a word: it holds an
 underscore or a capital after a small letter (``valor_apilado``, ``BajasMaximas``),
 or it is written nowhere in the rulebook's own words (its prose, titles, notes and
 labels), as ``inf`` or ``stack``. Names that are also words (``moral``) are never
-flagged.
+flagged, nor names the manual's own table cells print (``tabla_danos_componentes``
+in 1936's «Daño a Vehículos»: data kept as printed). Doubled words are one to three
+words written twice in a row, unless the rulebook's prose writes them so (a double
+surname in the credits).
 
 Entry point: :func:`scan`. Also runnable: ``python tests/site/player_words.py
 content/napoleonico build/napoleonico/site`` prints every finding.
