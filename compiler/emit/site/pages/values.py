@@ -74,9 +74,9 @@ class Values:
         return self.spelt(title)
 
     def spelt(self, title: str) -> str:
-        """A title for players: one written like code (``MaxLosses``, ``M_base``) in the rulebook's words."""
+        """A title for players: one written like code (``MaxLosses``, ``X_total``) in the rulebook's words."""
         text = self.ctx.read.label(title)
-        if "_" in text.strip("_"):  # ``M_base``: an underscore is code whatever the case around it
+        if "_" in text.strip("_"):  # ``X_total``: an underscore is code whatever the case around it
             text = self.ctx.read.name(text)
             text = text[:1].upper() + text[1:]
         return text
