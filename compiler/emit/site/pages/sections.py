@@ -27,6 +27,7 @@ from typing import Any
 import jinja2
 
 from rulebook.compiler import ir
+from rulebook.compiler.ir import walk
 from rulebook.compiler.analysis.evaluations import evaluated
 from rulebook.compiler.emit.site.markdown import anchor, attr, esc, exact_probability, highlight, inlines, link, number, plain
 from rulebook.compiler.emit.site.pages import memo as page_memo
@@ -35,7 +36,7 @@ from rulebook.compiler.emit.site.pages.context import (
     GLOSSARY_KIND, SNIPPET, WEIGHT_DECL, WEIGHT_ENTITY, WEIGHT_HEADING, WEIGHT_PAGE, SiteContext,
 )
 from rulebook.compiler.emit.site.pages.values import Values, badge, is_number, shows_probabilities
-from rulebook.compiler.emit.site.readable import fold, quoted
+from rulebook.compiler.emit.site.readable import quoted
 from rulebook.compiler.support.i18n import N_, _
 
 # declaration class → (block kind in the templates, what the page calls it: a message id, see rulebook.compiler.i18n)
@@ -56,6 +57,38 @@ def heading_id(text: str) -> str:
 def section_heading(sec: ir.Section) -> str:
     """``VI. Iniciativa y disparos``; a section named like its title (an appendix) shows the title once."""
     return sec.title if sec.name == sec.title else f"{sec.name}. {sec.title}"
+
+
+# how a step says what it consults (message ids; ``links``: the declarations, linked)
+CONSULTS = {"table": N_("Looks up %(links)s."), "roll": N_("Rolls %(links)s."), "draw": N_("Draws from %(links)s."),
+            "procedure": N_("Resolved with %(links)s.")}
+# a step label's own number: ``4.``, ``2–3.``, ``5)``
+OWN_NUMBER = re.compile(r"^\s*(\d+)(?:\s*[–—-]\s*(\d+))?\s*[.)]\s+(?=\S)")
+
+
+def conjuncts(e: ir.Expr) -> list[ir.Expr]:
+    """``a and b and c`` → a, b, c (each checked on its own)."""
+    if isinstance(e, ir.Binary) and e.op == "and":
+        return conjuncts(e.left) + conjuncts(e.right)
+    return [e]
+
+
+def step_numbers(labels: list[str]) -> list[tuple[str | None, str]]:
+    """Each step's badge and its label without the number it starts with: the label's own
+    number (``2–3``), else one more than the step before; no badge (the list counts) when no
+    label has a number of its own."""
+    own = [OWN_NUMBER.match(label) for label in labels]
+    if not any(own):
+        return [(None, label) for label in labels]
+    out, last = [], 0
+    for label, m in zip(labels, own):
+        if m is None:
+            last += 1
+            out.append((str(last), label))
+        else:
+            last = int(m.group(2) or m.group(1))
+            out.append((m.group(1) + ("–" + m.group(2) if m.group(2) else ""), label[m.end():]))
+    return out
 
 
 def _sentences(text: str) -> list[str]:
@@ -104,11 +137,6 @@ class SectionBlocks:
                 titled.setdefault(" ".join(d.title.split()).casefold(), []).append(d.name)
         self.param_procedures = ctx.reads.noted("param_procedures", param_procedures)
         self.titled = ctx.reads.noted("titled", titled)
-        # the words of a formula that say nothing beside a step's label ("result", "if", "otherwise")
-        self.filler_words = {
-            w for phrase in (_("result: %(value)s"), _("if %(condition)s:"), _("otherwise, if %(condition)s:"), _("otherwise: %(line)s"))
-            for w in re.findall(r"\w+", fold(re.sub(r"%\(\w+\)s", " ", phrase)))
-        }
         self._said: tuple[list[str], int, set[str]] = ([], 0, set())
 
     def common(self, d: ir.Declaration, anchor_suffix: str = "") -> dict:
@@ -324,23 +352,64 @@ class SectionBlocks:
         ]
 
     def procedure_block(self, d: ir.Procedure, b: dict) -> None:
-        """Numbered steps in prose with their formulas; worked examples as inputs → results."""
+        """What a player reads of a procedure: its inputs by name, its steps in the content's words
+        (numbered once: a label's own number, ``2–3.``, is its badge) with the tables and procedures
+        each consults as links; the formulas of each step are technical details. Worked examples
+        follow as inputs → results."""
         steps = []
-        loose: list[str] = []
+        loose: list[ir.Stmt] = []
+        numbers = step_numbers([st.label for st in d.body if isinstance(st, ir.Step)])
         for st in d.body:
             if isinstance(st, ir.Step):
-                said = set(re.findall(r"\w+", fold(st.label)))
-                formulas = [line for s in st.body for line in self.ctx.read.statement(s)
-                            if not set(re.findall(r"\w+", fold(line))) <= said | self.filler_words]
-                steps.append({"label": esc(st.label), "formulas": [attr(f) for f in formulas]})
+                number, label = numbers[len(steps)]
+                steps.append({"number": attr(number) if number else None, "label": esc(label),
+                              "uses": self.consulted(st.body, d.name),
+                              "formulas": [attr(line) for s in st.body for line in self.ctx.read.statement(s)]})
             else:
-                loose += self.ctx.read.statement(st)
-        if loose:
-            steps.append({"label": esc(_("Result")), "formulas": [attr(f) for f in loose]})
+                loose.append(st)
+        b["inputs"] = [self.input_label(prm) for prm in d.params]
         b["steps"] = steps
+        b["uses"] = self.consulted(tuple(loose), d.name)
+        b["tech"]["formulas"] = [attr(line) for s in loose for line in self.ctx.read.statement(s)]
         b["tech"]["result"] = attr(str(d.result))
         b["calc"] = attr(d.name)  # its calculator (pages/calculators.py), drawn in place by rulebook.js on demand
         b["examples"] = [self.ctx.reads.query("example", index, lambda: self.example(index, ex)) for index, ex in self.examples_of.get(d.name, [])]
+
+    def input_label(self, prm: ir.Param) -> str:
+        """A parameter as players name it (``Perfil``), linked to the catalog or table it picks from."""
+        text = self.ctx.read.name(prm.name)
+        text = text[:1].upper() + text[1:]
+        t = prm.type.inner
+        source = (t.name or "").split("|")[0] if t.kind in ("ref", "refs", "row") else ""
+        href = self.ctx.href(source) if source else None
+        if href:
+            return f"{esc(text)} ({self.ctx.a(quoted(self.ctx.title_of(source)), href)})"
+        return esc(text)
+
+    def consulted(self, stmts: tuple[ir.Stmt, ...], own: str) -> list[str]:
+        """Lines of links to what statements consult: tables, catalogs and constants; the dice
+        and bags they roll and draw; the procedures they follow (``own`` aside)."""
+        found: dict[str, dict[str, None]] = {"table": {}, "roll": {}, "draw": {}, "procedure": {}}
+        for top in walk.expressions(stmts):
+            for e in walk.walk(top):
+                if isinstance(e, ir.TableLookup):
+                    found["table"][e.table] = None
+                elif isinstance(e, ir.CatalogLookup):
+                    found["table"][e.catalog] = None
+                elif isinstance(e, ir.ConstRef):
+                    found["table"][e.name] = None
+                elif isinstance(e, ir.Roll) and e.die:
+                    found["roll"][e.die] = None
+                elif isinstance(e, ir.Draw):
+                    found["draw"][e.bag] = None
+                elif isinstance(e, ir.ProcedureCall) and e.procedure != own:
+                    found["procedure"][e.procedure] = None
+        lines = []
+        for kind, names in found.items():
+            links = [self.ctx.a(quoted(self.ctx.title_of(n)), self.ctx.href(n)) for n in names]
+            if links:
+                lines.append(_(CONSULTS[kind]) % {"links": ", ".join(links)})
+        return lines
 
     def example(self, index: int, ex: ir.Example) -> dict:
         """A worked example (``index`` in ``program.examples``) as a sentence: its inputs → what results,
@@ -377,8 +446,17 @@ class SectionBlocks:
             else:
                 p = self.ctx.read.expr(e.right)
             return _("%(what)s: probability %(p)s") % {"what": what, "p": p}
-        text = self.ctx.read.expr(e)
+        text = "; ".join(self.fact(part) for part in conjuncts(e))
         return text[:1].upper() + text[1:]
+
+    def fact(self, e: ir.Expr) -> str:
+        """One checked fact: a yes/no value as ``Impacto = sí`` / ``Impacto = no`` (never a bare
+        ``Resultado``), anything else as its formula."""
+        negated = isinstance(e, ir.Unary) and e.op == "not"
+        inner = e.operand if negated else e
+        if isinstance(inner, (ir.Local, ir.FieldAccess)) and inner.type.inner.kind == "bool":
+            return f"{self.ctx.read.expr(inner)} = {self.ctx.read.value(not negated)}"
+        return self.ctx.read.expr(e)
 
     def section_blocks(self, items: list[ir.Item], page: str, context: str = "", base_level: int = 2) -> list[dict]:
         """The blocks of one page, with headings that never skip a level and unique anchors;
