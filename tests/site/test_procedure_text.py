@@ -40,7 +40,7 @@ def _procedure_sections(build: Path) -> dict[str, list[Node]]:
     sections: dict[str, list[Node]] = {}
     for path in sorted((build / "site").glob("*.html")):
         html = path.read_text(encoding="utf-8")
-        if "rb-steps" not in html and "data-rb-calc=" not in html:
+        if "rb-steps" not in html and "data-rb-calc=" not in html or "rb-calc-section" in html:  # not the calculators page
             continue
         current: list[Node] | None = None
         for node in parse(html).children:
@@ -48,7 +48,9 @@ def _procedure_sections(build: Path) -> dict[str, list[Node]]:
                 continue
             if HEADING.fullmatch(node.tag):
                 name = wanted.get(node.attrs.get("id", ""))
-                current = sections.setdefault(name, [node]) if name else None
+                current = [node] if name else None
+                if name:
+                    sections[name] = current
             elif current is not None:
                 current.append(node)
     missing = sorted(set(names) - set(sections))

@@ -44,6 +44,11 @@ FUNCTIONS = {
 }
 
 
+def shouted(text: str) -> bool:
+    """Whether a spelling has a word of four or more letters in capitals (``PRIMERA acción``)."""
+    return any(len(w) >= 4 and w.isupper() for w in text.split())
+
+
 def quoted(text: str) -> str:
     """A title quoted as the current language quotes it (``«Tabla»``, ``“Table”``)."""
     return _("“%(text)s”") % {"text": text}
@@ -129,7 +134,7 @@ class Readable:
         """The rulebook's most frequent spelling of these words in a row, if it writes them."""
         if words not in self._spellings:
             found = self._words().phrase([fold(w) for w in words])
-            self._spellings[words] = max(sorted(found), key=lambda s: (found[s], s[:1].isupper())) if found else None
+            self._spellings[words] = max(sorted(found), key=lambda s: (not shouted(s), found[s], s[:1].isupper())) if found else None
         return self._spellings[words]
 
     def word(self, word: str) -> str:
@@ -158,12 +163,9 @@ class Readable:
         return " ".join(self._unshouted(w) for w in whole.split())
 
     def _unshouted(self, word: str) -> str:
-        """A word the prose writes in capitals for emphasis (``PRIMERA``) as it usually writes it;
+        """A word the prose writes in capitals for emphasis (``PRIMERA``) as it writes it elsewhere;
         short or always-capital words (``HE``, ``INI``) stay."""
-        if len(word) < 4 or not word.isupper():
-            return word
-        usual = self.word(word.lower())
-        return word if usual.isupper() else usual
+        return self.word(word) if shouted(word) else word
 
     def label(self, title: str) -> str:
         """A title as players read it: one written like code is spelt out (``MaxLosses`` → ``Max losses``)."""

@@ -36,7 +36,7 @@ from rulebook.compiler.emit.site.pages.context import (
     GLOSSARY_KIND, SNIPPET, WEIGHT_DECL, WEIGHT_ENTITY, WEIGHT_HEADING, WEIGHT_PAGE, SiteContext,
 )
 from rulebook.compiler.emit.site.pages.values import Values, badge, is_number, shows_probabilities
-from rulebook.compiler.emit.site.readable import quoted
+from rulebook.compiler.emit.site.readable import fold, quoted
 from rulebook.compiler.support.i18n import N_, _
 
 # declaration class → (block kind in the templates, what the page calls it: a message id, see rulebook.compiler.i18n)
@@ -57,6 +57,35 @@ def heading_id(text: str) -> str:
 def section_heading(sec: ir.Section) -> str:
     """``VI. Iniciativa y disparos``; a section named like its title (an appendix) shows the title once."""
     return sec.title if sec.name == sec.title else f"{sec.name}. {sec.title}"
+
+
+# a name written as code in a text of the content: ``dados_distancia``, ``ModoFuego``
+IDENTIFIER_IN_PROSE = re.compile(r"(?<!\w)(?:[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+|[A-Z]?[a-z]+(?:[A-Z][a-z0-9]+)+)(?!\w)")
+
+
+def spoken_names(program: ir.Program) -> dict[str, str]:
+    """Each name of the rulebook that a text may write as code → what players read instead: a
+    declaration's title in quotes; an enumeration value's, a catalog entry's or a record field's
+    title (when the name has one meaning)."""
+    said: dict[str, set[str]] = {}
+    for e in program.enums.values():
+        for m in e.members:
+            said.setdefault(m.name, set()).add(m.title)
+    for d in program.decls.values():
+        if isinstance(d, ir.Record):
+            for f in d.fields:
+                if f.title:
+                    said.setdefault(f.name, set()).add(f.title)
+        elif isinstance(d, ir.Catalog):
+            record = program.get(d.record, ir.Record)
+            field = next((f.name for f in record.fields if f.type.kind == "text"), None) if record else None
+            for ident, entry in d.entries.items():
+                title = entry.get(field) if field else None
+                if isinstance(title, str) and title.strip():
+                    said.setdefault(ident, set()).add(title)
+    spoken = {name: next(iter(titles)) for name, titles in sorted(said.items()) if len(titles) == 1}
+    spoken.update({d.name: quoted(d.title) for d in program.decls.values() if d.has_title})
+    return spoken
 
 
 # how a step says what it consults (message ids; ``links``: the declarations, linked)
@@ -137,6 +166,7 @@ class SectionBlocks:
                 titled.setdefault(" ".join(d.title.split()).casefold(), []).append(d.name)
         self.param_procedures = ctx.reads.noted("param_procedures", param_procedures)
         self.titled = ctx.reads.noted("titled", titled)
+        self.spoken = ctx.reads.noted("spoken", spoken_names(program))
         self._said: tuple[list[str], int, set[str]] = ([], 0, set())
 
     def common(self, d: ir.Declaration, anchor_suffix: str = "") -> dict:
@@ -144,7 +174,7 @@ class SectionBlocks:
         kind, kind_title = BLOCK_KINDS[type(d)]
         kind_title = _(kind_title)
         where, source_href = self.ctx.source_link(d.span)
-        doc = self.unsaid(d.doc) if d.doc and not d.doc_is_prose else None
+        doc = self.unsaid(self.prose(d.doc, d)) if d.doc and not d.doc_is_prose else None
         return {
             "kind": kind,
             "kind_title": kind_title,
@@ -166,6 +196,29 @@ class SectionBlocks:
                      "code": "\n<span></span>".join(attr(line) for line in _header_source(d.source_text).splitlines())
                      if not isinstance(d, ir.Procedure) else None},
         }
+
+    def prose(self, text: str, d: ir.Declaration | None = None) -> str:
+        """A text of the content (a note, a step) with the names it writes as code said in words:
+        a parameter of procedure ``d`` by its name (``dados_distancia`` → ``dados distancia``), a
+        declaration by its title in quotes, an entry, value or field by its title, any other
+        identifier spelt out."""
+        params = {prm.name for prm in d.params} if isinstance(d, ir.Procedure) else set()
+
+        def said(m: re.Match) -> str:
+            name = m.group(0)
+            if name not in params and name in self.spoken:
+                return self.spoken[name]
+            return self.ctx.read.name(name)
+
+        def accented(m: re.Match) -> str:  # a one-word parameter written without its accents (``tamano``)
+            name = m.group(0)
+            if name not in params:
+                return name
+            spelt = self.ctx.read.name(name)
+            return spelt if fold(spelt) == name and spelt.lower() != name else name
+
+        text = IDENTIFIER_IN_PROSE.sub(said, text)
+        return re.sub(r"(?<!\w)[a-z]{2,}(?!\w)", accented, text) if params else text
 
     def unsaid(self, text: str) -> str | None:
         """``text`` without the sentences that the page's prose already says (a doc that repeats the paragraph above)."""
@@ -362,7 +415,7 @@ class SectionBlocks:
         for st in d.body:
             if isinstance(st, ir.Step):
                 number, label = numbers[len(steps)]
-                steps.append({"number": attr(number) if number else None, "label": esc(label),
+                steps.append({"number": attr(number) if number else None, "label": esc(self.prose(label, d)),
                               "uses": self.consulted(st.body, d.name),
                               "formulas": [attr(line) for s in st.body for line in self.ctx.read.statement(s)]})
             else:
@@ -416,7 +469,7 @@ class SectionBlocks:
         evaluated by the generated resolvers when they are at hand; the test-style checks are technical."""
         inputs = ", ".join(f"{self.ctx.read.name(param)}: {self.ctx.read.expr(value)}" for param, value, _text in ex.given)
         where, source_href = self.ctx.source_link(ex.span)
-        out = {"title": esc(ex.title), "inputs": esc(inputs), "results": [], "error": None, "stops": False,
+        out = {"title": esc(self.prose(ex.title, self.ctx.p.decls.get(ex.procedure))), "inputs": esc(inputs), "results": [], "error": None, "stops": False,
                "tech": {"given": [(attr(param), attr(text)) for param, _value, text in ex.given], "where": where,
                         "source_href": source_href, "expects": [], "failed": []}}
         if self.package is None:
@@ -507,7 +560,7 @@ class SectionBlocks:
         elif isinstance(d, ir.Term):
             self.ctx.index(d.title, href, _(GLOSSARY_KIND), WEIGHT_ENTITY, d.definition)
         else:
-            self.ctx.index(d.title, href, kind, WEIGHT_DECL, d.doc or "")
+            self.ctx.index(d.title, href, kind, WEIGHT_DECL, self.prose(d.doc, d) if d.doc else "")
 
 
 @dataclass
