@@ -85,7 +85,7 @@ def _stop_phrases(build: Path) -> tuple[str, str]:
     """How the site writes a check: the words before its condition, and those before the message it stops with."""
     lang = "en" if 'language: "en"' in (build / "mkdocs.yml").read_text(encoding="utf-8") else "es"
     with i18n.using(lang):
-        template = i18n._("check that %(condition)s; otherwise it stops: “%(message)s”")
+        template = i18n._("requires %(condition)s; otherwise it stops: “%(message)s”")
     lead, rest = template.split("%(condition)s")
     return lead.strip(), rest.split("%(message)s")[0].strip()
 
@@ -132,8 +132,9 @@ def test_a_check_reads_as_its_condition_then_what_stops(procedure_sections, bund
         assert not re.search(r"\b(?:requisito|requirement):", text), name
         for formula in (f for n in nodes for f in [n] + n.find_all("p") if "rb-formula" in f.classes):
             line = formula.text()
-            checks += line.count(stops)
-            if line.count(stops) != line.count(lead) or (stops in line and line.find(lead) > line.find(stops)):
+            at = [m.start() for m in re.finditer(re.escape(stops), line)]
+            checks += len(at)
+            if any(line.rfind(lead, 0, stop) < 0 for stop in at):  # each message after its condition
                 backwards.append((name, line[:120]))
     assert not backwards, backwards[:5]
     assert checks, "no procedure of the rulebook checks anything"
@@ -163,4 +164,4 @@ def test_a_1936_procedure_as_a_player_reads_it(procedure_sections):
     assert "Datos: Perfil" in player and "bajas =" not in player and "D normal D normal" not in player
     technical = _text(nodes)
     assert "bajas = «Resolución del Daño» (D normal: D normal de" in technical
-    assert "comprueba que número de(entradas) > 0; si no, se detiene: «El perfil no tiene Tiro tenso»" in technical
+    assert "exige número de(entradas) > 0; si no, se detiene: «El perfil no tiene Tiro tenso»" in technical

@@ -348,7 +348,7 @@ class Readable:
         if isinstance(s, ir.Return):
             return [_("result: %(value)s") % {"value": self.expr(s.value)}]
         if isinstance(s, ir.Require):
-            return [_("check that %(condition)s; otherwise it stops: “%(message)s”") % {
+            return [_("requires %(condition)s; otherwise it stops: “%(message)s”") % {
                 "condition": self.expr(s.cond), "message": s.message}]
         if isinstance(s, ir.If):
             out = []

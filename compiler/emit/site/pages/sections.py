@@ -131,7 +131,9 @@ def _sentence_key(sentence: str) -> str:
 
 
 def _header_source(source: str) -> str:
-    """The head of a declaration's source: its lines up to the opening ``{`` (a procedure's signature)."""
+    """The head of a declaration's source: its lines up to the opening ``{`` (a procedure's signature),
+    without its ``@doc`` (the page shows it above, and the source page links from here)."""
+    source = "".join(line for line in source.splitlines(keepends=True) if not line.lstrip().startswith("@doc"))
     cut = -1
     for _line in range(9):  # only the first eight lines are read: split no more (a catalog's source is long)
         cut = source.find("\n", cut + 1)
@@ -167,6 +169,11 @@ class SectionBlocks:
         self.param_procedures = ctx.reads.noted("param_procedures", param_procedures)
         self.titled = ctx.reads.noted("titled", titled)
         self.spoken = ctx.reads.noted("spoken", spoken_names(program))
+        # the words of a formula that say nothing beside a step's label ("result", "if", "otherwise")
+        self.filler_words = {
+            w for phrase in (_("result: %(value)s"), _("if %(condition)s:"), _("otherwise, if %(condition)s:"), _("otherwise: %(line)s"))
+            for w in re.findall(r"\w+", fold(re.sub(r"%\(\w+\)s", " ", phrase)))
+        }
         self._said: tuple[list[str], int, set[str]] = ([], 0, set())
 
     def common(self, d: ir.Declaration, anchor_suffix: str = "") -> dict:
@@ -415,9 +422,10 @@ class SectionBlocks:
         for st in d.body:
             if isinstance(st, ir.Step):
                 number, label = numbers[len(steps)]
+                said = set(re.findall(r"\w+", fold(st.label))) | self.filler_words  # a formula that only says the label is left out
+                formulas = [line for s in st.body for line in self.ctx.read.statement(s) if not set(re.findall(r"\w+", fold(line))) <= said]
                 steps.append({"number": attr(number) if number else None, "label": esc(self.prose(label, d)),
-                              "uses": self.consulted(st.body, d.name),
-                              "formulas": [attr(line) for s in st.body for line in self.ctx.read.statement(s)]})
+                              "uses": self.consulted(st.body, d.name), "formulas": [attr(line) for line in formulas]})
             else:
                 loose.append(st)
         b["inputs"] = [self.input_label(prm) for prm in d.params]
@@ -440,8 +448,8 @@ class SectionBlocks:
         return esc(text)
 
     def consulted(self, stmts: tuple[ir.Stmt, ...], own: str) -> list[str]:
-        """Lines of links to what statements consult: tables, catalogs and constants; the dice
-        and bags they roll and draw; the procedures they follow (``own`` aside)."""
+        """Lines of links to what statements consult: tables and catalogs; the dice and bags they
+        roll and draw; the procedures they follow (``own`` aside)."""
         found: dict[str, dict[str, None]] = {"table": {}, "roll": {}, "draw": {}, "procedure": {}}
         for top in walk.expressions(stmts):
             for e in walk.walk(top):
@@ -449,8 +457,6 @@ class SectionBlocks:
                     found["table"][e.table] = None
                 elif isinstance(e, ir.CatalogLookup):
                     found["table"][e.catalog] = None
-                elif isinstance(e, ir.ConstRef):
-                    found["table"][e.name] = None
                 elif isinstance(e, ir.Roll) and e.die:
                     found["roll"][e.die] = None
                 elif isinstance(e, ir.Draw):
