@@ -447,6 +447,31 @@ def test_procedure_reads_as_steps_and_examples(browser, base_url, artifacts):
     browser.save_screenshot(str(artifacts / "procedure.png"))
 
 
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_procedure_steps_are_numbered_once_and_formulas_are_technical(browser, base_url, size):
+    """A step numbered by its manual («2–3. Declara…») shows that number as its badge, which fits beside
+    the text; its formulas appear only with the technical details switched on."""
+    _look(browser, size, "light")
+    try:
+        _open(browser, base_url + "06-iniciativa-y-disparos.html#disparo_directo")
+        heading = browser.find_element(By.ID, "disparo_directo")
+        steps = heading.find_elements(By.XPATH, "following::ol[contains(@class, 'rb-steps')][1]/li")
+        boxes = [browser.execute_script(
+            "const b = getComputedStyle(arguments[0], '::before');"
+            "return [b.content, parseFloat(b.width), parseFloat(getComputedStyle(arguments[0]).paddingLeft)];", li) for li in steps]
+        assert [content for content, _w, _p in boxes] == ['"1"', '"2–3"', '"4"', '"5"', '"6"', '"7"']
+        assert all(width < room for _c, width, room in boxes), boxes
+        assert steps[1].text.startswith("Declara Fuego Preciso")
+        formulas = steps[0].find_elements(By.CSS_SELECTOR, ".rb-formula")
+        assert formulas and not any(f.is_displayed() for f in formulas)
+        browser.find_element(By.CSS_SELECTOR, ".rb-tech-switch").click()
+        WebDriverWait(browser, WAIT).until(lambda d: all(f.is_displayed() for f in formulas))
+        assert "exige número de(entradas) > 0" in formulas[1].text
+    finally:
+        browser.execute_script("try { localStorage.clear() } catch (e) {} document.documentElement.removeAttribute('data-rb-tech')")
+        _reset(browser)
+
+
 def test_every_page_loads_only_local_resources(browser, base_url, built):
     browser.get_log("browser")  # what earlier tests left in the log
     for page in ("index.html", "03-reglas-especiales.html", "fichas-perfiles-de-armas.html", "17-glosario.html", "datos.html",

@@ -181,6 +181,8 @@ def test_procedure_steps_are_prose_with_formulas(built):
     tree = parse(page)
     steps = [ol for ol in tree.find_all("ol", "rb-steps")]
     assert steps
-    text = " ".join(ol.text() for ol in steps)
-    assert "Coste base de la lista" in text
-    assert "requisito: El coste base no puede ser negativo" in text
+    assert "Coste base de la lista" in " ".join(ol.text(TECH) for ol in steps)
+    # the checks and formulas of each step are technical details
+    assert "requisito" not in " ".join(ol.text() for ol in steps)
+    technical = " ".join(" ".join(t.text() for t in ol.find_all(cls="rb-tech")) for ol in steps)
+    assert "exige coste base ≥ 0; si no, se detiene: «El coste base no puede ser negativo»" in technical

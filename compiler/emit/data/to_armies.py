@@ -71,7 +71,7 @@ MESSAGES: dict[str, str] = {
     "unknown-option": N_("{entry} has no option '{value}'."),
     "option-not-allowed": N_("{entry} cannot take {option}."),
     "option-max": N_("{entry} takes {option} {count} times; the most is {max}."),
-    "choices-count": N_("{entry} needs {expected} choice(s), one per 'choose one' line of its composition, and has {count}."),
+    "choices-count": N_("{entry} takes one choice per 'choose one' line of its composition ({expected}) and has {count}."),
     "choice-not-allowed": N_("'{value}' is not one of the troops to choose from in that line of {entry}: {choices}."),
     "option-remove-missing": N_("{option} removes {troop}, and {entry} no longer has that troop."),
     "category-min": N_("{category}: there are {count} and the least is {min}."),

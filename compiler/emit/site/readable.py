@@ -44,6 +44,11 @@ FUNCTIONS = {
 }
 
 
+def shouted(text: str) -> bool:
+    """Whether a spelling has a word of four or more letters in capitals (``PRIMERA acción``)."""
+    return any(len(w) >= 4 and w.isupper() for w in text.split())
+
+
 def quoted(text: str) -> str:
     """A title quoted as the current language quotes it (``«Tabla»``, ``“Table”``)."""
     return _("“%(text)s”") % {"text": text}
@@ -129,7 +134,7 @@ class Readable:
         """The rulebook's most frequent spelling of these words in a row, if it writes them."""
         if words not in self._spellings:
             found = self._words().phrase([fold(w) for w in words])
-            self._spellings[words] = max(sorted(found), key=lambda s: (found[s], s[:1].isupper())) if found else None
+            self._spellings[words] = max(sorted(found), key=lambda s: (not shouted(s), found[s], s[:1].isupper())) if found else None
         return self._spellings[words]
 
     def word(self, word: str) -> str:
@@ -151,9 +156,16 @@ class Readable:
         """A code name in the rulebook's words: ``base_roll`` → ``Base roll``."""
         words = words_of(identifier)
         whole = self.spelling(tuple(words))
-        if whole is not None:
-            return " ".join(whole.split())
-        return " ".join(self.word(w) for w in words)
+        if whole is None and len(words) > 1:  # ``puntos_ruptura`` → ``Puntos de Ruptura``, as the prose writes it
+            whole = self.spelling((LINKED,) + tuple(words))
+        if whole is None:
+            return " ".join(self.word(w) for w in words)
+        return " ".join(self._unshouted(w) for w in whole.split())
+
+    def _unshouted(self, word: str) -> str:
+        """A word the prose writes in capitals for emphasis (``PRIMERA``) as it writes it elsewhere;
+        short or always-capital words (``HE``, ``INI``) stay."""
+        return self.word(word) if shouted(word) else word
 
     def label(self, title: str) -> str:
         """A title as players read it: one written like code is spelt out (``MaxLosses`` → ``Max losses``)."""
@@ -248,8 +260,16 @@ class Readable:
         return f"{self.expr(e.obj, 9)} [{self.expr(e.index)}]"
 
     def _procedurecall(self, e: ir.ProcedureCall, _outer: int) -> str:
-        args = ", ".join(f"{self.name(p)} {self.expr(v)}" for p, v in e.args)
-        return f"{quoted(self._title(e.procedure))} ({args})"
+        """``«Title» (name: value, …)``; a value that reads as its parameter's name is said once
+        (``desgaste previo``, not ``desgaste previo desgaste previo``)."""
+        return f"{quoted(self._title(e.procedure))} ({self.arguments(e.args)})"
+
+    def arguments(self, args: tuple[tuple[str, ir.Expr], ...]) -> str:
+        said = []
+        for param, value in args:
+            name, text = self.name(param), self.expr(value)
+            said.append(text if fold(text) == fold(name) else f"{name}: {text}")
+        return ", ".join(said)
 
     def _recordnew(self, e: ir.RecordNew, _outer: int) -> str:
         """The fields given, leaving out those that pass on a value of the same name."""
@@ -328,7 +348,8 @@ class Readable:
         if isinstance(s, ir.Return):
             return [_("result: %(value)s") % {"value": self.expr(s.value)}]
         if isinstance(s, ir.Require):
-            return [_("requirement: %(message)s") % {"message": s.message}]
+            return [_("requires %(condition)s; otherwise it stops: “%(message)s”") % {
+                "condition": self.expr(s.cond), "message": s.message}]
         if isinstance(s, ir.If):
             out = []
             for i, (cond, body) in enumerate(s.branches):
@@ -368,6 +389,19 @@ class Readable:
 
 
 WORD = re.compile(r"\w+")
+# first of the words of a phrase looked up when short linking words may come between them
+# (``puntos ruptura`` finds ``Puntos de Ruptura``): up to two words of two or three letters, never a
+# negation or a conjunction (they would change what the name means)
+LINKED = "\x00"
+LINKING = r"(?:(?!(?:no|not|nor|ni|non|sin|and|or)\s)[^\W\d_]{2,3}\s+){0,2}"
+
+
+def phrase_pattern(words: list[str]) -> str:
+    """The expression that finds ``words`` (folded) in a row in the folded text: white space between
+    them, or, after :data:`LINKED`, white space and linking words."""
+    if words[:1] == [LINKED]:
+        return (r"\s+" + LINKING).join(re.escape(w) for w in words[1:])
+    return r"\s+".join(re.escape(w) for w in words)
 
 
 class _WordIndex:
@@ -395,7 +429,7 @@ class _WordIndex:
     def phrase(self, words: list[str]) -> Counter:
         """The original spellings of ``words`` written in a row (white space between), by count."""
         if not words or any(not WORD.fullmatch(w) for w in words):  # not plain words: scan the text
-            pattern = r"(?<!\w)" + r"\s+".join(re.escape(w) for w in words) + r"(?!\w)"
+            pattern = r"(?<!\w)" + phrase_pattern(words) + r"(?!\w)"
             return Counter(self.corpus[m.start():m.end()] for m in re.finditer(pattern, self.folded))
         found: Counter = Counter()
         n, spans, at, joined = len(words), self.spans, self.at, self.joined

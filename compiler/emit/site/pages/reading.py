@@ -19,7 +19,7 @@ from typing import Any
 
 from rulebook.compiler import ir
 from rulebook.compiler.emit.site.pages.memo import UNKNOWN, PageMemo, PageReads, digest
-from rulebook.compiler.emit.site.readable import WORD, Readable, fold
+from rulebook.compiler.emit.site.readable import LINKED, WORD, Readable, fold, phrase_pattern
 
 SCANS = 64  # look-ups answered by a scan of the text after an edit, before the text is indexed
 
@@ -131,7 +131,8 @@ class TextScan:
         self.corpus, self.folded = corpus, folded
 
     def phrase(self, words: list[str]) -> Counter:
-        return self._found(words[0] if words else "", r"\s+".join(re.escape(w) for w in words) + r"(?!\w)")
+        real = [w for w in words if w != LINKED]
+        return self._found(real[0] if real else "", phrase_pattern(words) + r"(?!\w)")
 
     def kin(self, stem: str) -> Counter:
         return self._found(stem, re.escape(stem) + r"[^\W_]*")

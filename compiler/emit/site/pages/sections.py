@@ -27,6 +27,7 @@ from typing import Any
 import jinja2
 
 from rulebook.compiler import ir
+from rulebook.compiler.ir import walk
 from rulebook.compiler.analysis.evaluations import evaluated
 from rulebook.compiler.emit.site.markdown import anchor, attr, esc, exact_probability, highlight, inlines, link, number, plain
 from rulebook.compiler.emit.site.pages import memo as page_memo
@@ -58,6 +59,67 @@ def section_heading(sec: ir.Section) -> str:
     return sec.title if sec.name == sec.title else f"{sec.name}. {sec.title}"
 
 
+# a name written as code in a text of the content: ``dados_distancia``, ``ModoFuego``
+IDENTIFIER_IN_PROSE = re.compile(r"(?<!\w)(?:[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+|[A-Z]?[a-z]+(?:[A-Z][a-z0-9]+)+)(?!\w)")
+
+
+def spoken_names(program: ir.Program) -> dict[str, str]:
+    """Each name of the rulebook that a text may write as code → what players read instead: a
+    declaration's title in quotes; an enumeration value's, a catalog entry's or a record field's
+    title (when the name has one meaning)."""
+    said: dict[str, set[str]] = {}
+    for e in program.enums.values():
+        for m in e.members:
+            said.setdefault(m.name, set()).add(m.title)
+    for d in program.decls.values():
+        if isinstance(d, ir.Record):
+            for f in d.fields:
+                if f.title:
+                    said.setdefault(f.name, set()).add(f.title)
+        elif isinstance(d, ir.Catalog):
+            record = program.get(d.record, ir.Record)
+            field = next((f.name for f in record.fields if f.type.kind == "text"), None) if record else None
+            for ident, entry in d.entries.items():
+                title = entry.get(field) if field else None
+                if isinstance(title, str) and title.strip():
+                    said.setdefault(ident, set()).add(title)
+    spoken = {name: next(iter(titles)) for name, titles in sorted(said.items()) if len(titles) == 1}
+    spoken.update({d.name: quoted(d.title) for d in program.decls.values() if d.has_title})
+    return spoken
+
+
+# how a step says what it consults (message ids; ``links``: the declarations, linked)
+CONSULTS = {"table": N_("Looks up %(links)s."), "roll": N_("Rolls %(links)s."), "draw": N_("Draws from %(links)s."),
+            "procedure": N_("Resolved with %(links)s.")}
+# a step label's own number: ``4.``, ``2–3.``, ``5)``
+OWN_NUMBER = re.compile(r"^\s*(\d+)(?:\s*[–—-]\s*(\d+))?\s*[.)]\s+(?=\S)")
+
+
+def conjuncts(e: ir.Expr) -> list[ir.Expr]:
+    """``a and b and c`` → a, b, c (each checked on its own)."""
+    if isinstance(e, ir.Binary) and e.op == "and":
+        return conjuncts(e.left) + conjuncts(e.right)
+    return [e]
+
+
+def step_numbers(labels: list[str]) -> list[tuple[str | None, str]]:
+    """Each step's badge and its label without the number it starts with: the label's own
+    number (``2–3``), else one more than the step before; no badge (the list counts) when no
+    label has a number of its own."""
+    own = [OWN_NUMBER.match(label) for label in labels]
+    if not any(own):
+        return [(None, label) for label in labels]
+    out, last = [], 0
+    for label, m in zip(labels, own):
+        if m is None:
+            last += 1
+            out.append((str(last), label))
+        else:
+            last = int(m.group(2) or m.group(1))
+            out.append((m.group(1) + ("–" + m.group(2) if m.group(2) else ""), label[m.end():]))
+    return out
+
+
 def _sentences(text: str) -> list[str]:
     """A text cut after each ``.``, ``:``, ``!`` or ``?`` that a space follows."""
     return [s for s in re.split(r"(?<=[.:!?])\s+", text.strip()) if s]
@@ -69,7 +131,9 @@ def _sentence_key(sentence: str) -> str:
 
 
 def _header_source(source: str) -> str:
-    """The head of a declaration's source: its lines up to the opening ``{`` (a procedure's signature)."""
+    """The head of a declaration's source: its lines up to the opening ``{`` (a procedure's signature),
+    without its ``@doc`` (the page shows it above, and the source page links from here)."""
+    source = "".join(line for line in source.splitlines(keepends=True) if not line.lstrip().startswith("@doc"))
     cut = -1
     for _line in range(9):  # only the first eight lines are read: split no more (a catalog's source is long)
         cut = source.find("\n", cut + 1)
@@ -104,6 +168,7 @@ class SectionBlocks:
                 titled.setdefault(" ".join(d.title.split()).casefold(), []).append(d.name)
         self.param_procedures = ctx.reads.noted("param_procedures", param_procedures)
         self.titled = ctx.reads.noted("titled", titled)
+        self.spoken = ctx.reads.noted("spoken", spoken_names(program))
         # the words of a formula that say nothing beside a step's label ("result", "if", "otherwise")
         self.filler_words = {
             w for phrase in (_("result: %(value)s"), _("if %(condition)s:"), _("otherwise, if %(condition)s:"), _("otherwise: %(line)s"))
@@ -116,7 +181,7 @@ class SectionBlocks:
         kind, kind_title = BLOCK_KINDS[type(d)]
         kind_title = _(kind_title)
         where, source_href = self.ctx.source_link(d.span)
-        doc = self.unsaid(d.doc) if d.doc and not d.doc_is_prose else None
+        doc = self.unsaid(self.prose(d.doc, d)) if d.doc and not d.doc_is_prose else None
         return {
             "kind": kind,
             "kind_title": kind_title,
@@ -138,6 +203,29 @@ class SectionBlocks:
                      "code": "\n<span></span>".join(attr(line) for line in _header_source(d.source_text).splitlines())
                      if not isinstance(d, ir.Procedure) else None},
         }
+
+    def prose(self, text: str, d: ir.Declaration | None = None) -> str:
+        """A text of the content (a note, a step) with the names it writes as code said in words:
+        a parameter of procedure ``d`` by its name (``dados_distancia`` → ``dados distancia``), a
+        declaration by its title in quotes, an entry, value or field by its title, any other
+        identifier spelt out."""
+        params = {prm.name for prm in d.params} if isinstance(d, ir.Procedure) else set()
+
+        def said(m: re.Match) -> str:
+            name = m.group(0)
+            if name not in params and name in self.spoken:
+                return self.spoken[name]
+            return self.ctx.read.name(name)
+
+        def accented(m: re.Match) -> str:  # a one-word parameter written without its accents (``tamano``)
+            name = m.group(0)
+            if name not in params:
+                return name
+            spelt = self.ctx.read.name(name)
+            return spelt if fold(spelt) == name and spelt.lower() != name else name
+
+        text = IDENTIFIER_IN_PROSE.sub(said, text)
+        return re.sub(r"(?<!\w)[a-z]{2,}(?!\w)", accented, text) if params else text
 
     def unsaid(self, text: str) -> str | None:
         """``text`` without the sentences that the page's prose already says (a doc that repeats the paragraph above)."""
@@ -324,30 +412,70 @@ class SectionBlocks:
         ]
 
     def procedure_block(self, d: ir.Procedure, b: dict) -> None:
-        """Numbered steps in prose with their formulas; worked examples as inputs → results."""
+        """What a player reads of a procedure: its inputs by name, its steps in the content's words
+        (numbered once: a label's own number, ``2–3.``, is its badge) with the tables and procedures
+        each consults as links; the formulas of each step are technical details. Worked examples
+        follow as inputs → results."""
         steps = []
-        loose: list[str] = []
+        loose: list[ir.Stmt] = []
+        numbers = step_numbers([st.label for st in d.body if isinstance(st, ir.Step)])
         for st in d.body:
             if isinstance(st, ir.Step):
-                said = set(re.findall(r"\w+", fold(st.label)))
-                formulas = [line for s in st.body for line in self.ctx.read.statement(s)
-                            if not set(re.findall(r"\w+", fold(line))) <= said | self.filler_words]
-                steps.append({"label": esc(st.label), "formulas": [attr(f) for f in formulas]})
+                number, label = numbers[len(steps)]
+                said = set(re.findall(r"\w+", fold(st.label))) | self.filler_words  # a formula that only says the label is left out
+                formulas = [line for s in st.body for line in self.ctx.read.statement(s) if not set(re.findall(r"\w+", fold(line))) <= said]
+                steps.append({"number": attr(number) if number else None, "label": esc(self.prose(label, d)),
+                              "uses": self.consulted(st.body, d.name), "formulas": [attr(line) for line in formulas]})
             else:
-                loose += self.ctx.read.statement(st)
-        if loose:
-            steps.append({"label": esc(_("Result")), "formulas": [attr(f) for f in loose]})
+                loose.append(st)
+        b["inputs"] = [self.input_label(prm) for prm in d.params]
         b["steps"] = steps
+        b["uses"] = self.consulted(tuple(loose), d.name)
+        b["tech"]["formulas"] = [attr(line) for s in loose for line in self.ctx.read.statement(s)]
         b["tech"]["result"] = attr(str(d.result))
         b["calc"] = attr(d.name)  # its calculator (pages/calculators.py), drawn in place by rulebook.js on demand
         b["examples"] = [self.ctx.reads.query("example", index, lambda: self.example(index, ex)) for index, ex in self.examples_of.get(d.name, [])]
+
+    def input_label(self, prm: ir.Param) -> str:
+        """A parameter as players name it (``Perfil``), linked to the catalog or table it picks from."""
+        text = self.ctx.read.name(prm.name)
+        text = text[:1].upper() + text[1:]
+        t = prm.type.inner
+        source = (t.name or "").split("|")[0] if t.kind in ("ref", "refs", "row") else ""
+        href = self.ctx.href(source) if source else None
+        if href:
+            return f"{esc(text)} ({self.ctx.a(quoted(self.ctx.title_of(source)), href)})"
+        return esc(text)
+
+    def consulted(self, stmts: tuple[ir.Stmt, ...], own: str) -> list[str]:
+        """Lines of links to what statements consult: tables and catalogs; the dice and bags they
+        roll and draw; the procedures they follow (``own`` aside)."""
+        found: dict[str, dict[str, None]] = {"table": {}, "roll": {}, "draw": {}, "procedure": {}}
+        for top in walk.expressions(stmts):
+            for e in walk.walk(top):
+                if isinstance(e, ir.TableLookup):
+                    found["table"][e.table] = None
+                elif isinstance(e, ir.CatalogLookup):
+                    found["table"][e.catalog] = None
+                elif isinstance(e, ir.Roll) and e.die:
+                    found["roll"][e.die] = None
+                elif isinstance(e, ir.Draw):
+                    found["draw"][e.bag] = None
+                elif isinstance(e, ir.ProcedureCall) and e.procedure != own:
+                    found["procedure"][e.procedure] = None
+        lines = []
+        for kind, names in found.items():
+            links = [self.ctx.a(quoted(self.ctx.title_of(n)), self.ctx.href(n)) for n in names]
+            if links:
+                lines.append(_(CONSULTS[kind]) % {"links": ", ".join(links)})
+        return lines
 
     def example(self, index: int, ex: ir.Example) -> dict:
         """A worked example (``index`` in ``program.examples``) as a sentence: its inputs → what results,
         evaluated by the generated resolvers when they are at hand; the test-style checks are technical."""
         inputs = ", ".join(f"{self.ctx.read.name(param)}: {self.ctx.read.expr(value)}" for param, value, _text in ex.given)
         where, source_href = self.ctx.source_link(ex.span)
-        out = {"title": esc(ex.title), "inputs": esc(inputs), "results": [], "error": None, "stops": False,
+        out = {"title": esc(self.prose(ex.title, self.ctx.p.decls.get(ex.procedure))), "inputs": esc(inputs), "results": [], "error": None, "stops": False,
                "tech": {"given": [(attr(param), attr(text)) for param, _value, text in ex.given], "where": where,
                         "source_href": source_href, "expects": [], "failed": []}}
         if self.package is None:
@@ -377,8 +505,17 @@ class SectionBlocks:
             else:
                 p = self.ctx.read.expr(e.right)
             return _("%(what)s: probability %(p)s") % {"what": what, "p": p}
-        text = self.ctx.read.expr(e)
+        text = "; ".join(self.fact(part) for part in conjuncts(e))
         return text[:1].upper() + text[1:]
+
+    def fact(self, e: ir.Expr) -> str:
+        """One checked fact: a yes/no value as ``Impacto = sí`` / ``Impacto = no`` (never a bare
+        ``Resultado``), anything else as its formula."""
+        negated = isinstance(e, ir.Unary) and e.op == "not"
+        inner = e.operand if negated else e
+        if isinstance(inner, (ir.Local, ir.FieldAccess)) and inner.type.inner.kind == "bool":
+            return f"{self.ctx.read.expr(inner)} = {self.ctx.read.value(not negated)}"
+        return self.ctx.read.expr(e)
 
     def section_blocks(self, items: list[ir.Item], page: str, context: str = "", base_level: int = 2) -> list[dict]:
         """The blocks of one page, with headings that never skip a level and unique anchors;
@@ -429,7 +566,7 @@ class SectionBlocks:
         elif isinstance(d, ir.Term):
             self.ctx.index(d.title, href, _(GLOSSARY_KIND), WEIGHT_ENTITY, d.definition)
         else:
-            self.ctx.index(d.title, href, kind, WEIGHT_DECL, d.doc or "")
+            self.ctx.index(d.title, href, kind, WEIGHT_DECL, self.prose(d.doc, d) if d.doc else "")
 
 
 @dataclass
