@@ -1,0 +1,100 @@
+"""Proof that a formatted file means what the original meant.
+
+Reads two versions of a file (or of a rulebook): their syntax trees
+(:func:`rulebook.rules_dsl.parser.parse`) or their checked programs
+(:func:`rulebook.compiler.check.check_program`). Produces their *shape*
+(:func:`shape`): the same tree with every source position and source text left out,
+so two versions that differ only in layout have equal shapes. :func:`same_meaning`
+compares two files' syntax trees; :func:`same_program` two rulebooks' checked IR.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from fractions import Fraction
+
+from rulebook.rules_dsl.diagnostics import Reporter, Span
+from rulebook.rules_dsl.parser import parse
+
+from rulebook.compiler.check import check_program
+
+_LEFT_OUT = frozenset((("Module", "text"), ("Program", "sources")))
+"""Fields holding the source text itself (a module's ``text``, a program's ``sources``);
+every ``source_text`` (a declaration's code as written, shown in its source listing) too."""
+
+_ATOMS = (str, int, float, bool, bytes, Fraction, type(None))
+
+
+def shape(value, _active: set[int] | None = None, _memo: dict[int, object] | None = None):
+    """``value`` (a node, the IR, or any nesting of dataclasses, lists, dicts and sets)
+    without its :class:`Span` s and source texts, as nested tuples that compare by value."""
+    active = set() if _active is None else _active
+    memo = {} if _memo is None else _memo
+    if isinstance(value, _ATOMS):
+        return value
+    if isinstance(value, Span):
+        return None
+    key = id(value)
+    if key in memo:
+        return memo[key]
+    if key in active:
+        return ("<cycle>", type(value).__name__)
+    active.add(key)
+    try:
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            out = (type(value).__name__,) + tuple(
+                shape(getattr(value, f.name), active, memo) for f in dataclasses.fields(value) if f.name not in ("span", "source_text") and (type(value).__name__, f.name) not in _LEFT_OUT
+            )
+        elif isinstance(value, dict):
+            out = ("dict",) + tuple((shape(k, active, memo), shape(v, active, memo)) for k, v in value.items())
+        elif isinstance(value, (list, tuple)):
+            out = (type(value).__name__,) + tuple(shape(v, active, memo) for v in value)
+        elif isinstance(value, (set, frozenset)):
+            out = ("set", frozenset(shape(v, active, memo) for v in value))
+        else:
+            out = (type(value).__name__, repr(value))
+    finally:
+        active.discard(key)
+    memo[key] = out
+    return out
+
+
+def parsed_shape(text: str, filename: str):
+    """The shape of a file's syntax tree, or None when it has syntax errors."""
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))
+    module, diags = parse(text, filename)
+    if any(d.severity == "error" for d in diags):
+        return None
+    return shape(module)
+
+
+def same_meaning(before: str, after: str, filename: str) -> bool:
+    """Whether two versions of a file parse to the same syntax tree (positions aside)."""
+    a = parsed_shape(before, filename)
+    return a is not None and a == parsed_shape(after, filename)
+
+
+def program_shape(sources: dict[str, str]):
+    """The shape of the checked program of a rulebook's files (name → text), or None when
+    it does not check clean."""
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))
+    modules, diags = [], []
+    for name, text in sources.items():
+        module, problems = parse(text, name)
+        modules.append(module)
+        diags.extend(problems)
+    rep = Reporter(list(diags))
+    program = check_program(modules, dict(sources), rep)
+    if program is None or any(d.severity == "error" for d in rep.diagnostics):
+        return None
+    return shape(program)
+
+
+def same_program(before: dict[str, str], after: dict[str, str]) -> bool | None:
+    """Whether two versions of a rulebook check to the same IR (positions aside); None when
+    the original does not check clean (then only :func:`same_meaning` can tell)."""
+    a = program_shape(before)
+    if a is None:
+        return None
+    return a == program_shape(after)
