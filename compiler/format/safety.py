@@ -20,22 +20,35 @@ from rulebook.rules_dsl.parser import parse
 from rulebook.compiler.check import check_program
 
 _LEFT_OUT = frozenset((("Module", "text"), ("Program", "sources")))
-"""Fields holding the source text itself (a module's ``text``, a program's ``sources``);
-every ``source_text`` (a declaration's code as written, shown in its source listing) too."""
+"""Fields holding the source text itself (a module's ``text``, a program's ``sources``)."""
+
+_CODE_TEXT = frozenset(("source_text", "default_text", "text", "given"))
+"""Fields holding code as written (a declaration's listing, a parameter's default, an
+example's ``given`` values and ``expect`` conditions), shown as written on the site: their
+text is compared without its whitespace, the only thing the layout changes in it."""
+_CODE_TEXT_OF = frozenset(("Expect", "Example", "Param", "Parameter"))
+
+
+def _code(text: str) -> str:
+    return "".join(text.split())
 
 _ATOMS = (str, int, float, bool, bytes, Fraction, type(None))
 
 
-def shape(value, _active: set[int] | None = None, _memo: dict[int, object] | None = None):
+def shape(value, _active: set[int] | None = None, _memo: dict[int, object] | None = None, _code_text: bool = False):
     """``value`` (a node, the IR, or any nesting of dataclasses, lists, dicts and sets)
     without its :class:`Span` s and source texts, as nested tuples that compare by value."""
     active = set() if _active is None else _active
     memo = {} if _memo is None else _memo
+    if isinstance(value, str) and _code_text:
+        return ("code", _code(value))
     if isinstance(value, _ATOMS):
         return value
     if isinstance(value, Span):
         return None
     key = id(value)
+    if _code_text:
+        return _code_shape(value)
     if key in memo:
         return memo[key]
     if key in active:
@@ -43,8 +56,10 @@ def shape(value, _active: set[int] | None = None, _memo: dict[int, object] | Non
     active.add(key)
     try:
         if dataclasses.is_dataclass(value) and not isinstance(value, type):
-            out = (type(value).__name__,) + tuple(
-                shape(getattr(value, f.name), active, memo) for f in dataclasses.fields(value) if f.name not in ("span", "source_text") and (type(value).__name__, f.name) not in _LEFT_OUT
+            kind = type(value).__name__
+            out = (kind,) + tuple(
+                shape(getattr(value, f.name), active, memo, _is_code_text(kind, f.name))
+                for f in dataclasses.fields(value) if f.name != "span" and (kind, f.name) not in _LEFT_OUT
             )
         elif isinstance(value, dict):
             out = ("dict",) + tuple((shape(k, active, memo), shape(v, active, memo)) for k, v in value.items())
@@ -58,6 +73,19 @@ def shape(value, _active: set[int] | None = None, _memo: dict[int, object] | Non
         active.discard(key)
     memo[key] = out
     return out
+
+
+def _is_code_text(kind: str, name: str) -> bool:
+    if name in ("source_text", "default_text"):
+        return True
+    return name in _CODE_TEXT and kind in _CODE_TEXT_OF
+
+
+def _code_shape(value):
+    """The shape of a field of code text: its strings without whitespace, the rest as usual."""
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__,) + tuple(shape(v, None, None, isinstance(v, (str, list, tuple))) for v in value)
+    return shape(value)
 
 
 def parsed_shape(text: str, filename: str):

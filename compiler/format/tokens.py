@@ -108,11 +108,9 @@ def _is_range_bound(prev: Tok | None, tok: Tok, after: list[Tok]) -> bool:
 
 
 def _fraction(toks: list[Tok], k: int) -> bool:
-    """Whether the ``/`` at ``toks[k]`` writes a fraction (``1/9``): a whole number on each
-    side, and no ``*`` or ``/`` next to them (``x * 50 / 100`` is arithmetic)."""
-    if not (0 < k < len(toks) - 1 and toks[k - 1].text.isdigit() and toks[k + 1].text.isdigit()):
-        return False
-    return (k < 2 or toks[k - 2].text not in ("*", "/")) and (k + 2 >= len(toks) or toks[k + 2].text not in ("*", "/"))
+    """Whether the ``/`` at ``toks[k]`` writes a fraction (``1/9``, ``1/6 * 1/3``): a whole
+    number on each side."""
+    return 0 < k < len(toks) - 1 and toks[k - 1].text.isdigit() and toks[k + 1].text.isdigit()
 
 
 def spaces(toks: list[Tok]) -> list[str]:
