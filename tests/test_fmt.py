@@ -111,6 +111,21 @@ def test_a_file_that_does_not_parse_is_reported_and_left_untouched(tmp_path):
     assert bad.read_text(encoding="utf-8") == text
 
 
+def test_line_ends_are_kept():
+    text = '# T\r\n\r\n```rules\r\nenum E "E" {\r\na "A"\r\n}\r\n```\r\nend\r\n'
+    assert format_source(text).text == '# T\r\n\r\n```rules\r\nenum E "E" {\r\n  a "A"\r\n}\r\n```\r\nend\r\n'
+
+
+def test_a_block_it_cannot_read_is_kept_and_the_parser_says_why(tmp_path):
+    text = "```rules\nenum E \"E\" {\n      a \"A\" §\n}\n```\n"
+    assert format_source(text).text == text and format_source(text).kept == ((3, 13, "unreadable character"),)
+    bad = tmp_path / "odd.rules"
+    bad.write_text(text, encoding="utf-8")
+    result = rulebook("fmt", "--check", str(bad))
+    assert result.returncode == 1
+    assert "odd.rules:3:" in result.stderr and "Traceback" not in result.stderr
+
+
 def test_spanish_messages():
     result = subprocess.run([sys.executable, "-m", "rulebook.compiler.commands.cli", "fmt", "--help"], capture_output=True, text=True,
                             cwd=ROOT, env={"LANG": "es_ES.UTF-8", "LANGUAGE": "es", "PATH": "/usr/bin:/bin"})

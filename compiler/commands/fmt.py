@@ -24,11 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rulebook.rules_dsl.diagnostics import render_all
-from rulebook.rules_dsl.parser import parse
 
 from rulebook.compiler.check.loader import display_path, find, read_file
 from rulebook.compiler.commands.fix import _write_atomically
-from rulebook.compiler.format import format_source, same_meaning, same_program
+from rulebook.compiler.format import Formatted, format_source, same_meaning, same_program
 from rulebook.compiler.support.i18n import diagnostics_summary
 from rulebook.compiler.support.i18n import tell as _
 from rulebook.compiler.support.i18n import tell_n as ngettext
@@ -36,10 +35,11 @@ from rulebook.compiler.support.i18n import tell_n as ngettext
 
 @dataclass
 class _Book:
-    """The files of one path given: (shown name, path, original text, formatted text)."""
+    """The files of one path given: (shown name, path, original text, formatted text), and the
+    rulebook folder whose checked IR is compared before writing (None: the syntax trees only)."""
 
-    folder: bool
-    files: list[tuple[str, Path, str, str]] = field(default_factory=list)
+    folder: Path | None
+    files: list[tuple[str, Path, str, Formatted]] = field(default_factory=list)
 
 
 def _books(paths: list[Path], problems: list) -> list[_Book]:
@@ -51,16 +51,43 @@ def _books(paths: list[Path], problems: list) -> list[_Book]:
             continue
         files, diags, _complete = find(path)
         problems.extend(diags)
-        book = _Book(folder=path.is_dir())
+        book = _Book(folder=path if path.is_dir() else (path.parent if path.suffix == ".rules" else None))
         for f in files:
-            name = display_path(f, path.parent)
+            name = display_path(f, (book.folder or path).parent)
             text, _size, problem = read_file(f, name)
             if problem is not None:
                 problems.append(problem)
                 continue
-            book.files.append((name, f, text, format_source(text).text))
+            book.files.append((name, f, text, format_source(text)))
         books.append(book)
     return books
+
+
+def _rulebook_sources(book: _Book) -> dict[str, str] | None:
+    """The texts of every file of the rulebook folder of ``book`` (by shown name), or None when
+    one cannot be read."""
+    files, diags, complete = find(book.folder)
+    if diags or not complete:
+        return None
+    sources = {}
+    for f in files:
+        name = display_path(f, book.folder.parent)
+        text, _size, problem = read_file(f, name)
+        if problem is not None:
+            return None
+        sources[name] = text
+    return sources
+
+
+def _parse_errors(name: str, text: str) -> bool:
+    """Print the parser's errors of a file (file:line:col, caret, hint); whether it had any."""
+    from rulebook.rules_dsl.parser import parse
+
+    _module, diags = parse(text, name)
+    errors = [d for d in diags if d.severity == "error"]
+    if errors:
+        print(render_all(errors, {name: text}, "text", summarize=diagnostics_summary), file=sys.stderr)
+    return bool(errors)
 
 
 def main(args) -> int:
@@ -79,15 +106,20 @@ def main(args) -> int:
     unchanged = 0
     for book in books:
         ok_files = []
-        for name, path, old, new in book.files:
+        for name, path, old, formatted in book.files:
+            if formatted.kept:  # a fence it could not read: the parser says why
+                if _parse_errors(name, old):
+                    print(_("error: %(file)s cannot be formatted: it does not parse") % {"file": name}, file=sys.stderr)
+                    failed = True
+                    continue
+                for line, col, _why in formatted.kept:
+                    print(_("%(file)s:%(line)d:%(col)d: warning: this code block was left as it was") % {"file": name, "line": line, "col": col}, file=sys.stderr)
+            new = formatted.text
             if new == old:
                 unchanged += 1
                 continue
             if not same_meaning(old, new, name):
-                module, diags = parse(old, name)
-                errors = [d for d in diags if d.severity == "error"]
-                if errors:
-                    print(render_all(errors, {name: old}, "text", summarize=diagnostics_summary), file=sys.stderr)
+                if _parse_errors(name, old):
                     print(_("error: %(file)s cannot be formatted: it does not parse") % {"file": name}, file=sys.stderr)
                 else:
                     print(_("error: %(file)s was not formatted: the new layout would not mean the same "
@@ -95,14 +127,15 @@ def main(args) -> int:
                 failed = True
                 continue
             ok_files.append((name, path, old, new))
-        if ok_files and book.folder and not args.check and not args.diff:
-            before = {name: old for name, _p, old, _n in book.files}
-            after = {**before, **{name: new for name, _p, _o, new in ok_files}}
-            if same_program(before, after) is False:
-                print(_("error: %(files)s not formatted: the rulebook's checked program would differ "
-                        "(a bug of rulebook fmt; please report it with the files)") % {"files": ", ".join(n for n, *_r in ok_files)}, file=sys.stderr)
-                failed = True
-                continue
+        if ok_files and book.folder is not None and not args.check and not args.diff:
+            before = _rulebook_sources(book)
+            if before is not None and all(name in before for name, *_rest in ok_files):
+                after = {**before, **{name: new for name, _p, _o, new in ok_files}}
+                if same_program(before, after) is False:
+                    print(_("error: %(files)s not formatted: the rulebook's checked program would differ "
+                            "(a bug of rulebook fmt; please report it with the files)") % {"files": ", ".join(n for n, *_r in ok_files)}, file=sys.stderr)
+                    failed = True
+                    continue
         changed.extend(ok_files)
     for name, path, old, new in changed:
         if args.diff:

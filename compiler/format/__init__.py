@@ -15,7 +15,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .fences import fences, format_fences
-from .safety import same_meaning, same_program
 
 __all__ = ["Formatted", "format_source", "fences", "same_meaning", "same_program"]
 
@@ -47,3 +46,19 @@ def format_source(text: str, wanted=None) -> Formatted:
     """
     new, kept = format_fences(text, wanted)
     return Formatted(new, new != text, tuple(kept))
+
+
+def same_meaning(before: str, after: str, filename: str) -> bool:
+    """Whether two versions of a file parse to the same syntax tree, positions aside
+    (:func:`rulebook.compiler.format.safety.same_meaning`; the parser is imported on first use)."""
+    from .safety import same_meaning as compare
+
+    return compare(before, after, filename)
+
+
+def same_program(before: dict[str, str], after: dict[str, str]) -> bool | None:
+    """Whether two versions of a rulebook check to the same IR, positions aside; None when the
+    original does not check clean (:func:`rulebook.compiler.format.safety.same_program`)."""
+    from .safety import same_program as compare
+
+    return compare(before, after)
