@@ -111,6 +111,15 @@ def test_a_file_that_does_not_parse_is_reported_and_left_untouched(tmp_path):
     assert bad.read_text(encoding="utf-8") == text
 
 
+def test_the_safety_checks_see_a_change_of_meaning():
+    name = "content/cookbook/03-morale.rules"
+    text = (ROOT / name).read_text(encoding="utf-8")
+    changed = text.replace("1..2", "1..3", 1)
+    assert changed != text
+    assert not same_meaning(text, changed, name)
+    assert same_meaning(text, format_source(text).text, name)
+
+
 def test_line_ends_are_kept():
     text = '# T\r\n\r\n```rules\r\nenum E "E" {\r\na "A"\r\n}\r\n```\r\nend\r\n'
     assert format_source(text).text == '# T\r\n\r\n```rules\r\nenum E "E" {\r\n  a "A"\r\n}\r\n```\r\nend\r\n'

@@ -9,8 +9,9 @@ The layout (documented in ``rules_dsl/LANGUAGE.md``, "Formatting"):
 
 * line breaks are the author's: no line is joined or split, runs of blank lines become
   one, and a fence neither starts nor ends with a blank line;
-* indentation is two spaces per open ``{``, ``(`` or ``[``; a declaration's header
-  continued on more lines (``by …``, ``-> …`` of a table) is indented once, and a ``{``
+* indentation is two spaces per open ``{``, ``(`` or ``[``, twice that inside a bracket
+  opened by a declaration's header (its parameters stand apart from its body); a
+  declaration's header continued on more lines (``by …``, ``-> …`` of a table) is indented once, and a ``{``
   or ``}`` alone on its line stands at the indentation of the line that owns the block;
   a comment line takes the indentation of the code after it;
 * the space between tokens is canonical (:func:`rulebook.compiler.format.tokens.space_before`),
@@ -21,14 +22,14 @@ The layout (documented in ``rules_dsl/LANGUAGE.md``, "Formatting"):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from rulebook.rules_dsl.keywords import DECLARATION_KEYWORDS
 
+from .lines import Line
 from .rows import align_rows
 from .tokens import CLOSERS, OPENERS, Tok, Unreadable, spaces, split_line
 
-INDENT = "  "
 ROW_DECLARATIONS = frozenset(("catalog", "table"))
 """Declarations whose block items are rows of cells separated by ``|``, aligned as columns."""
 
@@ -39,25 +40,6 @@ class Unformattable(Exception):
     def __init__(self, line: int, column: int, reason: str) -> None:
         super().__init__(reason)
         self.line, self.column, self.reason = line, column, reason
-
-
-@dataclass(slots=True)
-class Line:
-    """One line of code, laid out: its indentation, tokens, the space before each, its comment."""
-
-    depth: int
-    toks: list[Tok]
-    comment: str
-    gaps: list[str] = field(default_factory=list)
-    row_of: int | None = None  # the block (its opening line) whose row this line is
-    complete_row: bool = False  # the row ends on this line (no bracket left open)
-    body: str | None = None  # the tokens as the row alignment set them
-
-    def text(self) -> str:
-        body = self.body if self.body is not None else "".join(g + t.text for g, t in zip(self.gaps, self.toks))
-        if self.comment:
-            body = f"{body}  {self.comment}" if body else self.comment
-        return (INDENT * self.depth + body) if body else ""
 
 
 @dataclass(slots=True)
@@ -132,7 +114,8 @@ def layout_fence(code: list[str]) -> list[str]:
                     rows = not stack and declaration in ROW_DECLARATIONS
                     stack.append(_Frame("{", owner, owner + 1, owner + 1, rows, number))
                 else:
-                    stack.append(_Frame(t.text, depth, depth + 1, depth + 1, False, number))
+                    inner = depth + (2 if not stack else 1)  # a declaration's parameters stand apart from its body
+                    stack.append(_Frame(t.text, depth, inner, inner, False, number))
             elif t.text in CLOSERS:
                 if not stack or stack[-1].opener != CLOSERS[t.text]:
                     raise Unformattable(number, 1, "unmatched bracket")

@@ -6,10 +6,11 @@ with ``row_of`` set). Produces their text aligned (each line's ``body``), per bl
 * a row's cells are separated by the ``|`` outside brackets; a table row's keys and its
   label (the string after them) are two columns separated by one space; the names of a
   ``columns`` line stand over the values they name (``columns`` in the id's column);
-* columns are aligned from the left, each as wide as its widest cell, while the aligned
-  part of the rows stays within :data:`ALIGN_WIDTH` characters; from the first column
-  that would pass it (a long text, a list of weapons), the rest of each row follows with
-  single separators: wide rows are not padded into wider ones;
+* columns are aligned from the left, each as wide as its widest cell, while that cell is
+  at most :data:`WIDE_CELL` characters and the aligned part of the rows stays within
+  :data:`ALIGN_WIDTH`; from the first column that is too wide (a long text, a list of
+  weapons) the rest of each row follows with single separators: wide rows are not padded
+  into wider ones;
 * a row its author wrapped (a list or record value over several lines) is aligned up to
   the cell that opens the wrap; its following lines are indented by their brackets, and
   the wrap's closing bracket stands at the row's indentation;
@@ -19,15 +20,17 @@ with ``row_of`` set). Produces their text aligned (each line's ``body``), per bl
 from __future__ import annotations
 
 import unicodedata
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from .layout import Line
+from .lines import INDENT, Line
 
-ALIGN_WIDTH = 200
+ALIGN_WIDTH = 240
 """Rows are aligned as columns up to this many characters (indentation included)."""
 
-INDENT_WIDTH = 2
+WIDE_CELL = 60
+"""A column whose widest cell is wider than this (a long text, a list of weapons) is not
+padded, and the columns after it are not aligned."""
+
+INDENT_WIDTH = len(INDENT)
 
 
 def width(text: str) -> int:
@@ -109,7 +112,7 @@ def _align_block(rows: list[Line]) -> None:
         w = max(width(t) for t in cells_j)
         seps = [width(c[j][0]) for c in tables if len(c) > j]
         at += max(seps, default=0)
-        if at + w > ALIGN_WIDTH:
+        if w > WIDE_CELL or at + w > ALIGN_WIDTH:
             break
         widths.append(w)
         at += w

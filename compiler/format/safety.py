@@ -35,44 +35,31 @@ def _code(text: str) -> str:
 _ATOMS = (str, int, float, bool, bytes, Fraction, type(None))
 
 
-def shape(value, _active: set[int] | None = None, _memo: dict[int, object] | None = None, _code_text: bool = False):
+def shape(value, code_text: bool = False):
     """``value`` (a node, the IR, or any nesting of dataclasses, lists, dicts and sets)
-    without its :class:`Span` s and source texts, as nested tuples that compare by value."""
-    active = set() if _active is None else _active
-    memo = {} if _memo is None else _memo
-    if isinstance(value, str) and _code_text:
+    without its :class:`Span` s and source texts, as nested tuples that compare by value;
+    with ``code_text``, its strings are code as written, compared without whitespace."""
+    if isinstance(value, str) and code_text:
         return ("code", _code(value))
     if isinstance(value, _ATOMS):
         return value
     if isinstance(value, Span):
         return None
-    key = id(value)
-    if _code_text:
+    if code_text:
         return _code_shape(value)
-    if key in memo:
-        return memo[key]
-    if key in active:
-        return ("<cycle>", type(value).__name__)
-    active.add(key)
-    try:
-        if dataclasses.is_dataclass(value) and not isinstance(value, type):
-            kind = type(value).__name__
-            out = (kind,) + tuple(
-                shape(getattr(value, f.name), active, memo, _is_code_text(kind, f.name))
-                for f in dataclasses.fields(value) if f.name != "span" and (kind, f.name) not in _LEFT_OUT
-            )
-        elif isinstance(value, dict):
-            out = ("dict",) + tuple((shape(k, active, memo), shape(v, active, memo)) for k, v in value.items())
-        elif isinstance(value, (list, tuple)):
-            out = (type(value).__name__,) + tuple(shape(v, active, memo) for v in value)
-        elif isinstance(value, (set, frozenset)):
-            out = ("set", frozenset(shape(v, active, memo) for v in value))
-        else:
-            out = (type(value).__name__, repr(value))
-    finally:
-        active.discard(key)
-    memo[key] = out
-    return out
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        kind = type(value).__name__
+        return (kind,) + tuple(
+            shape(getattr(value, f.name), _is_code_text(kind, f.name))
+            for f in dataclasses.fields(value) if f.name != "span" and (kind, f.name) not in _LEFT_OUT
+        )
+    if isinstance(value, dict):
+        return ("dict",) + tuple((shape(k), shape(v)) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__,) + tuple(shape(v) for v in value)
+    if isinstance(value, (set, frozenset)):
+        return ("set", frozenset(shape(v) for v in value))
+    return (type(value).__name__, repr(value))
 
 
 def _is_code_text(kind: str, name: str) -> bool:
@@ -84,7 +71,7 @@ def _is_code_text(kind: str, name: str) -> bool:
 def _code_shape(value):
     """The shape of a field of code text: its strings without whitespace, the rest as usual."""
     if isinstance(value, (list, tuple)):
-        return (type(value).__name__,) + tuple(shape(v, None, None, isinstance(v, (str, list, tuple))) for v in value)
+        return (type(value).__name__,) + tuple(shape(v, isinstance(v, (str, list, tuple))) for v in value)
     return shape(value)
 
 
