@@ -232,7 +232,7 @@ def _data_edit(folder: Path, shown_page: str) -> tuple[Path, str, str, str]:
     """A one-number data edit: a value of the 2 cm Flak 30's catalog row (shown on its
     datasheet) set to a number the page does not show yet."""
     path = folder / "02-costes-listas.rules"
-    line = next((ln for ln in path.read_text(encoding="utf-8").splitlines() if ln.startswith("  n_flak_30_20 |")), None)
+    line = next((ln for ln in path.read_text(encoding="utf-8").splitlines() if ln.split("|")[0].strip() == "n_flak_30_20"), None)
     cells = line.split("|") if line else []
     if len(cells) < 7 or not cells[6].strip().isdigit():
         raise BenchFailure("(g4) the 2 cm Flak 30 row (7th cell a number) of 02-costes-listas.rules was not found: update bench/speed.py")

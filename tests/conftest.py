@@ -15,6 +15,21 @@ CONTENT = ROOT / "content" / "1936"
 LOCALE_VARIABLES = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
 
 
+def loosely(fragment: str):
+    """A pattern of ``fragment`` (a piece of a rules file) however ``rulebook fmt`` aligned it:
+    each run of spaces in it matches any run of spaces (the padding of aligned columns)."""
+    import re
+
+    return re.compile(" +".join(re.escape(part) for part in re.split(" +", fragment)))
+
+
+def replace_loosely(text: str, old: str, new: str) -> str:
+    """``text`` with the first match of ``loosely(old)`` replaced by ``new`` (AssertionError when none)."""
+    found = loosely(old).search(text)
+    assert found is not None, old
+    return text[: found.start()] + new + text[found.end():]
+
+
 def pytest_configure(config):
     """The command line speaks the user's language (issue 25): the tests read its English, whatever
     the locale they are run in; a test that wants Spanish sets ``LANG`` for its own command."""

@@ -51,7 +51,7 @@ def graph() -> dict[str, set[str]]:
 
 # The stages of compiler/, lowest first. A module may import its own stage and the
 # stages its entry names; ``support`` (no rulebook knowledge) is open to all.
-# commands → pipeline → emit → analysis → ir ← check; lsp reads check and ir.
+# commands → pipeline → emit → analysis → ir ← check; lsp reads check and ir; format reads check.
 ALLOWED = {
     "support": set(),
     "ir": {"support"},
@@ -63,8 +63,9 @@ ALLOWED = {
     # the site shows the data (army documents) and its army builder runs the JS package's army module
     "emit.site": {"emit.data", "emit.js", "analysis", "ir", "support"},
     "pipeline": {"emit.python", "emit.data", "emit.js", "emit.site", "analysis", "check", "ir", "support"},
-    "lsp": {"check", "ir", "support"},
-    "commands": {"pipeline", "lsp", "emit.python", "emit.data", "emit.js", "emit.site", "analysis", "check", "ir", "support"},
+    "format": {"check", "ir", "support"},
+    "lsp": {"check", "ir", "support", "format"},
+    "commands": {"pipeline", "lsp", "format", "emit.python", "emit.data", "emit.js", "emit.site", "analysis", "check", "ir", "support"},
 }
 
 

@@ -17,7 +17,7 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from conftest import CONTENT, ROOT
+from conftest import CONTENT, ROOT, loosely
 
 
 def _json(path: Path):
@@ -56,7 +56,8 @@ def test_a_dangling_reference_in_a_copy_of_the_content_fails_the_build_with_a_po
     from rulebook.compiler.commands import cli
 
     rb = _copy_rulebook(tmp_path)
-    row = '  n_milicia_falange | "Sección Milicia de la Falange" | 70 | inf | 5 | 12 | seccion | 15 | 0 | 0 | 0 | ninguna | [("Fusiles", normal, '
+    written = '  n_milicia_falange | "Sección Milicia de la Falange" | 70 | inf | 5 | 12 | seccion | 15 | 0 | 0 | 0 | ninguna | [("Fusiles", normal, '
+    row = loosely(written).search((rb / "02-costes-listas.rules").read_text(encoding="utf-8")).group()  # as rulebook fmt aligned it
     line = _edit(rb / "02-costes-listas.rules", row + "fusiles_seccion)]", row + "perfil_que_no_existe)]")
     out = tmp_path / "out"
     assert cli.main(["build", str(rb), "-o", str(out), "--no-site"]) == 1

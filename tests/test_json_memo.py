@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import errno
 import json
+import re
 import shutil
 
 from conftest import CONTENT
@@ -29,6 +30,13 @@ DISK_FULL = "Párrafo escrito con el disco lleno."  # in a source, the disk is f
 
 def _tree(folder) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for sub in ("json", "schemas") for p in sorted((folder / sub).rglob("*")) if p.is_file()}
+
+
+def _cost(row: str, cost: int) -> str:
+    """The row with its cost 75 written ``cost`` (the cell's padding kept, however rulebook fmt aligned it)."""
+    new = re.sub(r"\| 75( *)\|", lambda m: f"| {cost}{m.group(1)}|", row, count=1)
+    assert new != row, row
+    return new
 
 
 def _edit(path, old: str, new: str) -> None:
@@ -109,12 +117,12 @@ def test_json_and_schemas_kept_across_edits_are_a_fresh_builds(tmp_path, monkeyp
         return result.ok
 
     costs = folder / "02-costes-listas.rules"
-    row = next(line for line in costs.read_text(encoding="utf-8").splitlines() if line.startswith("  n_flak_30_20 |"))
+    row = next(line for line in costs.read_text(encoding="utf-8").splitlines() if line.split("|")[0].strip() == "n_flak_30_20")
     assert build("first")
     files = len(_tree(preview.next))
     assert build("nothing changed")
     assert compared.counts[-1][0] <= 2 and compared.counts[-1][2] >= files - 2  # the bundle and the manifest, at most
-    _edit(costs, row, row.replace("| 75 |", "| 76 |", 1))
+    _edit(costs, row, _cost(row, 76))
     assert build("a number")
     serialised, validated, linked = compared.counts[-1]
     assert 0 < serialised < 10 and 0 < validated < 7 and linked > files - 10  # with logic.json and changelog.json (its content hash)
@@ -127,12 +135,12 @@ def test_json_and_schemas_kept_across_edits_are_a_fresh_builds(tmp_path, monkeyp
     assert not build("a broken document")
     assert compared.problems and all(p.startswith("json/examples.json: ") for p in compared.problems)
     assert "fuera_del_esquema" in compared.problems[0]
-    _edit(costs, row.replace("| 75 |", "| 76 |", 1), row)
+    _edit(costs, _cost(row, 76), row)
     assert not build("a number while broken")
     assert compared.counts[-1][1] < 5
     _edit(folder / "06-disparo.rules", BROKEN, "Y otro más.")
     assert build("fixed")
-    three = row.replace("| 75 |", "| 77 |", 1)
+    three = _cost(row, 77)
     _edit(costs, row, three)
     _edit(folder / "06-disparo.rules", "Y otro más.", DISK_FULL)
     assert not build("the disk full")

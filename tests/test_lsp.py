@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 import sys
 from pathlib import Path
 
@@ -18,6 +19,8 @@ import pytest
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
+
+from conftest import loosely
 
 ROOT = Path(__file__).resolve().parent.parent
 CONTENT = ROOT / "content" / "1936"
@@ -78,12 +81,15 @@ class Document:
         return cls.opened[key]
 
     def position(self, fragment: str) -> types.Position:
-        """Where ``‸`` is in the one line that contains ``fragment``."""
-        plain = fragment.replace(CURSOR, "")
-        found = [(i, line.index(plain)) for i, line in enumerate(self.text.splitlines()) if plain in line]
+        """Where ``‸`` is in the one line that contains ``fragment`` (a run of spaces in it
+        matches any run of spaces: the padding of columns aligned by ``rulebook fmt``)."""
+        before, after = fragment.split(CURSOR)
+        pattern = re.compile(loosely(before).pattern + "(?P<cursor>)" + loosely(after).pattern)
+        lines = self.text.splitlines()
+        found = [(i, m) for i, line in enumerate(lines) if (m := pattern.search(line))]
         assert len(found) == 1, f"{fragment!r} is on {len(found)} lines of {self.path.name}"
-        line, start = found[0]
-        prefix = self.text.splitlines()[line][: start + fragment.index(CURSOR)]
+        line, match = found[0]
+        prefix = lines[line][: match.start("cursor")]
         return types.Position(line, len(prefix.encode("utf-16-le")) // 2)
 
     def replace(self, start: types.Position, end: types.Position, text: str) -> None:

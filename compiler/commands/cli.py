@@ -1,4 +1,4 @@
-"""The ``rulebook`` command line: check, build, resolve, test.
+"""The ``rulebook`` command line: check, fmt, build, resolve, test.
 
 Every command prints diagnostics (text with carets, or ``--format json``) and
 exits with status 1 on errors, 2 on bad usage; never a Python traceback. What a
@@ -67,6 +67,13 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--fix", action="store_true",
                    help=_("apply the exact fixes the diagnostics propose (old syntax, values in their former spelling, "
                           "a forgotten probability()); leave a file whose fixes overlap untouched; then check again"))
+
+    p = sub.add_parser("fmt", help=_("rewrite .rules files in the canonical layout (the prose outside the code blocks is kept as it is)"),
+                       epilog=_("Without PATHS, every bundled rulebook. A file is written only when its new layout means the same: "
+                                "its syntax tree and its rulebook's checked program are compared before and after."))
+    p.add_argument("paths", nargs="*", type=Path, metavar="PATHS", help=_("rulebook folders or .rules files; by default, every bundled rulebook"))
+    p.add_argument("--check", action="store_true", help=_("write nothing; list the files that would be reformatted and exit 1 if there are any"))
+    p.add_argument("--diff", action="store_true", help=_("write nothing; print a unified diff of each file that would be reformatted"))
 
     p = sub.add_parser("build", help=_("generate json/, schemas/, python/, docs/ and site/"), epilog=_epilog())
     _rulebook_arg(p)
@@ -296,6 +303,12 @@ def cmd_roster(args) -> int:
     return roster.main(args)
 
 
+def cmd_fmt(args) -> int:
+    from rulebook.compiler.commands import fmt
+
+    return fmt.main(args)
+
+
 def cmd_lsp(args) -> int:
     from rulebook.compiler.lsp.server import serve
 
@@ -350,7 +363,7 @@ def main(argv: list[str] | None = None) -> int:
     with _argparse_in_user_language():
         parser = make_parser()
         args = parser.parse_args(argv)
-    handler = {"check": cmd_check, "build": cmd_build, "resolve": cmd_resolve, "test": cmd_test, "diff": cmd_diff, "lsp": cmd_lsp, "roster": cmd_roster, "serve": cmd_serve}[args.command]
+    handler = {"check": cmd_check, "fmt": cmd_fmt, "build": cmd_build, "resolve": cmd_resolve, "test": cmd_test, "diff": cmd_diff, "lsp": cmd_lsp, "roster": cmd_roster, "serve": cmd_serve}[args.command]
     try:
         with _collector_for(args.command), _output_filter(args):
             return handler(args)

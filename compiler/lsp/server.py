@@ -307,6 +307,20 @@ def make_server() -> RulesLanguageServer:
         located = ls.locate(params.text_document.uri)
         return types.SemanticTokens(data=features.semantic_tokens(located[0], located[1], located[2])) if located else None
 
+    @server.feature(types.TEXT_DOCUMENT_FORMATTING)
+    def formatting(ls: RulesLanguageServer, params: types.DocumentFormattingParams) -> list[types.TextEdit]:
+        from rulebook.compiler.lsp.formatting import format_document
+
+        doc = ls.workspace.get_text_document(params.text_document.uri)
+        return format_document(doc.source, doc.path)
+
+    @server.feature(types.TEXT_DOCUMENT_RANGE_FORMATTING)
+    def range_formatting(ls: RulesLanguageServer, params: types.DocumentRangeFormattingParams) -> list[types.TextEdit]:
+        from rulebook.compiler.lsp.formatting import format_document
+
+        doc = ls.workspace.get_text_document(params.text_document.uri)
+        return format_document(doc.source, doc.path, params.range.start.line, params.range.end.line)
+
     @server.feature(types.WORKSPACE_SYMBOL)
     def workspace_symbol(ls: RulesLanguageServer, params: types.WorkspaceSymbolParams) -> list[types.WorkspaceSymbol]:
         analyses = [rb.analyze() for rb in ls.rulebooks.values()]
