@@ -61,13 +61,6 @@ def _in(finding: Finding, cls: str) -> bool:
     return cls in finding.where.split()
 
 
-# Procedure steps and worked examples are written by compiler/emit/site/readable.py (branch
-# ptext, issue 26): until it is merged they still show code names (a table row's id, a step's
-# local values). The integrator removes these two markers at the merge (strict: an XPASS fails).
-STEPS_PENDING = pytest.mark.xfail(reason="procedure steps rewritten on branch ptext (readable.py); remove at merge", strict=True)
-EXAMPLES_PENDING = pytest.mark.xfail(reason="a table row's id in examples: readable.py entry_title (branch ptext); remove at merge", strict=True)
-
-
 @pytest.mark.parametrize("rulebook", BUNDLED)
 def test_player_pages_show_no_code_names_and_no_doubled_words(findings, rulebook):
     """Tables, cards, notes, glossary, quick reference: everything but a procedure's steps and worked examples."""
@@ -75,13 +68,13 @@ def test_player_pages_show_no_code_names_and_no_doubled_words(findings, rulebook
     assert not found, _report(found)
 
 
-@pytest.mark.parametrize("rulebook", [pytest.param(r, marks=EXAMPLES_PENDING) if r == "1936" else r for r in BUNDLED])
+@pytest.mark.parametrize("rulebook", BUNDLED)
 def test_worked_examples_show_no_code_names_and_no_doubled_words(findings, rulebook):
     found = [f for f in findings[rulebook] if _in(f, EXAMPLE) and not _in(f, STEPS)]
     assert not found, _report(found)
 
 
-@pytest.mark.parametrize("rulebook", [pytest.param(r, marks=STEPS_PENDING) for r in BUNDLED])
+@pytest.mark.parametrize("rulebook", BUNDLED)
 def test_procedure_steps_show_no_code_names_and_no_doubled_words(findings, rulebook):
     found = [f for f in findings[rulebook] if _in(f, STEPS)]
     assert not found, _report(found)

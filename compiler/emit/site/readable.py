@@ -194,7 +194,14 @@ class Readable:
 
     def entry_title(self, catalog: str, ident: str) -> str:
         d = self.p.get(catalog, ir.Catalog)
-        if d is None or ident not in d.entries:
+        if d is None:
+            table = self.p.get(catalog, ir.Table)
+            if table is not None and table.keyed_by_id:  # a row of a table keyed by id: its title, or its id in words
+                row = next((r for r in table.rows if r.keys[0] == ident), None)
+                if row is not None:
+                    return row.title if row.title and row.title.strip() else self.name(ident)
+            return ident
+        if ident not in d.entries:
             return ident
         rec = self.p.get(d.record, ir.Record)
         field = next((f.name for f in rec.fields if f.type.kind == "text"), None) if rec else None
