@@ -116,7 +116,10 @@ class Edit:
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
     """One error or warning, with where it is and how to fix it; ``fix``: the edits that
-    make the hint's rewrite, when the hint is an exact one (``rulebook check --fix``)."""
+    make the hint's rewrite, when the hint is an exact one (``rulebook check --fix`` and the
+    editor's preferred quick fix); ``suggest``: rewrites the hint proposes that are not
+    certain (each a did-you-mean guess, or removing what nothing uses), each one an
+    alternative the editor offers as a quick fix and ``--fix`` never applies."""
 
     severity: str  # "error" | "warning"
     message: str
@@ -124,6 +127,7 @@ class Diagnostic:
     hint: str | None = None
     code: str = ""
     fix: tuple[Edit, ...] = ()
+    suggest: tuple[Edit, ...] = ()
 
     def render(self, sources: dict[str, str] | None = None) -> str:
         """Human-readable form: position, message, source line with caret, hint."""
@@ -166,11 +170,11 @@ class Reporter:
 
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
-    def error(self, message: str, span: Span, hint: str | None = None, code: str = "", fix: tuple[Edit, ...] = ()) -> None:
-        self.diagnostics.append(Diagnostic("error", message, span, hint, code, fix))
+    def error(self, message: str, span: Span, hint: str | None = None, code: str = "", fix: tuple[Edit, ...] = (), suggest: tuple[Edit, ...] = ()) -> None:
+        self.diagnostics.append(Diagnostic("error", message, span, hint, code, fix, suggest))
 
-    def warning(self, message: str, span: Span, hint: str | None = None, code: str = "", fix: tuple[Edit, ...] = ()) -> None:
-        self.diagnostics.append(Diagnostic("warning", message, span, hint, code, fix))
+    def warning(self, message: str, span: Span, hint: str | None = None, code: str = "", fix: tuple[Edit, ...] = (), suggest: tuple[Edit, ...] = ()) -> None:
+        self.diagnostics.append(Diagnostic("warning", message, span, hint, code, fix, suggest))
 
     @property
     def errors(self) -> list[Diagnostic]:

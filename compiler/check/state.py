@@ -112,11 +112,20 @@ class CheckState:
         self.too_deep = False
 
     # ------------------------------------------------------------------ reporting
-    def err(self, msg: str, span: Span, hint: str | None = None, code: str = "type", fix: tuple[Edit, ...] = ()) -> None:
-        self.rep.error(msg, span, hint, code, fix)
+    def err(self, msg: str, span: Span, hint: str | None = None, code: str = "type", fix: tuple[Edit, ...] = (), suggest: tuple[Edit, ...] = ()) -> None:
+        self.rep.error(msg, span, hint, code, fix, suggest)
 
-    def warn(self, msg: str, span: Span, hint: str | None = None, code: str = "warning") -> None:
-        self.rep.warning(msg, span, hint, code)
+    def warn(self, msg: str, span: Span, hint: str | None = None, code: str = "warning", suggest: tuple[Edit, ...] = ()) -> None:
+        self.rep.warning(msg, span, hint, code, suggest=suggest)
+
+    def replace_word(self, span: Span, word: str, new: str) -> tuple[Edit, ...]:
+        """The suggestion of writing ``new`` instead of the word ``word`` in ``span`` (none when
+        the word is not found written there)."""
+        at = self.word_span(span, word)
+        lines = self.sources.get(at.file, "").splitlines()
+        if at.line == at.end_line and 0 < at.line <= len(lines) and lines[at.line - 1][at.col - 1 : at.end_col - 1] == word:
+            return (Edit(at, new),)
+        return ()
 
     def reserved(self, word: str, what: str, span: Span, after_keyword: bool = False) -> None:
         """``'roll' is a reserved word (it starts a dice roll) and cannot name <what>``, at the word itself
@@ -145,7 +154,7 @@ class CheckState:
         if guess:
             where = self.ast.get(guess)
             hint = f"did you mean '{guess}'?" + (f" (defined at {where.span})" if where is not None and hasattr(where, "span") else "")
-        self.err(f"unknown {what} '{name}'", span, hint, "unknown-name")
+        self.err(f"unknown {what} '{name}'", span, hint, "unknown-name", suggest=self.replace_word(span, name, guess) if guess else ())
 
     # ------------------------------------------------------------------ lookups
     def use(self, name: str) -> None:
