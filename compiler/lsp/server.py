@@ -323,7 +323,7 @@ def _register_editing_features(server: RulesLanguageServer) -> None:
     def prepare_rename(ls: RulesLanguageServer, params: types.PrepareRenameParams) -> types.PrepareRenameResult | None:
         return _at(ls, params, rename.prepare_rename)
 
-    @server.feature(types.TEXT_DOCUMENT_RENAME, types.RenameOptions(prepare_provider=True))
+    @server.feature(types.TEXT_DOCUMENT_RENAME)  # pygls announces prepareRename to the clients that support it
     def rename_symbol(ls: RulesLanguageServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
         return _at(ls, params, rename.rename, params.new_name)
 
