@@ -56,7 +56,7 @@ from rulebook.compiler.lsp.files import file_key, rulebook_root
 from rulebook.compiler.lsp.positions import Locator
 from rulebook.compiler.lsp.workspace import Analysis, Rulebook
 
-DEBOUNCE = 0.05  # seconds of quiet after a keystroke before the rulebook is checked again
+DEBOUNCE = 0.02  # seconds of quiet after a keystroke before the rulebook is checked again (more input already on its way is waited for)
 
 
 class RulesLanguageServer(LanguageServer):
