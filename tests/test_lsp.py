@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 import pytest_lsp
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -278,7 +279,10 @@ async def test_an_edit_in_one_file_reports_in_the_files_that_use_it(client: Lang
 # ---------------------------------------------------------------------------- robustness
 
 
-REQUESTS = ("hover", "definition", "references", "completion", "symbols", "highlight", "tokens")
+REQUESTS = ("hover", "definition", "references", "completion", "symbols", "highlight", "tokens", "rename", "actions", "signature", "hints")
+# formatting (branch fmt): add "format" here and a textDocument/formatting request below once the server formats
+RENAME_REFUSED = -32803  # the LSP error a refused rename is answered with (an answer, not a failure)
+NEW_NAMES = ("alcance_x", "distancia", "roll", "1x", "")
 PIECES = ["{", "}", "(", ")", "[", "]", ".", ",", "|", ":", "=", "\n", " ", "let ", "if ", "roll ", "x", "1", '"', "```", "```rules\n", "->", "@", "..", "[[", "Calidad.", "enum ", "😀", "—"]
 
 
@@ -317,6 +321,18 @@ async def test_fuzzed_edits_never_crash_the_server(client: LanguageClient):
             await client.text_document_document_symbol_async(types.DocumentSymbolParams(ident))
         elif kind == "tokens":
             await client.text_document_semantic_tokens_full_async(types.SemanticTokensParams(ident))
+        elif kind == "rename":
+            try:
+                await client.text_document_rename_async(types.RenameParams(ident, at, rng.choice(NEW_NAMES)))
+            except JsonRpcException as refused:
+                assert refused.code == RENAME_REFUSED, refused
+        elif kind == "actions":
+            whole = types.Range(types.Position(max(at_line - 3, 0), 0), at)
+            await client.text_document_code_action_async(types.CodeActionParams(ident, whole, types.CodeActionContext(diagnostics=[])))
+        elif kind == "signature":
+            await client.text_document_signature_help_async(types.SignatureHelpParams(ident, at))
+        elif kind == "hints":
+            await client.text_document_inlay_hint_async(types.InlayHintParams(ident, types.Range(types.Position(max(at_line - 20, 0), 0), at)))
         else:
             await client.text_document_document_highlight_async(types.DocumentHighlightParams(ident, at))
     doc.set_text(original)
