@@ -20,6 +20,8 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+from conftest import decode_semantic_tokens
+
 ROOT = Path(__file__).resolve().parent.parent
 CONTENT = ROOT / "content" / "1936"
 DATA = Path(__file__).resolve().parent / "data" / "lsp"
@@ -222,14 +224,7 @@ async def test_semantic_tokens_colour_names_by_what_they_stand_for(client: Langu
     legend = SERVER_CAPABILITIES[-1].semantic_tokens_provider.legend
     doc = Document.open(client, "02-costes-listas.rules")
     result = await client.text_document_semantic_tokens_full_async(types.SemanticTokensParams(types.TextDocumentIdentifier(doc.uri)))
-    lines = doc.text.split("\n")
-    tokens: dict[tuple[int, str], tuple[str, list[str]]] = {}
-    line = char = 0
-    for i in range(0, len(result.data), 5):
-        delta_line, delta_char, length, kind, modifiers = result.data[i : i + 5]
-        line, char = line + delta_line, (char + delta_char if delta_line == 0 else delta_char)
-        mods = [m for bit, m in enumerate(legend.token_modifiers) if modifiers & (1 << bit)]
-        tokens[(line, lines[line][char : char + length])] = (legend.token_types[kind], mods)
+    tokens = decode_semantic_tokens(result.data, legend, doc.text)
     army = doc.position("army ‸listas_genericas").line
     assert tokens[(army, "listas_genericas")] == ("namespace", ["declaration"])
     assert tokens[(army + 1, "side")] == ("keyword", [])

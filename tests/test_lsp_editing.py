@@ -22,6 +22,8 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+from conftest import decode_semantic_tokens
+
 DATA = Path(__file__).resolve().parent / "data"
 CURSOR = "‸"
 CAPABILITIES: list[types.ServerCapabilities] = []
@@ -293,13 +295,7 @@ async def test_semantic_tokens_colour_names_keywords_numbers_and_dice(client: La
     legend = CAPABILITIES[-1].semantic_tokens_provider.legend
     doc = Doc.open(client, "edicion/01-tables.rules")
     result = await client.text_document_semantic_tokens_full_async(types.SemanticTokensParams(types.TextDocumentIdentifier(doc.uri)))
-    lines = doc.text.split("\n")
-    tokens: dict[tuple[int, str], tuple[str, list[str]]] = {}
-    line = char = 0
-    for i in range(0, len(result.data), 5):
-        delta_line, delta_char, length, kind, modifiers = result.data[i : i + 5]
-        line, char = line + delta_line, (char + delta_char if delta_line == 0 else delta_char)
-        tokens[(line, lines[line][char : char + length])] = (legend.token_types[kind], [m for bit, m in enumerate(legend.token_modifiers) if modifiers & (1 << bit)])
+    tokens = decode_semantic_tokens(result.data, legend, doc.text)
     head = doc.line_of('procedure alcance "Reach"')
     assert tokens[(head, "procedure")] == ("keyword", [])
     assert tokens[(head, "alcance")] == ("function", ["declaration"])

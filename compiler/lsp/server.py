@@ -336,12 +336,7 @@ def _register_editing_features(server: RulesLanguageServer) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_SIGNATURE_HELP, types.SignatureHelpOptions(trigger_characters=signature_help.TRIGGERS, retrigger_characters=signature_help.RETRIGGERS))
     def signature(ls: RulesLanguageServer, params: types.SignatureHelpParams) -> types.SignatureHelp | None:
-        located = ls.locate(params.text_document.uri)
-        if located is None:
-            return None
-        analysis, locator, name = located
-        line, col = locator.span_position(name, params.position)
-        return signature_help.signature_help(analysis, analysis.sources.get(name, ""), line, col)
+        return _at(ls, params, lambda analysis, _locator, name, line, col: signature_help.signature_help(analysis, analysis.sources.get(name, ""), line, col))
 
     @server.feature(types.TEXT_DOCUMENT_INLAY_HINT)
     def inlay_hint(ls: RulesLanguageServer, params: types.InlayHintParams) -> list[types.InlayHint] | None:
