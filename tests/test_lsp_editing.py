@@ -41,7 +41,12 @@ def _fixes_text() -> str:
         "  return dise[q] + (if q == veteran then 1 else 0)\n"
         "}\n\n"
         'procedure shot "Shot"'
-    ))
+    )).replace('record Out "Out" {', '@internl\nrecord Out "Out" {') + (
+        "\n```rules\n"
+        'procedure casualties_of "Casualties" (o: Out) -> int {\n'
+        "  return o.casualtis\n"
+        "}\n```\n"
+    )
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "rulebook.compiler.commands.cli", "lsp"]), scope="module")
@@ -223,6 +228,8 @@ async def test_each_exact_rewrite_is_the_preferred_quick_fix(client: LanguageCli
 @pytest.mark.parametrize("fragment, title, after", [
     ("return di‸se[q]", "Change 'dise' to 'dice'", "return dice[q] + (if q == veteran"),
     ("if q == vet‸eran", "Change 'veteran' to 'Quality.veteran'", "if q == Quality.veteran then"),
+    ("return o.casu‸altis", "Change 'casualtis' to 'casualties'", "return o.casualties\n"),  # any hint 'did you mean' with the name in the span
+    ("@inter‸nl", "Change 'internl' to 'internal'", "@internal\nrecord Out"),
 ])
 async def test_a_did_you_mean_is_offered_not_preferred(client: LanguageClient, fragment, title, after):
     doc = Doc.open(client, "fixes/fixes.rules")
