@@ -43,7 +43,7 @@ _TARGET_TOKENS = {
     "member": "enumMember", "field": "property", "entry": "enumMember", "param": "parameter", "local": "variable", "builtin": "function",
     "choice": "enumMember", "clause": "keyword", "annotation": "decorator", "warning": "enumMember",
 }
-_LEXICAL = re.compile(r'(?P<string>"(?:[^"\\\n]|\\.)*"?)|(?P<comment>#.*)|(?P<dice>(?<![\w.])\d*d\d+(?!\w))|(?P<number>(?<![\w.])\d+(?:\.\d+)?(?!\w))|(?P<word>[^\W\d]\w*)')
+_LEXICAL = re.compile(r'(?P<string>"(?:[^"\\\n]|\\.)*"?)|(?P<comment>#.*)|(?P<dice>(?<!\w)\d*d\d+(?!\w))|(?P<number>(?<!\w)\d+(?:\.\d+)?(?!\w))|(?P<word>[^\W\d]\w*)')
 _FENCE_OPEN = re.compile(r"```\s*rules\s*")
 
 
