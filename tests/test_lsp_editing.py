@@ -202,8 +202,7 @@ async def _actions(client: LanguageClient, doc: Doc, fragment: str, only=None) -
 
 def _applied(doc: Doc, action: types.CodeAction) -> str:
     """The document's text with the action's edits made."""
-    from rulebook.compiler.commands.fix import rewrite
-    from rulebook.rules_dsl.diagnostics import Edit, Span
+    from rulebook.rules_dsl.diagnostics import Edit, Span, rewrite
 
     edits = [Edit(Span("f", e.range.start.line + 1, e.range.start.character + 1, e.range.end.line + 1, e.range.end.character + 1), e.new_text) for e in action.edit.changes[doc.uri]]
     return rewrite(doc.text, edits)

@@ -8,7 +8,8 @@ answers:
 * for each diagnostic of the range with an exact rewrite (an old syntax written the new way,
   an enum value's spelling from before the naming rule, ``probability(…)`` around a true/false
   result), one preferred ``quickfix`` making it: the edits ``rulebook check --fix`` makes
-  (:mod:`rulebook.compiler.commands.fix`, which checks them the same way);
+  (:mod:`rulebook.compiler.commands.fix`; both make them with
+  :func:`rulebook.rules_dsl.diagnostics.rewrite`);
 * for each rewrite a diagnostic suggests (each did-you-mean guess, removing a declaration
   nothing uses), one ``quickfix`` making it;
 * once per file, a ``source.fixAll`` action making every exact rewrite of the file together,
@@ -19,9 +20,8 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from rulebook.rules_dsl.diagnostics import Diagnostic, Edit
+from rulebook.rules_dsl.diagnostics import Diagnostic, Edit, rewrite
 
-from rulebook.compiler.commands.fix import rewrite
 from rulebook.compiler.lsp.features import diagnostics_of_file, lsp_diagnostic
 from rulebook.compiler.lsp.positions import Locator
 from rulebook.compiler.lsp.workspace import Analysis

@@ -25,15 +25,14 @@ import re
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
+from rulebook.rules_dsl.diagnostics import Edit, rewrite
 from rulebook.rules_dsl.keywords import KEYWORDS, PRIMITIVE_TYPE_NAMES
 
 from rulebook.compiler import ir
-from rulebook.compiler.commands.fix import rewrite
 from rulebook.compiler.ir.builtins import BUILTINS
 from rulebook.compiler.lsp.index import Occurrence, SymbolIndex, Target, build_index
 from rulebook.compiler.lsp.positions import Locator
 from rulebook.compiler.lsp.workspace import Analysis, check_texts
-from rulebook.rules_dsl.diagnostics import Edit
 
 NAME = re.compile(r"[^\W\d]\w*")
 RENAMABLE = ("decl", "member", "field", "entry", "param", "local", "choice")
