@@ -5,7 +5,9 @@ frames (1,000 by default, about 4,500 frames), failures counted by class.
     python bench/fuzz_lsp.py --batches 200 --jobs 1 --start 5000
 
 Batch ``i`` is :func:`fuzz_lsp.make_batch` with ``random.Random(i)`` (see
-``tests/fuzz_lsp.py``), sent to a ``rulebook lsp`` process (one per worker, started
+``tests/fuzz_lsp.py``: edits, requests at random places, renames to good, taken,
+reserved and malformed names, code actions, signature help and inlay hints over
+random ranges, and the formatting requests of the fmt branch's hook), sent to a ``rulebook lsp`` process (one per worker, started
 again after a failure, so that the next batches meet a fresh server). After each
 batch the server must be alive, answer a hover within ``fuzz_lsp.ANSWER_SECONDS``,
 have answered every well-formed request of the batch and never have written a

@@ -4,6 +4,9 @@ Every error or warning the toolchain reports is a :class:`Diagnostic` carrying a
 :class:`Span`. Rendering adds ``file:line:col``, the source line and a caret,
 what was expected and an optional hint (did-you-mean). Stages collect
 diagnostics in a :class:`Reporter` and the driver reports them all together.
+A diagnostic may carry the rewrite its hint states (:class:`Edit` s: ``fix`` when
+exact, ``suggest`` when a guess); :func:`rewrite` makes edits in a text, for
+``rulebook check --fix`` and the language server alike.
 
 Rendering is safe for a terminal and bounded: control characters from a rules
 file are shown as visible symbols, a long source line is cut to a window
@@ -113,10 +116,53 @@ class Edit:
                 "end_column": self.span.end_col, "replacement": self.text}
 
 
+def _offsets(text: str) -> list[int]:
+    """The offset of the start of each line (1-based line n starts at ``[n - 1]``)."""
+    starts = [0]
+    for i, ch in enumerate(text):
+        if ch == "\n":
+            starts.append(i + 1)
+    return starts
+
+
+def _range(starts: list[int], text: str, edit: Edit) -> tuple[int, int] | None:
+    """The offsets an edit replaces, or None when its span is not in the text."""
+    s = edit.span
+    if not (1 <= s.line <= s.end_line <= len(starts)) or s.col < 1 or s.end_col < 1:
+        return None
+    start, end = starts[s.line - 1] + s.col - 1, starts[s.end_line - 1] + s.end_col - 1
+    return (start, end) if start <= end <= len(text) else None
+
+
+def rewrite(text: str, edits: list[Edit]) -> str | None:
+    """``text`` with every edit made; None when two of them overlap (or one falls outside it).
+    What ``rulebook check --fix`` writes, and what the language server's fix-all and rename
+    check before they answer."""
+    starts = _offsets(text)
+    ranges = []
+    for edit in {(e.span, e.text): e for e in edits}.values():  # the same edit twice is one edit
+        where = _range(starts, text, edit)
+        if where is None:
+            return None
+        ranges.append((where, edit.text))
+    ranges.sort(key=lambda r: r[0])
+    for (a, b) in zip(ranges, ranges[1:]):
+        if b[0][0] < a[0][1] or (b[0][0] == a[0][1] == b[0][1] and a[0] == b[0]):
+            return None
+    out, at = [], 0
+    for (start, end), new in ranges:
+        out += [text[at:start], new]
+        at = end
+    return "".join(out + [text[at:]])
+
+
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
     """One error or warning, with where it is and how to fix it; ``fix``: the edits that
-    make the hint's rewrite, when the hint is an exact one (``rulebook check --fix``)."""
+    make the hint's rewrite, when the hint is an exact one (``rulebook check --fix`` and the
+    editor's preferred quick fix); ``suggest``: rewrites the hint proposes that are not
+    certain (each a did-you-mean guess, or removing what nothing uses), each one an
+    alternative the editor offers as a quick fix and ``--fix`` never applies."""
 
     severity: str  # "error" | "warning"
     message: str
@@ -124,6 +170,7 @@ class Diagnostic:
     hint: str | None = None
     code: str = ""
     fix: tuple[Edit, ...] = ()
+    suggest: tuple[Edit, ...] = ()
 
     def render(self, sources: dict[str, str] | None = None) -> str:
         """Human-readable form: position, message, source line with caret, hint."""
@@ -166,11 +213,11 @@ class Reporter:
 
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
-    def error(self, message: str, span: Span, hint: str | None = None, code: str = "", fix: tuple[Edit, ...] = ()) -> None:
-        self.diagnostics.append(Diagnostic("error", message, span, hint, code, fix))
+    def error(self, message: str, span: Span, hint: str | None = None, code: str = "", fix: tuple[Edit, ...] = (), suggest: tuple[Edit, ...] = ()) -> None:
+        self.diagnostics.append(Diagnostic("error", message, span, hint, code, fix, suggest))
 
-    def warning(self, message: str, span: Span, hint: str | None = None, code: str = "", fix: tuple[Edit, ...] = ()) -> None:
-        self.diagnostics.append(Diagnostic("warning", message, span, hint, code, fix))
+    def warning(self, message: str, span: Span, hint: str | None = None, code: str = "", fix: tuple[Edit, ...] = (), suggest: tuple[Edit, ...] = ()) -> None:
+        self.diagnostics.append(Diagnostic("warning", message, span, hint, code, fix, suggest))
 
     @property
     def errors(self) -> list[Diagnostic]:

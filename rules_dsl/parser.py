@@ -136,6 +136,7 @@ def _broken(chunk: list[str], offset: int, filename: str) -> list:
 
 
 _remembered: dict[str, object] = {}
+_remembered_nodes: dict[tuple[str, int, str], tuple[tuple, tuple[Diagnostic, ...]]] = {}
 _remember_limit = 0
 
 
@@ -145,26 +146,40 @@ def remember_parses(limit: int) -> None:
 
     A tree holds positions relative to its declaration (the AST builder adds the file and line
     offset) and is never modified, so one tree serves every place the same text appears. Off (0) by
-    default: a one-shot build parses each declaration once and would only hold memory."""
+    default: a one-shot build parses each declaration once and would only hold memory.
+
+    The nodes built from a tree are kept too, keyed by the declaration's text, file and first
+    line (their spans hold both): an edit that keeps the lines where they were — typing within
+    a line — builds only the edited declaration's nodes again. Nodes are immutable, so they are
+    shared as the trees are."""
     global _remember_limit
     _remember_limit = max(0, limit)
     _remembered.clear()
+    _remembered_nodes.clear()
+
+
+def _remember(store: dict, key, value) -> None:
+    if _remember_limit:
+        if len(store) >= _remember_limit:
+            store.pop(next(iter(store)))  # the oldest
+        store[key] = value
 
 
 def _tree(text: str):
     tree = _remembered.get(text)
     if tree is None:
         tree = _lark().parse(text)
-        if _remember_limit:
-            if len(_remembered) >= _remember_limit:
-                _remembered.pop(next(iter(_remembered)))  # the oldest
-            _remembered[text] = tree
+        _remember(_remembered, text, tree)
     return tree
 
 
 def _parse_chunk(chunk: list[str], offset: int, filename: str, diags: list[Diagnostic]) -> list:
     too_deep = Diagnostic("error", "this declaration is nested too deeply to read", Span(filename, offset + 1, 1, offset + 1, 2), "split the expression with let", "syntax")
     text = "\n".join(chunk) + "\n"
+    known = _remembered_nodes.get((text, offset, filename))
+    if known is not None:
+        diags.extend(known[1])
+        return list(known[0])
     try:
         tree = _tree(text)
     except RecursionError:
@@ -191,4 +206,5 @@ def _parse_chunk(chunk: list[str], offset: int, filename: str, diags: list[Diagn
         diags.append(Diagnostic("error", f"internal error while reading this declaration: {err.orig_exc}", Span(filename, offset + 1, 1, offset + 1, 2), None, "internal"))
         return []
     diags.extend(transformer.problems)
+    _remember(_remembered_nodes, (text, offset, filename), (tuple(items), tuple(transformer.problems)))
     return items

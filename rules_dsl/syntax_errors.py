@@ -218,6 +218,7 @@ def syntax_diagnostic(err: UnexpectedInput, filename: str, offset: int, lines: l
         expected = _describe_expected(set(err.expected))
         msg = f"unexpected {_describe_token(tok)}"
         hint = None
+        suggest: tuple[Edit, ...] = ()
         if tok.type == "$END" and "RBRACE" in err.expected:
             return Diagnostic("error", "missing '}': a '{' is still open at the end of the block", span, "close every '{' with a matching '}'", "syntax")
         if tok.type == "$END" and ("RPAR" in err.expected or "RSQB" in err.expected):
@@ -234,13 +235,14 @@ def syntax_diagnostic(err: UnexpectedInput, filename: str, offset: int, lines: l
             kw = did_you_mean(str(tok), KEYWORDS)
             if kw and f"'{kw}'" in _describe_expected(set(err.expected), None):
                 hint = f"did you mean '{kw}'?"
+                suggest = (Edit(span, kw),)
         elif lines and tok.type not in ("_NL", "$END", "NAME") and 0 < tok.line <= len(lines) and not lines[tok.line - 1][: tok.column - 1].strip() and tok.type in _CONTINUATION:
             hint = "a line cannot start in the middle of an expression: continue it inside ( ) or [ ], or join the lines"
         elif str(tok) == "{" and lines and any(l.startswith("army") for l in lines):
             hint = "in an army, a clause's block opens on the clause's line: units catalogo cost: campo {"
         elif tok.type in {"IF", "ELSE", "LET", "RETURN", "TABLE", "RULE", "ENUM", "IN", "FROM", "COUNT", "BY", "STEP"}:
             hint = f"'{tok}' is a reserved word; choose another name"
-        return Diagnostic("error", f"{msg}; expected {expected}", span, hint, "syntax")
+        return Diagnostic("error", f"{msg}; expected {expected}", span, hint, "syntax", suggest=suggest)
     if isinstance(err, UnexpectedCharacters):
         span = Span(filename, line, col, line, col + 1)
         ch = err.char

@@ -107,3 +107,17 @@ def filled_in(snippet: str, lang: str, rulebook: Path | str, output: Path | str)
     with i18n.using(lang):
         rulebook_folder, output_folder = i18n._(RULEBOOK_FOLDER), i18n._(OUTPUT_FOLDER)
     return snippet.replace(rulebook_folder, str(rulebook)).replace(output_folder, str(output))
+
+
+def decode_semantic_tokens(data: list[int], legend, text: str) -> dict[tuple[int, str], tuple[str, list[str]]]:
+    """LSP semantic tokens decoded with the server's legend: (0-based line, the token's text) →
+    (token type, modifiers)."""
+    lines = text.split("\n")
+    tokens: dict[tuple[int, str], tuple[str, list[str]]] = {}
+    line = char = 0
+    for i in range(0, len(data), 5):
+        delta_line, delta_char, length, kind, modifiers = data[i : i + 5]
+        line, char = line + delta_line, (char + delta_char if delta_line == 0 else delta_char)
+        mods = [m for bit, m in enumerate(legend.token_modifiers) if modifiers & (1 << bit)]
+        tokens[(line, lines[line][char : char + length])] = (legend.token_types[kind], mods)
+    return tokens

@@ -6,7 +6,9 @@ Produces: :func:`make_batch(rng) -> (frames, how)`, a few frames (bytes) of
 
 * JSON-RPC messages with a method of the protocol or a made-up one, and params
   well-formed for the method (documents opened, edited and asked about at random
-  places, some huge, non-``file:`` or outside any folder) or random JSON (deep,
+  places, some huge, non-``file:`` or outside any folder; renamed to good, clashing,
+  reserved and malformed names; asked for code actions, inlay hints and formatting
+  over random ranges) or random JSON (deep,
   huge numbers, lone surrogates), ids of every JSON type;
 * broken frames: a missing, misspelt, doubled, negative, non-numeric or huge
   ``Content-Length``, a length shorter or longer than the body, a truncated body,
@@ -55,6 +57,12 @@ RULEBOOK = {
 
 METHODS = tuple(m for m in sorted(types.METHOD_TO_TYPES) if m not in ("shutdown", "exit"))
 MADE_UP_METHODS = ("", "rulebook/ping", "textDocument/", "$/x", "a" * 300, "textDocument/hover/x", "ñ", "\u202e")
+NEW_NAMES = ("nuevo", "alcance", "doble", "n", "roll", "1a", "", "ñandú", "a b", "\x00", "x" * 300, "\ud800", "result", "min", "_")
+"""What a rename asks for: fresh names, names taken, reserved words, built-ins and things that are no names."""
+EDITING_METHODS = ("textDocument/rename", "textDocument/prepareRename", "textDocument/codeAction", "textDocument/signatureHelp", "textDocument/inlayHint")
+FORMATTING_METHODS = ("textDocument/formatting", "textDocument/rangeFormatting")
+"""The formatter's requests (compiler/lsp/formatting.py), fuzzed with well-formed params (in :func:`_params`)
+and chosen as often as the editing methods."""
 TEXT_PIECES = ("```rules\n", "```\n", "const x = 1\n", "[[", "]]", "[[alcance]]", "procedure p(", "{", "}", "\n", " ", "😀", "\x00", "\ud800", "é", "x" * 100, "\r\n", "\t")
 
 
@@ -124,6 +132,19 @@ def _params(rng: random.Random, method: str, folder: Path):
         return {"textDocument": doc}
     if method == "textDocument/references":
         return {"textDocument": doc, "position": _position(rng), "context": {"includeDeclaration": rng.random() < 0.5}}
+    if method == "textDocument/rename":
+        return {"textDocument": doc, "position": _position(rng), "newName": rng.choice(NEW_NAMES)}
+    if method == "textDocument/codeAction":
+        only = rng.choice((None, ["quickfix"], ["source"], ["source.fixAll"], ["refactor"], []))
+        context = {"diagnostics": [], **({"only": only} if only is not None else {})}
+        return {"textDocument": doc, "range": {"start": _position(rng), "end": _position(rng)}, "context": context}
+    if method == "textDocument/inlayHint":
+        return {"textDocument": doc, "range": {"start": _position(rng), "end": _position(rng)}}
+    if method in FORMATTING_METHODS:
+        options = {"tabSize": rng.choice((2, 4, 0, 2**31 - 1)), "insertSpaces": rng.random() < 0.8}
+        if method == "textDocument/rangeFormatting":
+            return {"textDocument": doc, "range": {"start": _position(rng), "end": _position(rng)}, "options": options}
+        return {"textDocument": doc, "options": options}
     if method.startswith("textDocument/"):
         return {"textDocument": doc, "position": _position(rng)}
     if method == "workspace/didChangeWatchedFiles":
@@ -145,7 +166,7 @@ def _message(rng: random.Random, folder: Path, next_id) -> tuple[dict, bool]:
     """A JSON-RPC message and whether it is a request (has an id)."""
     method = rng.choice(MADE_UP_METHODS) if rng.random() < 0.08 else rng.choice(METHODS)
     if rng.random() < 0.35:
-        method = rng.choice(("textDocument/didOpen", "textDocument/didChange", "textDocument/hover", "textDocument/completion"))
+        method = rng.choice(("textDocument/didOpen", "textDocument/didChange", "textDocument/hover", "textDocument/completion", *EDITING_METHODS, *FORMATTING_METHODS))
     message: dict = {"jsonrpc": "2.0", "method": method}
     if rng.random() < 0.9:
         message["params"] = _params(rng, method, folder)

@@ -18,9 +18,10 @@ from pathlib import Path
 import pytest
 import pytest_lsp
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from conftest import loosely
+from conftest import decode_semantic_tokens, loosely
 
 ROOT = Path(__file__).resolve().parent.parent
 CONTENT = ROOT / "content" / "1936"
@@ -227,14 +228,7 @@ async def test_semantic_tokens_colour_names_by_what_they_stand_for(client: Langu
     legend = SERVER_CAPABILITIES[-1].semantic_tokens_provider.legend
     doc = Document.open(client, "02-costes-listas.rules")
     result = await client.text_document_semantic_tokens_full_async(types.SemanticTokensParams(types.TextDocumentIdentifier(doc.uri)))
-    lines = doc.text.split("\n")
-    tokens: dict[tuple[int, str], tuple[str, list[str]]] = {}
-    line = char = 0
-    for i in range(0, len(result.data), 5):
-        delta_line, delta_char, length, kind, modifiers = result.data[i : i + 5]
-        line, char = line + delta_line, (char + delta_char if delta_line == 0 else delta_char)
-        mods = [m for bit, m in enumerate(legend.token_modifiers) if modifiers & (1 << bit)]
-        tokens[(line, lines[line][char : char + length])] = (legend.token_types[kind], mods)
+    tokens = decode_semantic_tokens(result.data, legend, doc.text)
     army = doc.position("army ‸listas_genericas").line
     assert tokens[(army, "listas_genericas")] == ("namespace", ["declaration"])
     assert tokens[(army + 1, "side")] == ("keyword", [])
@@ -284,7 +278,9 @@ async def test_an_edit_in_one_file_reports_in_the_files_that_use_it(client: Lang
 # ---------------------------------------------------------------------------- robustness
 
 
-REQUESTS = ("hover", "definition", "references", "completion", "symbols", "highlight", "tokens")
+REQUESTS = ("hover", "definition", "references", "completion", "symbols", "highlight", "tokens", "rename", "actions", "signature", "hints", "format")
+RENAME_REFUSED = -32803  # the LSP error a refused rename is answered with (an answer, not a failure)
+NEW_NAMES = ("alcance_x", "distancia", "roll", "1x", "")
 PIECES = ["{", "}", "(", ")", "[", "]", ".", ",", "|", ":", "=", "\n", " ", "let ", "if ", "roll ", "x", "1", '"', "```", "```rules\n", "->", "@", "..", "[[", "Calidad.", "enum ", "😀", "—"]
 
 
@@ -323,6 +319,20 @@ async def test_fuzzed_edits_never_crash_the_server(client: LanguageClient):
             await client.text_document_document_symbol_async(types.DocumentSymbolParams(ident))
         elif kind == "tokens":
             await client.text_document_semantic_tokens_full_async(types.SemanticTokensParams(ident))
+        elif kind == "rename":
+            try:
+                await client.text_document_rename_async(types.RenameParams(ident, at, rng.choice(NEW_NAMES)))
+            except JsonRpcException as refused:
+                assert refused.code == RENAME_REFUSED, refused
+        elif kind == "actions":
+            whole = types.Range(types.Position(max(at_line - 3, 0), 0), at)
+            await client.text_document_code_action_async(types.CodeActionParams(ident, whole, types.CodeActionContext(diagnostics=[])))
+        elif kind == "signature":
+            await client.text_document_signature_help_async(types.SignatureHelpParams(ident, at))
+        elif kind == "hints":
+            await client.text_document_inlay_hint_async(types.InlayHintParams(ident, types.Range(types.Position(max(at_line - 20, 0), 0), at)))
+        elif kind == "format":
+            await client.text_document_formatting_async(types.DocumentFormattingParams(ident, types.FormattingOptions(tab_size=2, insert_spaces=True)))
         else:
             await client.text_document_document_highlight_async(types.DocumentHighlightParams(ident, at))
     doc.set_text(original)

@@ -116,9 +116,10 @@ def _enum_value(st: CheckState, v: n.Value, t: T, ctx: str):
     guess = member_guess(name, members)
     hint_text = f"did you mean '{guess}'?" if guess else "expected one of: " + ", ".join(members)
     fix: tuple[Edit, ...] = ()
+    rewritten = (Edit(v.span, f"{t.name}.{guess}" if isinstance(v, n.VQualified) else guess),) if guess is not None else ()
     if guess is not None and guess == member_name(name):  # its spelling before the naming rule: an exact rewrite
-        fix = (Edit(v.span, f"{t.name}.{guess}" if isinstance(v, n.VQualified) else guess),)
-    st.err(f"{ctx}: '{name}' is not a value of {t.name}", v.span, hint_text, "unknown-name", fix)
+        fix, rewritten = rewritten, ()
+    st.err(f"{ctx}: '{name}' is not a value of {t.name}", v.span, hint_text, "unknown-name", fix, rewritten)
     return None
 
 
@@ -484,6 +485,7 @@ def check_references(st: CheckState) -> None:
         st.err(
             f"{ctx}: '{ident}' is not an entry of {where}", span,
             (f"did you mean '{guess}'?" if guess else f"catalog {names[0]} is declared at {st.ast[names[0]].span}.") + keep, "unknown-ref",
+            suggest=st.replace_word(span, ident, guess) if guess else (),
         )
     for owner, (ids, reason, ann) in printed.items():
         stale = [i for i in ids if i not in dangling.get(owner, set())]

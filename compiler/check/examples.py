@@ -10,6 +10,7 @@ every outcome (``per_outcome``); the others are evaluated once.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from fractions import Fraction
 
 from rulebook.rules_dsl import nodes as n
@@ -53,12 +54,13 @@ def _example(st: CheckState, ex: n.ExampleDecl) -> ir.Example | None:
             continue
         seen = len(st.rep.diagnostics)
         cond = check_expr(st, x.expr, scope, in_expect=True)
-        if reads_result(x.expr):
+        per_outcome = reads_result(x.expr)
+        if per_outcome:
             _forgotten_probability(st, cond, seen)
         if cond.type not in (BOOL, ANY):
             st.err(f"expect needs a true/false statement, got {cond.type}", x.expr.span, "for example: expect result == 3", "type")
         text = ir.span_text(st.sources, x.expr.span)
-        expects.append(ir.Expect(text=text, span=x.span, expr=cond, error=None, per_outcome=reads_result(x.expr)))
+        expects.append(ir.Expect(text=text, span=x.span, expr=cond, error=None, per_outcome=per_outcome))
     if not ex.expects:
         st.err("an example needs at least one expect", ex.span, None, "missing")
     by_name = {a.name: a for a in ex.given if a.name}
@@ -148,8 +150,15 @@ def reads_result(expr) -> bool:
         return expr.name == "result"
     if isinstance(expr, n.Call) and expr.func == "probability":
         return False
-    if dataclasses.is_dataclass(expr):
-        return any(reads_result(getattr(expr, f.name)) for f in dataclasses.fields(expr) if f.name != "span")
     if isinstance(expr, tuple):
         return any(reads_result(x) for x in expr)
-    return False
+    names = _node_fields(type(expr))
+    return any(reads_result(getattr(expr, name)) for name in names) if names else False
+
+
+@functools.cache
+def _node_fields(cls) -> tuple[str, ...]:
+    """The fields of a node class that may hold expressions (none for a class that is not a dataclass)."""
+    if not dataclasses.is_dataclass(cls):
+        return ()
+    return tuple(f.name for f in dataclasses.fields(cls) if f.name != "span")

@@ -189,7 +189,8 @@ def _name(st: CheckState, e: n.Name, scope: Scope) -> ir.Expr:
     owners = _enums_with_member(st, e.name)
     if owners and e.name not in st.broken:
         shown = " or ".join(f"{enum}.{member}" for enum, member in owners)
-        st.err(f"unknown name '{e.name}'", e.span, f"did you mean {shown}? In code an enum value is written Enum.value", "unknown-name")
+        st.err(f"unknown name '{e.name}'", e.span, f"did you mean {shown}? In code an enum value is written Enum.value", "unknown-name",
+               suggest=tuple(Edit(e.span, f"{enum}.{member}") for enum, member in owners))
         return _placeholder(e.span)
     gone = st.loop_lets.get(e.name)
     if gone is not None:
@@ -273,7 +274,8 @@ def _attr(st: CheckState, e: n.Attr, scope: Scope, in_expect: bool) -> ir.Expr:
             guess = member_guess(e.name, members)
             shown = f"did you mean '{guess}'?" if guess else "values: " + ", ".join(members)
             renamed = guess is not None and guess == member_name(e.name)  # its spelling before the naming rule: an exact rewrite
-            st.err(f"'{e.name}' is not a value of {base.name}", at, shown, "unknown-name", (Edit(at, guess),) if renamed and e.name_span else ())
+            exact = (Edit(at, guess),) if guess is not None and e.name_span else ()
+            st.err(f"'{e.name}' is not a value of {base.name}", at, shown, "unknown-name", exact if renamed else (), () if renamed else exact)
             return _placeholder(e.span)
         return ir.EnumValue(base.name, e.name, T("enum", base.name), e.span)
     if base.kind in ("table", "catalog") and (base.kind == "catalog" or referenceable(st.ast.get(base.name))):

@@ -15,7 +15,7 @@ import re
 from collections import deque
 
 from rulebook.rules_dsl import nodes as n
-from rulebook.rules_dsl.diagnostics import counted, did_you_mean
+from rulebook.rules_dsl.diagnostics import Edit, Span, counted, did_you_mean
 
 from rulebook.compiler import ir
 from rulebook.compiler.check.state import CheckState, hint
@@ -51,9 +51,24 @@ def check_links_and_unused(st: CheckState) -> None:
     _grant_cycles(st)
     for name, d in st.ast.items():
         if isinstance(d, UNUSED_KINDS) and not st.uses.get(name):
-            st.warn(f"{type(d).__name__.removesuffix('Decl').lower()} '{name}' is never used", d.span, None, "unused")
+            st.warn(f"{type(d).__name__.removesuffix('Decl').lower()} '{name}' is never used", d.span, None, "unused", suggest=_removal(st, d))
     _presentation(st)
     _allowances(st)
+
+
+def _removal(st: CheckState, d) -> tuple[Edit, ...]:
+    """The suggestion of removing declaration ``d``: its lines, with its annotations above it
+    and one blank line after it (none when it does not start and end a line)."""
+    lines = st.sources.get(d.span.file, "").split("\n")
+    first = min([d.span.line, *(a.span.line for a in getattr(d, "annotations", ()))])
+    last = d.span.end_line
+    if not (1 <= first <= last <= len(lines)) or lines[last - 1][d.span.end_col - 1 :].strip() or lines[d.span.line - 1][: d.span.col - 1].strip():
+        return ()
+    if last < len(lines) and not lines[last].strip() and last + 1 < len(lines):
+        last += 1  # the blank line that separated it from what follows
+    if last >= len(lines):
+        return ()
+    return (Edit(Span(d.span.file, first, 1, last + 1, 1), ""),)
 
 
 def _grant_cycles(st: CheckState) -> None:

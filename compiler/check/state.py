@@ -19,6 +19,9 @@ from rulebook.rules_dsl.keywords import reserved
 from rulebook.compiler import ir
 from rulebook.compiler.ir.types import T
 
+_DID_YOU_MEAN = re.compile(r"did you mean '([^'\s]+)'\?")
+_QUOTED = re.compile(r"'(@?[^\W\d]\w*)'")
+
 
 class Scope:
     """Local names of a procedure body (parameters, lets, loop variables),
@@ -112,11 +115,34 @@ class CheckState:
         self.too_deep = False
 
     # ------------------------------------------------------------------ reporting
-    def err(self, msg: str, span: Span, hint: str | None = None, code: str = "type", fix: tuple[Edit, ...] = ()) -> None:
-        self.rep.error(msg, span, hint, code, fix)
+    def err(self, msg: str, span: Span, hint: str | None = None, code: str = "type", fix: tuple[Edit, ...] = (), suggest: tuple[Edit, ...] = ()) -> None:
+        self.rep.error(msg, span, hint, code, fix, suggest or self._guessed(msg, span, hint, fix))
 
-    def warn(self, msg: str, span: Span, hint: str | None = None, code: str = "warning") -> None:
-        self.rep.warning(msg, span, hint, code)
+    def warn(self, msg: str, span: Span, hint: str | None = None, code: str = "warning", suggest: tuple[Edit, ...] = ()) -> None:
+        self.rep.warning(msg, span, hint, code, suggest=suggest or self._guessed(msg, span, hint, ()))
+
+    def _guessed(self, msg: str, span: Span, hint: str | None, fix: tuple[Edit, ...]) -> tuple[Edit, ...]:
+        """The rewrite a ``did you mean 'x'?`` hint proposes: ``x`` instead of the name the
+        message quotes, where that name is written in the diagnostic's span (none otherwise,
+        and none when the hint's rewrite is exact: it is the fix)."""
+        guess = _DID_YOU_MEAN.search(hint or "") if not fix else None
+        if guess is None:
+            return ()
+        for wrong in _QUOTED.findall(msg):
+            wrong = wrong.lstrip("@")
+            if wrong != guess.group(1) and (edit := self.replace_word(span, wrong, guess.group(1))):
+                return edit
+        return ()
+
+    def replace_word(self, span: Span, word: str, new: str) -> tuple[Edit, ...]:
+        """The suggestion of writing ``new`` instead of the word ``word`` in ``span`` (none when
+        the word is not found written there)."""
+        at = self.word_span(span, word)
+        lines = self.sources.get(at.file, "").splitlines()
+        inside = span.end_line > span.line or at.end_col <= span.end_col
+        if inside and at.line == at.end_line and 0 < at.line <= len(lines) and lines[at.line - 1][at.col - 1 : at.end_col - 1] == word:
+            return (Edit(at, new),)
+        return ()
 
     def reserved(self, word: str, what: str, span: Span, after_keyword: bool = False) -> None:
         """``'roll' is a reserved word (it starts a dice roll) and cannot name <what>``, at the word itself
@@ -145,7 +171,7 @@ class CheckState:
         if guess:
             where = self.ast.get(guess)
             hint = f"did you mean '{guess}'?" + (f" (defined at {where.span})" if where is not None and hasattr(where, "span") else "")
-        self.err(f"unknown {what} '{name}'", span, hint, "unknown-name")
+        self.err(f"unknown {what} '{name}'", span, hint, "unknown-name", suggest=self.replace_word(span, name, guess) if guess else ())
 
     # ------------------------------------------------------------------ lookups
     def use(self, name: str) -> None:

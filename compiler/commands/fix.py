@@ -21,7 +21,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rulebook.rules_dsl.diagnostics import Diagnostic, Edit
+from rulebook.rules_dsl.diagnostics import Diagnostic, Edit, rewrite
 
 from rulebook.compiler.check.loader import display_path, find, read_file
 from rulebook.compiler.support.i18n import tell as _
@@ -45,44 +45,6 @@ class Applied:
         else:
             done = _("nothing to fix")
         return "\n".join([done, *(_("not fixed: %(reason)s") % {"reason": why} for why in self.skipped)])
-
-
-def _offsets(text: str) -> list[int]:
-    """The offset of the start of each line (1-based line n starts at ``[n - 1]``)."""
-    starts = [0]
-    for i, ch in enumerate(text):
-        if ch == "\n":
-            starts.append(i + 1)
-    return starts
-
-
-def _range(starts: list[int], text: str, edit: Edit) -> tuple[int, int] | None:
-    """The offsets an edit replaces, or None when its span is not in the text."""
-    s = edit.span
-    if not (1 <= s.line <= s.end_line <= len(starts)) or s.col < 1 or s.end_col < 1:
-        return None
-    start, end = starts[s.line - 1] + s.col - 1, starts[s.end_line - 1] + s.end_col - 1
-    return (start, end) if start <= end <= len(text) else None
-
-
-def rewrite(text: str, edits: list[Edit]) -> str | None:
-    """``text`` with every edit made; None when two of them overlap (or one falls outside it)."""
-    starts = _offsets(text)
-    ranges = []
-    for edit in {(e.span, e.text): e for e in edits}.values():  # the same edit twice is one edit
-        where = _range(starts, text, edit)
-        if where is None:
-            return None
-        ranges.append((where, edit.text))
-    ranges.sort(key=lambda r: r[0])
-    for (a, b) in zip(ranges, ranges[1:]):
-        if b[0][0] < a[0][1] or (b[0][0] == a[0][1] == b[0][1] and a[0] == b[0]):
-            return None
-    out, at = [], 0
-    for (start, end), new in ranges:
-        out += [text[at:start], new]
-        at = end
-    return "".join(out + [text[at:]])
 
 
 def _write_atomically(path: Path, text: str) -> None:

@@ -36,6 +36,7 @@ from rulebook.compiler.lsp.docs import ANNOTATION_DOCS, CLAUSE_ARGUMENTS, CLAUSE
 from rulebook.compiler.lsp.hover import describe
 from rulebook.compiler.lsp.index import Occurrence, Target, build_index, declaration_keyword, find_word
 from rulebook.compiler.lsp.positions import Locator
+from rulebook.compiler.lsp.semantic_tokens import TOKEN_MODIFIERS, TOKEN_TYPES, semantic_tokens  # noqa: F401 - the server and tests read them here
 from rulebook.compiler.lsp.snippets import SNIPPETS
 from rulebook.compiler.lsp.workspace import Analysis
 
@@ -76,11 +77,16 @@ def diagnostics(analysis: Analysis, locator: Locator) -> dict[str, list[types.Di
         if file is None:
             continue
         span = d.span if d.span.file == file else Span(file, 0, 0, 0, 0)
-        out[locator.uri(file)].append(_diagnostic(d, span, locator))
+        out[locator.uri(file)].append(lsp_diagnostic(d, span, locator))
     return out
 
 
-def _diagnostic(d: Diagnostic, span: Span, locator: Locator) -> types.Diagnostic:
+def diagnostics_of_file(analysis: Analysis, file: str) -> list[Diagnostic]:
+    """The diagnostics of the rulebook placed in ``file``, in the order of the file."""
+    return sorted((d for d in analysis.diagnostics if d.span.file == file), key=lambda d: (d.span.line, d.span.col, d.message))
+
+
+def lsp_diagnostic(d: Diagnostic, span: Span, locator: Locator) -> types.Diagnostic:
     """The same message and hint as ``rulebook check``, at the same place."""
     message = d.message + (f"\nhint: {d.hint}" if d.hint else "")
     if span is not d.span:
@@ -131,52 +137,6 @@ def highlights(analysis: Analysis, locator: Locator, file: str, line: int, col: 
         types.DocumentHighlight(range=locator.range(o.span), kind=types.DocumentHighlightKind.Write if o.definition else types.DocumentHighlightKind.Read)
         for o in build_index(analysis).references(occ.target) if o.span.file == file
     ]
-
-
-# ---------------------------------------------------------------------------- semantic tokens
-
-#: The legend of :func:`semantic_tokens` (standard LSP token types and modifiers).
-TOKEN_TYPES = ("namespace", "type", "enum", "struct", "enumMember", "property", "function", "parameter", "variable", "keyword", "decorator")
-TOKEN_MODIFIERS = ("declaration", "readonly", "defaultLibrary")
-_DECL_TOKENS = {
-    "enum": "enum", "record": "struct", "catalog": "type", "table": "type", "die": "type", "bag": "type", "rule": "function",
-    "procedure": "function", "odds": "function", "const": "variable", "term": "variable", "army": "namespace",
-}
-_TARGET_TOKENS = {
-    "member": "enumMember", "field": "property", "entry": "enumMember", "param": "parameter", "local": "variable", "builtin": "function",
-    "choice": "enumMember", "clause": "keyword", "annotation": "decorator", "warning": "enumMember",
-}
-
-
-def semantic_tokens(analysis: Analysis, locator: Locator, file: str) -> list[int]:
-    """The names of ``file`` as LSP semantic tokens (relative, five integers
-    each): what the checker resolved each one to — a declaration by its kind, an
-    enum value, a field, an entry, a parameter, a clause word of an army block,
-    an annotation — so an editor colours by meaning what its grammar can only
-    guess from the text."""
-    data: list[int] = []
-    line = char = 0
-    last_end: tuple[int, int] = (-1, -1)
-    decls = analysis.known
-    for occ in build_index(analysis).by_file.get(file, ()):
-        t = occ.target
-        if occ.span.line != occ.span.end_line:
-            continue
-        if t.kind == "decl":
-            d = decls.get(t.name)
-            kind = _DECL_TOKENS.get(d.kind if d is not None else "")
-        else:
-            kind = _TARGET_TOKENS.get(t.kind)
-        if kind is None:
-            continue
-        r = locator.range(occ.span)
-        if (r.start.line, r.start.character) < last_end or r.end.character <= r.start.character:
-            continue  # one token per place (a name indexed twice keeps its first reading)
-        modifiers = (1 if occ.definition else 0) | (2 if t.kind == "decl" and kind == "variable" else 0) | (4 if t.kind == "builtin" else 0)
-        data += [r.start.line - line, r.start.character - (char if r.start.line == line else 0), r.end.character - r.start.character, TOKEN_TYPES.index(kind), modifiers]
-        line, char = r.start.line, r.start.character
-        last_end = (r.end.line, r.end.character)
-    return data
 
 
 # ---------------------------------------------------------------------------- symbols

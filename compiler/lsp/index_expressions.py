@@ -12,6 +12,7 @@ value or an entry id, the named arguments of a call, a die, a bag and its kinds 
 from __future__ import annotations
 
 from rulebook.rules_dsl import nodes as n
+from rulebook.rules_dsl.diagnostics import Span
 
 from rulebook.compiler import ir
 from rulebook.compiler.ir.builtins import BUILTINS
@@ -121,7 +122,8 @@ class ExpressionNames:
                 self.expr(owner, x, scope)
         elif isinstance(e, n.Comprehension):
             self.expr(owner, e.iterable, scope)
-            var = self.index.find(e.span, e.name, (self.index.find(e.span, "for") or e.span).end_col)
+            after = Span(e.span.file, e.expr.span.end_line, e.expr.span.end_col, e.span.end_line, e.span.end_col)  # the element may hold a comprehension too
+            var = self.index.find(after, e.name, (self.index.find(after, "for") or after).end_col)
             inner = {**scope, e.name: Target("local", owner, e.name, var)}
             self.index.add(var, inner[e.name], True)
             self.expr(owner, e.expr, inner)

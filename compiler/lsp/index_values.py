@@ -46,7 +46,7 @@ class TypeAndValueNames:
             kind = "member" if isinstance(owner, ir.Enum) else "entry"
             self.index.add(tail_span(v.span, v.name), Target(kind, v.qualifier, v.name))
         elif isinstance(v, n.VApply):
-            self.index.add(head_span(v.span, v.name), Target("decl", "", v.name))
+            self.index.add(self.index.find(v.span, v.name) or head_span(v.span, v.name), Target("decl", "", v.name))
             applied = self.index.decl(v.name)
             if isinstance(applied, ir.Rule):
                 kind, types = "param", [(p.name, p.type) for p in applied.params]

@@ -51,12 +51,12 @@ from pygls.uris import to_fs_path
 from rulebook.rules_dsl import parser
 from rulebook.rules_dsl.diagnostics import Diagnostic, Span
 
-from rulebook.compiler.lsp import features, transport
+from rulebook.compiler.lsp import code_actions, features, inlay_hints, rename, signature_help, transport
 from rulebook.compiler.lsp.files import file_key, rulebook_root
 from rulebook.compiler.lsp.positions import Locator
 from rulebook.compiler.lsp.workspace import Analysis, Rulebook
 
-DEBOUNCE = 0.05  # seconds of quiet after a keystroke before the rulebook is checked again
+DEBOUNCE = 0.02  # seconds of quiet after a keystroke before the rulebook is checked again (more input already on its way is waited for)
 
 
 class RulesLanguageServer(LanguageServer):
@@ -326,7 +326,37 @@ def make_server() -> RulesLanguageServer:
         analyses = [rb.analyze() for rb in ls.rulebooks.values()]
         return features.workspace_symbols([(a, Locator(a, ls.workspace.position_codec)) for a in analyses], params.query)
 
+    _register_editing_features(server)
     return server
+
+
+def _register_editing_features(server: RulesLanguageServer) -> None:
+    """Rename, quick fixes, signature help and inlay hints (issue 30; one module each)."""
+
+    @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
+    def prepare_rename(ls: RulesLanguageServer, params: types.PrepareRenameParams) -> types.PrepareRenameResult | None:
+        return _at(ls, params, rename.prepare_rename)
+
+    @server.feature(types.TEXT_DOCUMENT_RENAME)  # pygls announces prepareRename to the clients that support it
+    def rename_symbol(ls: RulesLanguageServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
+        return _at(ls, params, rename.rename, params.new_name)
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=code_actions.KINDS))
+    def code_action(ls: RulesLanguageServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
+        located = ls.locate(params.text_document.uri)
+        if located is None:
+            return None
+        return code_actions.code_actions(*located, params.range, params.context.only)
+
+    @server.feature(types.TEXT_DOCUMENT_SIGNATURE_HELP, types.SignatureHelpOptions(trigger_characters=signature_help.TRIGGERS, retrigger_characters=signature_help.RETRIGGERS))
+    def signature(ls: RulesLanguageServer, params: types.SignatureHelpParams) -> types.SignatureHelp | None:
+        return _at(ls, params, lambda analysis, _locator, name, line, col: signature_help.signature_help(analysis, analysis.sources.get(name, ""), line, col))
+
+    @server.feature(types.TEXT_DOCUMENT_INLAY_HINT)
+    def inlay_hint(ls: RulesLanguageServer, params: types.InlayHintParams) -> list[types.InlayHint] | None:
+        located = ls.locate(params.text_document.uri)
+        return inlay_hints.inlay_hints(*located, params.range) if located else None
+
 
 
 def _at(ls: RulesLanguageServer, params, feature, *extra):

@@ -103,6 +103,20 @@ class Rulebook:
         return module, list(errors)
 
 
+def check_texts(sources: dict[str, str]) -> list[Diagnostic]:
+    """The diagnostics of a rulebook made of ``sources`` (display name → text), checked in
+    memory as :meth:`Rulebook.analyze` checks the files (what a rename would leave)."""
+    diags: list[Diagnostic] = []
+    modules = []
+    for name, text in sources.items():
+        module, errors = parse(text, name)
+        modules.append(module)
+        diags.extend(errors)
+    reporter = Reporter(diags)
+    _check(modules, sources, reporter)
+    return reporter.diagnostics
+
+
 def _check(modules: list[n.Module], sources: dict[str, str], reporter: Reporter) -> tuple[ir.Program | None, str | None]:
     """The checker over the parsed modules, as ``rulebook.compiler.pipeline.driver.check`` runs it.
 

@@ -9,6 +9,11 @@ vim.lsp.config("rulebook", {
 })
 vim.lsp.enable("rulebook")
 
+-- The server's semantic tokens colour names by kind; its own token type "dice" (2d6) is drawn as a number:
+vim.api.nvim_set_hl(0, "@lsp.type.dice.rules", { link = "@number", default = true })
+-- Rename, quick fixes (vim.lsp.buf.code_action), signature help and inlay hints
+-- (vim.lsp.inlay_hint.enable()) come from the server too.
+
 -- Markdown highlighting for the prose (the server gives diagnostics, hover, definitions, completion):
 vim.treesitter.language.register("markdown", "rules")
 vim.api.nvim_create_autocmd("FileType", {
