@@ -222,6 +222,7 @@
       return true;
     } catch (err) {  // the quota: the list stays on the page; the player is told to download it
       say(storeProblems, T.storage_full);
+      storeFull = true;
       return false;
     }
   }
@@ -234,8 +235,12 @@
     storeSet(STORE + ":index", JSON.stringify({ format: 1, current, next: counter, lists: lists.map((l) => l.id) }));
   }
 
+  let storeFull = false;  // the storage_full message is shown (a later write that works takes it away)
   function writeList(item) {
-    if (storeSet(listKey(item.id), JSON.stringify(ordered(item.roster)))) storeProblems.textContent = "";
+    if (storeSet(listKey(item.id), JSON.stringify(ordered(item.roster))) && storeFull) {
+      storeFull = false;
+      storeProblems.textContent = "";
+    }
   }
 
   /** The reasons a candidate is not a roster of this army (empty: it is one). */
@@ -285,7 +290,8 @@
       }
       const why = candidate === undefined ? [T.not_json_short] : refusal(candidate);
       if (why.length) {
-        damaged.push(h("li", { text: `${has(candidate, "name") && typeof candidate.name === "string" ? candidate.name : id}: ${why.join(" ")}` }));
+        const said = why.length > 1 ? `${why[0]} ${why.slice(1).join("; ")}` : why[0];
+        damaged.push(h("li", { text: `${has(candidate, "name") && typeof candidate.name === "string" ? candidate.name : id}: ${said}` }));
         continue;
       }
       lists.push({ id, roster: candidate });

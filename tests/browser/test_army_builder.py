@@ -267,7 +267,7 @@ def test_a_file_that_is_not_a_roster_is_refused_and_says_why(browser, sites, tmp
     wrong = tmp_path / "wrong.json"
     wrong.write_text(json.dumps({"format": 1, "units": [{"entry": 5}]}), encoding="utf-8")
     _load_file(browser, wrong)
-    _wait_for(browser, lambda d: "$.units[0].entry" in d.find_element(By.ID, "rb-army-load-problems").text)
+    _wait_for(browser, lambda d: "units[0].entry" in d.find_element(By.ID, "rb-army-load-problems").text)
     assert not browser.find_elements(By.CSS_SELECTOR, ".rb-army__unit"), "a refused file must not replace the list"
 
 
