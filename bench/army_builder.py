@@ -2,15 +2,15 @@
 
 Reads a built site of content/1936 (``--site``, default ``build/site``; ``rulebook build
 content/1936`` writes it) and the builder script of an earlier commit (``--before``, default
-``HEAD``: ``git show <rev>:site/assets/army-builder.js``). Copies the site twice into a
+``f60504f``, the builder before issue 27: ``git show <rev>:site/assets/army-builder.js``). Copies the site twice into a
 temporary folder, one with the earlier script and one with the working tree's, opens each
-builder from disk (``file://``), loads a roster of ``--units`` units (1,000 by default, the
-most a roster may have less a few), and times ``--clicks`` clicks on an entry's "Add"
+builder from disk (``file://``), loads a roster of ``--units`` units (990 by default: a roster
+may have 1,000, and the clicks add more), and times ``--clicks`` clicks on an entry's "Add"
 button: from the click to the end of the layout it causes (``performance.now()`` around the
 click and a read of the page's height), in the page. Prints the median and the slowest click of
 each script and their ratio, e.g.::
 
-    python bench/army_builder.py                  # HEAD's script against the working tree's
+    python bench/army_builder.py                  # the builder before issue 27 against the working tree's
     python bench/army_builder.py --before f60504f --units 1000 --clicks 7
 """
 
@@ -26,6 +26,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+BEFORE = "f60504f"  # the last commit whose builder drew every unit again on each change (issue 27, point 7)
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 
 from chromium import AVAILABLE, SKIP_REASON, chromium, open_builder  # noqa: E402
@@ -75,7 +76,7 @@ def timed(driver, site: Path, path: Path, entry: str, clicks: int, units: int) -
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--site", type=Path, default=ROOT / "build" / "site")
-    parser.add_argument("--before", default="HEAD", help="the commit whose site/assets/army-builder.js is compared")
+    parser.add_argument("--before", default=BEFORE, help="the commit whose site/assets/army-builder.js is compared")
     parser.add_argument("--units", type=int, default=990)
     parser.add_argument("--clicks", type=int, default=7)
     args = parser.parse_args(argv)

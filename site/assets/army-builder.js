@@ -768,13 +768,12 @@
 
   // ------------------------------------------------------------ the print sheet
 
-  const SHEET_SOON = 60;  // units: up to this many, the sheet follows the list a moment after each change
-  let sheetDirty = true, sheetTimer = null;
+  const SHEET_NOW = 60;  // units: up to this many, the sheet follows each change; a longer list's is drawn when printed
+  let sheetDirty = true;
 
   function sheetLater() {
     sheetDirty = true;
-    if (sheetTimer !== null) window.clearTimeout(sheetTimer);
-    sheetTimer = roster.units.length <= SHEET_SOON ? window.setTimeout(renderSheet, 250) : null;
+    if (roster.units.length <= SHEET_NOW) renderSheet();
   }
   window.addEventListener("beforeprint", renderSheet);
   if (window.matchMedia) {
@@ -817,7 +816,6 @@
   function renderSheet() {
     if (!result || !sheetDirty) return;
     sheetDirty = false;
-    if (sheetTimer !== null) { window.clearTimeout(sheetTimer); sheetTimer = null; }
     sheet.textContent = "";
     const title = has(roster, "name") && roster.name ? roster.name : army.title;
     const facts = [];

@@ -345,6 +345,7 @@ def test_names_from_the_rules_and_the_roster_are_shown_as_text(browser, hostile_
     open_builder(browser, hostile_site + BUILDER_PAGE)
     entry = browser.find_element(By.CSS_SELECTOR, ".rb-army__entry[data-entry='lancero']")
     assert HOSTILE_NAME in entry.text
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", entry)
     entry.find_element(By.CSS_SELECTOR, "button").click()
     unit = browser.find_element(By.CSS_SELECTOR, ".rb-army__unit[data-unit='0']")
     assert HOSTILE_NAME in unit.text and "<img src=y onerror=alert(3)> Escudo" in unit.text

@@ -369,6 +369,7 @@ def test_sharing_from_disk_offers_a_file_and_a_code(browser, site, downloads, si
     assert note.is_displayed() and note.text == t["from_disk"]
     code = browser.find_element(By.ID, "rb-army-code").get_attribute("value")
     assert re.fullmatch(r"[A-Za-z0-9_-]+", code) and _fits(browser) <= 0
+    browser.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(downloads)})  # also in a new tab
     _click(browser, "rb-army-download")
     stem = f"Compartida-{size}-{scheme}"
     saved = downloads / f"{stem}.json"

@@ -14,7 +14,7 @@ the army documents and the validator ``rulebook roster validate`` agrees with), 
 copies ``site/assets/army-*`` next to the other assets.
 
 The page's data (the army's id, card links, the interface's phrases, the roster
-limits) is a script, ``window.rbArmyData = <JSON>;``, not part of the page: the page's
+limits, the print sheet's words from :mod:`rulebook.compiler.emit.site.army_sheet`) is a script, ``window.rbArmyData = <JSON>;``, not part of the page: the page's
 Markdown then changes only when its own words do, and a browser caches the data like any
 asset. The army document and the roster schema are only in ``rulebook-armies.js``
 (``rbArmies.ARMIES[id]``, ``rbArmies.ROSTER_SCHEMA``): one copy, the one the builder
