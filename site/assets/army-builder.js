@@ -385,14 +385,26 @@
     announce(fill(T.switched, { name: listName(item, lists.indexOf(item)) }));
   });
 
-  // a list changed in another tab: the library follows (the open list stays as it is here)
+  // the library changed in another tab: this one follows (lists added there appear, lists deleted there go,
+  // except the one open here, which is written back); what is not a roster is left out, as when the page opens
   window.addEventListener("storage", (event) => {
     if (event.key !== STORE + ":index" || event.newValue === null) return;
-    try {
-      const index = JSON.parse(event.newValue);
-      if (!has(index, "next") || !Number.isInteger(index.next)) return;
-      counter = Math.max(counter, index.next);
-    } catch (err) { /* not ours to repair */ }
+    let index;
+    try { index = JSON.parse(event.newValue); } catch (err) { return; }
+    if (!has(index, "lists") || !Array.isArray(index.lists)) return;
+    if (Number.isInteger(index.next) && index.next < 1e9) counter = Math.max(counter, index.next);
+    const ids = index.lists.filter((id) => typeof id === "string" && LIST_ID.test(id)).slice(0, MAX_LISTS);
+    const kept = lists.filter((l) => l.id === current || ids.includes(l.id));
+    for (const id of ids) {
+      if (kept.some((l) => l.id === id)) continue;
+      const text = storeGet(listKey(id));
+      let candidate;
+      try { candidate = text === null || text.length > LIMITS.bytes ? undefined : JSON.parse(text); } catch (err) { candidate = undefined; }
+      if (candidate !== undefined && !refusal(candidate).length) kept.push({ id, roster: candidate });
+    }
+    lists = kept;
+    renderLibrary();
+    if (!ids.includes(current)) writeIndex();
   });
 
   /** Keep the open list (called after every change). */
