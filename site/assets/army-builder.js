@@ -51,6 +51,8 @@
   let roster = blank();
   let nextId = 1;
   let result = null;
+  let sharing = false;  // the address holds the link just shared, of the open list as it is
+  let started = false;  // the page has read the kept lists and the link it was opened with
 
   // ------------------------------------------------------------ helpers
 
@@ -411,6 +413,9 @@
   function persist() {
     const item = currentItem();
     if (!item) return;
+    if (started && !sharing && location.hash.startsWith(FRAGMENT)) {  // a shared link in the address bar is the list as it was: a reload must not bring it back
+      try { history.replaceState(null, "", location.href.split("#")[0]); } catch (err) { /* file:// may refuse: a reload adds that list beside this one */ }
+    }
     item.roster = roster;
     writeList(item);
     const n = lists.indexOf(item);
@@ -712,6 +717,7 @@
   const UNIT_PATH = /^\$\.units\[(\d+)\]/;
 
   function update() {
+    sharing = false;
     result = core.validateRoster(roster, army.id);
     const perUnit = roster.units.map(() => []);
     const general = [];
@@ -1011,6 +1017,7 @@
   });
 
   function share() {
+    sharing = true;
     const code = core.encodeRoster(ordered(withoutSchema(roster)));
     const url = location.href.split("#")[0] + FRAGMENT + code;
     try {
@@ -1096,6 +1103,6 @@
   renderEntries();
   if (readLibrary()) setRoster(currentItem().roster); else addList(blank());
   fromFragment();
-  // back from another page (bfcache): the page is as it was left; nothing to redo
+  started = true;
   root.dataset.ready = "1";
 })();

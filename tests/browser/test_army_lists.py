@@ -377,6 +377,11 @@ def test_sharing_from_disk_offers_a_file_and_a_code(browser, site, downloads, si
         if saved.exists() and saved.stat().st_size:
             break
         time.sleep(0.1)
+    # the list changed after it was shared: a reload opens it as it is now, not the shared one beside it
+    _add(browser, OTHER_TANK)
+    browser.refresh()
+    _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#rb-army[data-ready='1']"))
+    assert _units(browser) == [TANK, OTHER_TANK] and len(_library(browser)) == 1
     # another player: a fresh browser state, the code pasted, then the file loaded
     open_builder(browser, site["url"])
     browser.find_element(By.ID, "rb-army-code-input").send_keys(code)
