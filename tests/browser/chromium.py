@@ -70,11 +70,16 @@ def chromium(downloads: Path | None = None):
         shutil.rmtree(profile, ignore_errors=True)
 
 
-def open_builder(driver, url: str) -> None:
-    """Open the builder page at ``url`` and wait until its script has drawn it."""
+def open_builder(driver, url: str, keep: bool = False) -> None:
+    """Open the builder page at ``url`` and wait until its script has drawn it. The lists the
+    builder keeps in the browser (localStorage) are forgotten first, unless ``keep``."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
+    if not keep:
+        origin = "file://" if url.startswith("file:") else "/".join(url.split("/")[:3])
+        driver.get("about:blank")  # a new document: the same page with another #fragment would only scroll
+        driver.execute_cdp_cmd("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "local_storage"})
     driver.get(url)
     WebDriverWait(driver, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#rb-army[data-ready='1']"))
 

@@ -267,7 +267,7 @@ def test_a_file_that_is_not_a_roster_is_refused_and_says_why(browser, sites, tmp
     wrong = tmp_path / "wrong.json"
     wrong.write_text(json.dumps({"format": 1, "units": [{"entry": 5}]}), encoding="utf-8")
     _load_file(browser, wrong)
-    _wait_for(browser, lambda d: "$.units[0].entry" in d.find_element(By.ID, "rb-army-load-problems").text)
+    _wait_for(browser, lambda d: "units[0].entry" in d.find_element(By.ID, "rb-army-load-problems").text)
     assert not browser.find_elements(By.CSS_SELECTOR, ".rb-army__unit"), "a refused file must not replace the list"
 
 
@@ -345,6 +345,7 @@ def test_names_from_the_rules_and_the_roster_are_shown_as_text(browser, hostile_
     open_builder(browser, hostile_site + BUILDER_PAGE)
     entry = browser.find_element(By.CSS_SELECTOR, ".rb-army__entry[data-entry='lancero']")
     assert HOSTILE_NAME in entry.text
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", entry)
     entry.find_element(By.CSS_SELECTOR, "button").click()
     unit = browser.find_element(By.CSS_SELECTOR, ".rb-army__unit[data-unit='0']")
     assert HOSTILE_NAME in unit.text and "<img src=y onerror=alert(3)> Escudo" in unit.text

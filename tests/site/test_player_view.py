@@ -125,9 +125,9 @@ def test_a_tank_card_at_the_table(built):
     headers = [th.text() for th in weapon.find_all("th")]
     assert headers[-3:] == ["Corta", "Media", "Larga"], headers
     assert "I Fuego Preciso" in weapon.text() and "D (D normal / D reducido↓)" in weapon.text()
-    # the options it may take, with their cost
+    # the options it may take, with their cost: those the army list allows a tank (the builder offers the same)
     options = card.find_all("details", "rb-options")[0].text()
-    assert "Tirador Selecto 5" in options and "Mejoras Nacionales" in options
+    assert "Munición 2" in options and "Mejoras Nacionales (1)" in options and "Tirador Selecto" not in options
 
 
 def test_infantry_cards_use_human_labels(built):

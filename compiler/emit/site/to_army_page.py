@@ -14,7 +14,7 @@ the army documents and the validator ``rulebook roster validate`` agrees with), 
 copies ``site/assets/army-*`` next to the other assets.
 
 The page's data (the army's id, card links, the interface's phrases, the roster
-limits) is a script, ``window.rbArmyData = <JSON>;``, not part of the page: the page's
+limits, the print sheet's words from :mod:`rulebook.compiler.emit.site.army_sheet`) is a script, ``window.rbArmyData = <JSON>;``, not part of the page: the page's
 Markdown then changes only when its own words do, and a browser caches the data like any
 asset. The army document and the roster schema are only in ``rulebook-armies.js``
 (``rbArmies.ARMIES[id]``, ``rbArmies.ROSTER_SCHEMA``): one copy, the one the builder
@@ -40,6 +40,7 @@ from pathlib import Path
 import jinja2
 
 from rulebook.compiler.support.i18n import N_, _
+from rulebook.compiler.emit.site.army_sheet import sheet_words
 from rulebook.compiler.emit.site.markdown import esc
 from rulebook.compiler.emit.site.pages.context import PAGE_FILES
 from rulebook.compiler.emit.data.to_armies import ROSTER_MAX_BYTES, ROSTER_MAX_UNITS
@@ -73,8 +74,8 @@ def data_script(data: dict) -> str:
 def interface_text() -> dict[str, str]:
     """The builder's own phrases in the current language (``{name}`` placeholders are filled by the script)."""
     return {
-        "force": _("Your force"), "name": _("Name of the force"), "tools": _("Save, load, share and print"),
-        "save": _("Save"), "load": _("Load"), "share": _("Share link"), "print": _("Print"), "new_list": _("New list"),
+        "force": _("Your force"), "name": _("Name of the list"), "tools": _("Download, load, share and print"),
+        "save": _("Download file"), "load": _("Load file"), "share": _("Share"), "print": _("Print"), "new_list": _("New list"),
         "share_label": _("Link to this list"), "copied": _("Link copied to the clipboard."),
         "share_ready": _("The link is in the box: copy it to share the list."),
         "units": _("Units in the force"), "empty": _("The list is empty: add units from the list below."),
@@ -83,17 +84,39 @@ def interface_text() -> dict[str, str]:
         "added": _("{name} added."), "removed": _("{name} removed."), "remove": _("Remove"), "remove_named": _("Remove {name}"),
         "unit_name": _("Name (optional)"), "choose": _("— choose —"), "choose_troops": _("Troops to choose ({n})"),
         "not_offered": _("Not offered to this unit:"), "over": _("{n} points over the budget"),
-        "cleared": _("New empty list."), "saved": _("Saved as {file}."), "loaded": _("List loaded from {origin}."),
-        "the_link": _("the link"), "not_json": _("{origin} is not a JSON file: {reason}"),
-        "not_read": _("{origin} could not be read: {reason}"),
-        "bad_format": _("{origin} does not follow the roster format (nothing was loaded):"),
-        "other_army": _("{origin} is a list of another army ({army}); open that army's builder."),
-        "bad_link": _("The link does not hold a list: {reason}"),
+        "saved": _("Saved as {file}."), "loaded": _("List loaded from {origin}; it is kept in your lists."),
+        "the_link": _("the link"), "the_code": _("the code"),
+        "not_json": _("{origin} is not a roster file: it is not JSON text. Nothing was loaded."),
+        "not_json_short": _("it is not JSON text."),
+        "not_read": _("{origin} could not be read. Nothing was loaded."),
+        "refused": _("{origin} was not loaded:"),
+        "bad_format_short": _("it does not follow the roster format:"),
+        "other_army_short": _("it is a list of another army ({army}); open that army's builder."),
+        "bad_code": _("{origin} does not hold a list: its code is incomplete or damaged (was it copied whole?). Nothing was loaded."),
         "too_big": _("{origin} is larger than {kb} kB, the most a roster may be; nothing was loaded."),
-        "too_many": _("{origin} has {n} units; a roster may have at most {max}. Nothing was loaded."),
-        "schema_type": _("the wrong kind of value"), "schema_required": _("a required field is missing"),
-        "schema_additionalProperties": _("a field the format does not have"), "schema_enum": _("not one of the allowed values"),
-        "schema_const": _("not the allowed value"), "schema_minimum": _("too small"), "schema_maximum": _("too large"),
+        "too_many_units": _("it has {n} units; a roster may have at most {max}."),
+        "type_string": _("text"), "type_integer": _("a whole number"), "type_number": _("a number"), "type_array": _("a list"),
+        "type_object": _("a group of fields"), "type_boolean": _("yes or no"),
+        "schema_type": _("the field {field} must be {expected}"), "schema_required": _("the field {field} is missing"),
+        "schema_additionalProperties": _("{field}: not a field of a roster"), "schema_enum": _("the field {field} must be one of {allowed}"),
+        "schema_const": _("the field {field} must be {allowed}"), "schema_minimum": _("the field {field} must be at least {n}"),
+        "schema_maximum": _("the field {field} must be at most {n}"), "schema_other": _("the field {field} is not valid"),
+        "lists": _("Your lists"), "open_list": _("Open list"), "duplicate": _("Duplicate"), "delete": _("Delete"),
+        "untitled": _("Untitled list {n}"), "n_units": _("{n} u."), "copy_of": _("{name} (copy)"),
+        "created": _("New empty list; the previous one is kept in your lists."), "duplicated": _("{name} created."),
+        "switched": _("{name} opened."), "deleted": _("{name} deleted."),
+        "confirm_delete": _("Delete the list {name}? It cannot be recovered."), "confirm_yes": _("Delete it"), "confirm_no": _("Keep it"),
+        "kept": _("Your lists are kept in this browser, on this device (also when the page is opened from disk); download a list to keep it elsewhere."),
+        "no_storage": _("This browser does not let the page keep anything: your lists are lost when the page is closed. Download them as files."),
+        "storage_full": _("The browser refused to keep the list (its storage is full): download it as a file."),
+        "stored_damaged": _("Some lists kept in this browser were damaged and were not opened:"),
+        "stored_unreadable": _("The lists kept in this browser could not be read (the stored data is damaged); a new list was started."),
+        "from_disk": _("This page is opened from a file on this device, so a link to it only works here. To share the list, send the downloaded file or the code below; the other player loads either in the army builder."),
+        "code_label": _("Code of this list"), "copy_code": _("Copy code"), "code_copied": _("Code copied to the clipboard."),
+        "code_ready": _("The code is selected in its box: copy it."),
+        "paste_label": _("Load a list from its code or link"), "load_code": _("Load code"),
+        "sheet_points": _("Points"), "sheet_base": _("{n} on its datasheet"),
+        "sheet_how": _("A unit's points: the cost on its datasheet, changed by the percentage of its quality (rounded half up), plus each option it takes."),
     }
 
 
@@ -129,7 +152,8 @@ def write_pages(pb, out_dir: Path, docs: Path, env: jinja2.Environment, weight: 
                     links["troops"][t] = href
         title = _(NAV_TITLE) if len(docs_list) == 1 else f"{_(NAV_TITLE)}: {army['title']}"
         data = {"army_id": army["id"], "links": links, "text": interface_text(),
-                "limits": {"bytes": ROSTER_MAX_BYTES, "units": ROSTER_MAX_UNITS}}  # the same as `rulebook roster validate`
+                "limits": {"bytes": ROSTER_MAX_BYTES, "units": ROSTER_MAX_UNITS},  # the same as `rulebook roster validate`
+                "sheet": sheet_words(pb, army)}
         script = f"{DATA_FOLDER}/{Path(page).stem}.js"
         (docs / DATA_FOLDER).mkdir(parents=True, exist_ok=True)
         (docs / script).write_text(data_script(data), encoding="utf-8")

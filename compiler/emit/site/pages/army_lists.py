@@ -17,6 +17,7 @@ import jinja2
 
 from rulebook.compiler import ir
 from rulebook.compiler.emit.site.markdown import attr, esc, link, number
+from rulebook.compiler.emit.site.pages import unit_options
 from rulebook.compiler.emit.site.pages.values import cost_at, round_half_up, signed_percent
 from rulebook.compiler.support.i18n import _, ngettext
 
@@ -29,6 +30,7 @@ class ArmyLists:
 
     def __init__(self, ctx: SiteContext) -> None:
         self.ctx = ctx
+        unit_options.note_fielded(ctx)  # before any page is rendered: rulebook serve's memo checks what cards read of it
 
     def source(self, src: ir.ArmySource | None, army: ir.Army, linked: bool = True) -> str | None:
         """Where a list-building rule comes from: its manual reference, linked to the declaration when it has a

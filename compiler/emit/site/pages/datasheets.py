@@ -21,7 +21,7 @@ import jinja2
 
 from rulebook.compiler import ir
 from rulebook.compiler.emit.site.markdown import anchor, attr, esc, link, number
-from rulebook.compiler.emit.site.pages import memo as page_memo
+from rulebook.compiler.emit.site.pages import memo as page_memo, unit_options
 from rulebook.compiler.emit.site.pages.context import NAV, WEIGHT_DATASHEET, WEIGHT_PAGE, SiteContext
 from rulebook.compiler.emit.site.pages.values import Values, badge, cost_at, shows_probabilities, signed_percent
 from rulebook.compiler.emit.site.readable import fold
@@ -165,7 +165,7 @@ class Cards:
             "stats": stats,
             "lists": lists,
             "cost": cost,
-            "options": self.options_block(options),
+            "options": unit_options.card_options(self.ctx, d.name, ident, lambda: self.options_block(options)),  # what the army lists allow
             "odds": self.card_odds(d.name, ident),
             "users": self.values.users_of(self.ctx.entry_users.get((d.name, ident), [])),
             "tech": {"kind_title": attr(d.title), "name": attr(ident), "where": where, "source_href": source_href},
