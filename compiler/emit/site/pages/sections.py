@@ -450,21 +450,8 @@ class SectionBlocks:
     def consulted(self, stmts: tuple[ir.Stmt, ...], own: str) -> list[str]:
         """Lines of links to what statements consult: tables and catalogs; the dice and bags they
         roll and draw; the procedures they follow (``own`` aside)."""
-        found: dict[str, dict[str, None]] = {"table": {}, "roll": {}, "draw": {}, "procedure": {}}
-        for top in walk.expressions(stmts):
-            for e in walk.walk(top):
-                if isinstance(e, ir.TableLookup):
-                    found["table"][e.table] = None
-                elif isinstance(e, ir.CatalogLookup):
-                    found["table"][e.catalog] = None
-                elif isinstance(e, ir.Roll) and e.die:
-                    found["roll"][e.die] = None
-                elif isinstance(e, ir.Draw):
-                    found["draw"][e.bag] = None
-                elif isinstance(e, ir.ProcedureCall) and e.procedure != own:
-                    found["procedure"][e.procedure] = None
         lines = []
-        for kind, names in found.items():
+        for kind, names in consulted_names(stmts, own).items():
             links = [self.ctx.a(quoted(self.ctx.title_of(n)), self.ctx.href(n)) for n in names]
             if links:
                 lines.append(_(CONSULTS[kind]) % {"links": ", ".join(links)})
@@ -570,6 +557,24 @@ class SectionBlocks:
 
 
 @dataclass
+
+def consulted_names(stmts: tuple[ir.Stmt, ...], own: str) -> dict[str, dict[str, None]]:
+    """The names statements consult, by kind (table, roll, draw, procedure), in order of first use; ``own`` aside."""
+    found: dict[str, dict[str, None]] = {"table": {}, "roll": {}, "draw": {}, "procedure": {}}
+    for top in walk.expressions(stmts):
+        for e in walk.walk(top):
+            if isinstance(e, ir.TableLookup):
+                found["table"][e.table] = None
+            elif isinstance(e, ir.CatalogLookup):
+                found["table"][e.catalog] = None
+            elif isinstance(e, ir.Roll) and e.die:
+                found["roll"][e.die] = None
+            elif isinstance(e, ir.Draw):
+                found["draw"][e.bag] = None
+            elif isinstance(e, ir.ProcedureCall) and e.procedure != own:
+                found["procedure"][e.procedure] = None
+    return found
+
 class SectionPage:
     """One section page: rendered (its blocks; its Markdown waits for the names of the army builder
     pages its army lists link to) or kept from the previous build (its Markdown, ``text``)."""
