@@ -13,11 +13,11 @@
  *   the same); a term finds the words it begins, the words of the same stem in
  *   the rulebook's language ("tendidos" finds "tendidas") and, from five
  *   letters, the words one typo away. An entry whose title is the query comes
- *   first, then titles that begin with it, hold it, or hold every term, then
- *   texts; within each, the better matches, then datasheets (weight 3.2),
- *   special rules and glossary terms (3) before sections (2.5), headings (1.5)
- *   and other declarations (1), the shorter title, rulebook order. Only whole
- *   matched terms are marked in the results.
+ *   first, then titles that hold it, or hold every term, then texts; within
+ *   each, datasheets (weight 3.2), special rules and glossary terms (3) before
+ *   sections (2.5), headings (1.5) and other declarations (1), then a title
+ *   that begins with the query, the better matches, the shorter title,
+ *   rulebook order. Only whole matched terms are marked in the results.
  * - Scrollable tables: a container wider than the screen gets .rb-overflows (a
  *   visible hint, see extra.css) and can take the keyboard focus.
  * - Glossary terms (abbr with a title) take the keyboard focus: Material's
@@ -246,14 +246,13 @@
     return found;
   }
 
-  // How an entry answers the query: 6 its title is the query, 5 its title
-  // begins with it, 4 its title holds it (from a word's start), 3 every term
-  // is in the title, 2 every term is in the title or text, 1 every term is
-  // inside the text's words; 0 not at all. And how well its terms matched.
+  // How an entry answers the query: 5 its title is the query, 4 its title
+  // holds it (from a word's start), 3 every term is in the title, 2 every
+  // term is in the title or text, 1 every term is inside the text's words;
+  // 0 not at all. And how well its terms matched.
   function rank(e, query, found) {
     var tier = 0;
-    if (e.compact === query) tier = 6;
-    else if (query && e.compact.lastIndexOf(query, 0) === 0) tier = 5;
+    if (e.compact === query) tier = 5;
     else if (query && e.starts.some(function (s) { return e.compact.lastIndexOf(query, s) === s; })) tier = 4;
     var score = 0, inTitle = true, inText = true;
     found.forEach(function (f) {
@@ -271,10 +270,11 @@
     return [tier, score];
   }
 
-  // The entries that answer the query, best first: by how (rank), how well,
-  // then datasheets (weight 3.2), special rules and glossary terms (3) before
-  // sections (2.5), headings (1.5) and other declarations (1), the shorter
-  // title, rulebook order. Returns {results, found: the tokens matched}.
+  // The entries that answer the query, best first: by how (rank), then
+  // datasheets (weight 3.2), special rules and glossary terms (3) before
+  // sections (2.5), headings (1.5) and other declarations (1), a title that
+  // begins with the query, how well the terms matched, the shorter title,
+  // rulebook order. Returns {results, found: the tokens matched}.
   function search(query) {
     var qt = queryTerms(query);
     if (!qt.length || !entries) return {results: [], found: {}};
@@ -282,13 +282,14 @@
     var raw = pieces(foldChars(query)).map(function (p) { return p[2]; });
     var found = qt.map(function (t, i) { return matches(t, i === qt.length - 1); });
     var ranked = [];
+    var begins = function (e) { return compactQuery && e.compact.lastIndexOf(compactQuery, 0) === 0 ? 1 : 0; };
     entries.forEach(function (e) {
       var r = rank(e, compactQuery, found);
       if (!r[0] && raw.every(function (w) { return e.folded.indexOf(w) >= 0; })) r = [1, 0];
       if (r[0]) ranked.push({e: e, tier: r[0], score: r[1]});
     });
     ranked.sort(function (a, b) {
-      return b.tier - a.tier || b.score - a.score || b.e.weight - a.e.weight
+      return b.tier - a.tier || b.e.weight - a.e.weight || begins(b.e) - begins(a.e) || b.score - a.score
         || a.e.compact.length - b.e.compact.length || a.e.order - b.e.order;
     });
     var marked = {};
