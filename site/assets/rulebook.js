@@ -8,13 +8,20 @@
  *   applies it before drawing (overrides/main.html).
  * - Search (the header box, [data-rb-search]): the index assets/search-index.js
  *   (window.rulebookSearch.entries: [title, href, kind, weight, text]) is loaded
- *   as a script on first use. Accents and case are ignored both ways; an entry
- *   whose title is the query comes first, then titles that contain it, or every
- *   word of it, then texts; within each, datasheets (weight 3.2), special
- *   rules and glossary terms (3) before sections (2.5), headings (1.5) and
- *   other declarations (1); then rulebook order.
+ *   as a script on first use. Accents and case are ignored both ways; a name
+ *   written with hyphens or spaces is one term ("T-26 B", "t26", "t 26 b" are
+ *   the same); a term finds the words it begins, the words of the same stem in
+ *   the rulebook's language ("tendidos" finds "tendidas") and, from five
+ *   letters, the words one typo away. An entry whose title is the query comes
+ *   first, then titles that hold it, or hold every term, then texts; within
+ *   each, datasheets (weight 3.2), special rules and glossary terms (3) before
+ *   sections (2.5), headings (1.5) and other declarations (1), then a title
+ *   that begins with the query, the better matches, the shorter title,
+ *   rulebook order. Only whole matched terms are marked in the results.
  * - Scrollable tables: a container wider than the screen gets .rb-overflows (a
  *   visible hint, see extra.css) and can take the keyboard focus.
+ * - Glossary terms (abbr with a title) take the keyboard focus: Material's
+ *   tooltip shows the definition on focus as on hover.
  * - Filters of the datasheet index (form[data-rb-filter]).
  * - Calculators on the rules pages: each procedure's marker
  *   (div[data-rb-calc=NAME]) becomes a "Calculate" switch; the
@@ -91,6 +98,15 @@
 
   /* ------------------------------------------------------------ scrollable tables */
 
+  // Material takes a code block's tabindex away on screens without hover; one
+  // wider than its box keeps it (a keyboard scrolls it).
+  var keepFocusable = window.MutationObserver ? new MutationObserver(function (changes) {
+    changes.forEach(function (change) {
+      var box = change.target;
+      if (box.classList.contains("rb-overflows") && !box.hasAttribute("tabindex")) box.setAttribute("tabindex", "0");
+    });
+  }) : null;
+
   function markOverflow() {
     var boxes = document.querySelectorAll(".md-typeset__scrollwrap, .rb-scroll, .md-typeset pre > code");
     boxes.forEach(function (box) {
@@ -98,6 +114,7 @@
       box.classList.toggle("rb-overflows", over);
       if (over) box.setAttribute("data-rb-scroll-hint", say("scroll_hint"));
       if (over && !box.hasAttribute("tabindex")) box.setAttribute("tabindex", "0");
+      if (over && keepFocusable && box.tagName === "CODE") keepFocusable.observe(box, {attributes: true, attributeFilter: ["tabindex"]});
     });
   }
 
@@ -108,17 +125,91 @@
   /* ------------------------------------------------------------ search */
 
   var entries = null;
+  var vocabulary = null; // every token of the index → its stem
   var loading = null;
+  var LANGUAGE = (html.getAttribute("lang") || "en").slice(0, 2);
+
+  // The words of a folded text with their places: [start, end, word].
+  function pieces(folded) {
+    var out = [], re = /[a-z0-9]+/g, m;
+    while ((m = re.exec(folded))) out.push([m.index, m.index + m[0].length, m[0]]);
+    return out;
+  }
+
+  // Whether two neighbouring words are one name: joined by a hyphen ("T-26",
+  // "BT-5"), or a number and at most three letters apart ("T 26", "26 B").
+  function joined(folded, a, b) {
+    var gap = folded.slice(a[1], b[0]);
+    if (gap === "-" || gap === "\u2010" || gap === "\u2011") return true;
+    if (gap !== " ") return false;
+    var digitBefore = /[0-9]$/.test(a[2]), digitAfter = /^[0-9]/.test(b[2]);
+    if (digitBefore === digitAfter) return false;
+    var letters = digitBefore ? b[2] : a[2];
+    return letters.length <= 3 && /^[a-z]+$/.test(letters);
+  }
+
+  // The terms of a folded text: each word, and each name written in several
+  // words ("T-26 B" → "t26b") as one term: [start, end, term, whether a name].
+  function terms(folded) {
+    var ps = pieces(folded), out = [];
+    for (var i = 0; i < ps.length; i++) {
+      out.push([ps[i][0], ps[i][1], ps[i][2], false]);
+      if (i > 0 && joined(folded, ps[i - 1], ps[i])) continue;
+      var j = i, name = ps[i][2];
+      while (j + 1 < ps.length && joined(folded, ps[j], ps[j + 1])) name += ps[++j][2];
+      if (j > i) out.push([ps[i][0], ps[j][1], name, true]);
+    }
+    return out;
+  }
+
+  // What a player typed, as terms: a name written in several words is one term.
+  function queryTerms(query) {
+    var folded = foldChars(query), all = terms(folded), inName = {};
+    all.forEach(function (t) {
+      if (t[3]) all.forEach(function (p) { if (!p[3] && p[0] >= t[0] && p[1] <= t[1]) inName[p[0]] = true; });
+    });
+    return all.filter(function (t) { return t[3] || !inName[t[0]]; }).map(function (t) { return t[2]; });
+  }
+
+  // A word's stem in the rulebook's language: plurals, and in Spanish the
+  // gender vowel ("tendidos", "tendidas" → "tendid"), stripped. Short words stay.
+  function stem(word) {
+    if (word.length < 5 || /[0-9]/.test(word)) return word;
+    if (LANGUAGE === "es") {
+      word = word.replace(/(?:es|s)$/, "");
+      return word.length > 4 ? word.replace(/[aoe]$/, "") : word;
+    }
+    if (/ies$/.test(word)) return word.slice(0, -3) + "y";
+    return word.replace(/(?:ing|ed|es|s)$/, "").replace(/(.)\1$/, "$1") || word;
+  }
+
+  // Whether a and b are at most one typo apart (a letter changed, added,
+  // left out, or two neighbours swapped).
+  function oneTypo(a, b) {
+    if (Math.abs(a.length - b.length) > 1 || a === b) return false;
+    var i = 0;
+    while (i < a.length && a.charAt(i) === b.charAt(i)) i++;
+    if (a.length === b.length) {
+      return a.slice(i + 1) === b.slice(i + 1)
+        || (a.charAt(i) === b.charAt(i + 1) && a.charAt(i + 1) === b.charAt(i) && a.slice(i + 2) === b.slice(i + 2));
+    }
+    return a.length > b.length ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
+  }
 
   function prepare(raw) {
+    vocabulary = {};
     return raw.map(function (e, i) {
-      var title = e[0].replace(/^\s*[0-9]+(\.[0-9]+)*\.?\s+(?=\S)/, "");
-      var tw = words(title);
+      var title = foldChars(e[0].replace(/^\s*[0-9]+(\.[0-9]+)*\.?\s+(?=\S)/, ""));
+      var titleTerms = terms(title), textTerms = terms(foldChars(e[0] + " " + e[4]));
+      var tokens = {}, titleTokens = {};
+      textTerms.forEach(function (t) { tokens[t[2]] = true; vocabulary[t[2]] = vocabulary[t[2]] || stem(t[2]); });
+      titleTerms.forEach(function (t) { titleTokens[t[2]] = true; });
+      var words = pieces(title), compact = "", starts = [];
+      words.forEach(function (w) { starts.push(compact.length); compact += w[2]; });
       return {
         title: e[0], href: e[1], kind: e[2], weight: e[3], text: e[4], order: i,
-        tj: " " + tw.join(" ") + " ", tw: tw,
-        xj: " " + words(e[0] + " " + e[4]).join(" ") + " ",
-        xf: foldChars(e[0] + " " + e[4])
+        tokens: Object.keys(tokens), titleTokens: titleTokens, compact: compact, starts: starts,
+        folded: foldChars(e[0] + " " + e[4])
       };
     });
   }
@@ -139,57 +230,101 @@
     return loading;
   }
 
-  function tier(e, q, qw) {
-    if (e.tj === q) return 5;
-    if (e.tj.indexOf(q) >= 0) return 4;
-    if (qw.every(function (w) { return e.tj.indexOf(" " + w) >= 0; })) return 3;
-    if (qw.every(function (w) { return e.xj.indexOf(" " + w) >= 0; })) return 2;
-    if (qw.every(function (w) { return e.xf.indexOf(w) >= 0; })) return 1;
-    return 0;
+  // The index's tokens a query term finds, each with how well: the word
+  // itself 1, a word it begins 0.8 (the last term, being typed, or one of
+  // three letters or more), the same stem 0.7, one typo away (terms of five
+  // letters or more) 0.5.
+  function matches(term, last) {
+    var found = {}, termStem = stem(term), prefix = last || term.length >= 3;
+    Object.keys(vocabulary).forEach(function (token) {
+      var q = token === term ? 1
+        : prefix && token.lastIndexOf(term, 0) === 0 ? 0.8
+        : vocabulary[token] === termStem && termStem.length >= 4 ? 0.7
+        : term.length >= 5 && oneTypo(term, token) ? 0.5 : 0;
+      if (q) found[token] = q;
+    });
+    return found;
   }
 
+  // How an entry answers the query: 5 its title is the query, 4 its title
+  // holds it (from a word's start), 3 every term is in the title, 2 every
+  // term is in the title or text, 1 every term is inside the text's words;
+  // 0 not at all. And how well its terms matched.
+  function rank(e, query, found) {
+    var tier = 0;
+    if (e.compact === query) tier = 5;
+    else if (query && e.starts.some(function (s) { return e.compact.lastIndexOf(query, s) === s; })) tier = 4;
+    var score = 0, inTitle = true, inText = true;
+    found.forEach(function (f) {
+      var best = 0, bestTitle = 0;
+      e.tokens.forEach(function (t) {
+        var q = f[t] || 0;
+        if (q > best) best = q;
+        if (q > bestTitle && e.titleTokens[t]) bestTitle = q;
+      });
+      if (!bestTitle) inTitle = false;
+      if (!best) inText = false;
+      score += bestTitle ? bestTitle + 1 : best;
+    });
+    if (!tier) tier = inTitle ? 3 : inText ? 2 : 0;
+    return [tier, score];
+  }
+
+  // The entries that answer the query, best first: by how (rank), then
+  // datasheets (weight 3.2), special rules and glossary terms (3) before
+  // sections (2.5), headings (1.5) and other declarations (1), a title that
+  // begins with the query, how well the terms matched, the shorter title,
+  // rulebook order. Returns {results, found: the tokens matched}.
   function search(query) {
-    var qw = words(query);
-    if (!qw.length || !entries) return [];
-    var q = " " + qw.join(" ") + " ";
-    var found = [];
+    var qt = queryTerms(query);
+    if (!qt.length || !entries) return {results: [], found: {}};
+    var compactQuery = pieces(foldChars(query)).map(function (p) { return p[2]; }).join("");
+    var raw = pieces(foldChars(query)).map(function (p) { return p[2]; });
+    var found = qt.map(function (t, i) { return matches(t, i === qt.length - 1); });
+    var ranked = [];
+    var begins = function (e) { return compactQuery && e.compact.lastIndexOf(compactQuery, 0) === 0 ? 1 : 0; };
     entries.forEach(function (e) {
-      var t = tier(e, q, qw);
-      if (t) found.push({e: e, t: t});
+      var r = rank(e, compactQuery, found);
+      if (!r[0] && raw.every(function (w) { return e.folded.indexOf(w) >= 0; })) r = [1, 0];
+      if (r[0]) ranked.push({e: e, tier: r[0], score: r[1]});
     });
-    found.sort(function (a, b) {
-      return b.t - a.t || b.e.weight - a.e.weight || a.e.order - b.e.order;
+    ranked.sort(function (a, b) {
+      return b.tier - a.tier || b.e.weight - a.e.weight || begins(b.e) - begins(a.e) || b.score - a.score
+        || a.e.compact.length - b.e.compact.length || a.e.order - b.e.order;
     });
-    return found.map(function (f) { return f.e; });
+    var marked = {};
+    found.forEach(function (f) { Object.keys(f).forEach(function (t) { marked[t] = true; }); });
+    return {results: ranked.map(function (r) { return r.e; }), found: marked};
   }
 
-  // The text with every occurrence of the query's words marked (accents ignored).
-  function mark(text, qw) {
-    var folded = foldChars(text);
-    var spans = [];
-    qw.forEach(function (w) {
-      for (var i = folded.indexOf(w); i >= 0; i = folded.indexOf(w, i + w.length)) spans.push([i, i + w.length]);
-    });
-    spans.sort(function (a, b) { return a[0] - b[0]; });
-    var out = "", at = 0;
+  // The places of the text's matched terms (whole words or names, never
+  // letters inside a word), in order, without overlaps.
+  function places(text, found) {
+    var spans = terms(foldChars(text)).filter(function (t) { return found[t[2]]; });
+    spans.sort(function (a, b) { return a[0] - b[0] || b[1] - a[1]; });
+    var out = [], at = 0;
     spans.forEach(function (s) {
-      if (s[0] < at) return;
+      if (s[0] >= at) { out.push(s); at = s[1]; }
+    });
+    return out;
+  }
+
+  // The text with its matched terms marked.
+  function mark(text, found) {
+    var out = "", at = 0;
+    places(text, found).forEach(function (s) {
       out += escapeHtml(text.slice(at, s[0])) + "<mark>" + escapeHtml(text.slice(s[0], s[1])) + "</mark>";
       at = s[1];
     });
     return out + escapeHtml(text.slice(at));
   }
 
-  function snippet(text, qw) {
-    var folded = foldChars(text);
-    var first = Math.min.apply(null, qw.map(function (w) {
-      var i = folded.indexOf(w);
-      return i < 0 ? Infinity : i;
-    }));
-    if (!isFinite(first)) first = 0;
-    var start = Math.max(0, first - 60);
+  function snippet(text, found) {
+    var first = places(text, found)[0];
+    var start = Math.max(0, (first ? first[0] : 0) - 60);
+    while (start > 0 && /\S/.test(text.charAt(start - 1))) start--;
     var piece = text.slice(start, start + 200);
-    return (start ? "…" : "") + mark(piece, qw) + (start + 200 < text.length ? "…" : "");
+    return (start ? "…" : "") + mark(piece, found) + (start + 200 < text.length ? "…" : "");
   }
 
   function setUpSearch(box) {
@@ -219,16 +354,16 @@
         list.innerHTML = "";
         return;
       }
-      var results = search(input.value);
+      var answer = search(input.value), results = answer.results;
       meta.textContent = results.length === 0 ? say("no_results")
         : results.length === 1 ? say("one_result") : say("n_results", results.length);
       list.innerHTML = results.slice(0, MAX_RESULTS).map(function (e) {
         var href = siteBase() + "/" + e.href;
         return "<li class=\"md-search-result__item\"><a href=\"" + escapeHtml(href) + "\" class=\"md-search-result__link\">"
           + "<article class=\"md-search-result__article md-typeset\">"
-          + "<h1>" + mark(e.title, qw) + "</h1>"
+          + "<h1>" + mark(e.title, answer.found) + "</h1>"
           + (e.kind ? "<p class=\"rb-search-kind\">" + escapeHtml(e.kind) + "</p>" : "")
-          + (e.text ? "<p>" + snippet(e.text, qw) + "</p>" : "")
+          + (e.text ? "<p>" + snippet(e.text, answer.found) + "</p>" : "")
           + "</article></a></li>";
       }).join("");
     }
@@ -403,6 +538,10 @@
   // announces new content (Material's instant navigation, or rulebook serve putting an
   // edited page in place): the filters, and the scroll hints once it is drawn.
   function setUpContent() {
+    // glossary terms take the keyboard's focus, and Material shows their tooltip on focus as on hover
+    document.querySelectorAll(".md-typeset abbr[title], .md-typeset abbr[aria-describedby]").forEach(function (term) {
+      if (!term.hasAttribute("tabindex")) term.setAttribute("tabindex", "0");
+    });
     document.querySelectorAll("form[data-rb-filter]").forEach(setUpFilter);
     var slots = document.querySelectorAll("div[data-rb-calc]");
     slots.forEach(setUpCalculatorSlot);
