@@ -13,8 +13,10 @@
  *   word of it, then texts; within each, datasheets (weight 3.2), special
  *   rules and glossary terms (3) before sections (2.5), headings (1.5) and
  *   other declarations (1); then rulebook order.
- * - Scrollable tables: a container wider than the screen gets .rb-overflows (a
- *   visible hint, see extra.css) and can take the keyboard focus.
+ * - Scrollable tables: on a narrow screen a table wider than the screen becomes
+ *   a stack of labelled rows (.rb-stacked); any other container wider than the
+ *   screen gets .rb-overflows (a visible hint, see extra.css) and can take the
+ *   keyboard focus.
  * - Filters of the datasheet index (form[data-rb-filter]).
  * - Calculators on the rules pages: each procedure's marker
  *   (div[data-rb-calc=NAME]) becomes a "Calculate" switch; the
@@ -91,7 +93,32 @@
 
   /* ------------------------------------------------------------ scrollable tables */
 
+  // On a narrow screen, a table wider than its box becomes a stack of rows (extra.css
+  // .rb-stacked), each cell labelled with its column's header (data-rb-label): no column is
+  // hidden sideways. Wider screens keep the table (and its scroll hint); so does a table
+  // whose cells span several columns or rows.
+  var narrow = window.matchMedia ? window.matchMedia("(max-width: 44.984375em)") : { matches: false };
+  function stackWideTables() {
+    document.querySelectorAll(".md-typeset table").forEach(function (table) {
+      if (!narrow.matches || table.classList.contains("rb-stacked")) {
+        if (!narrow.matches) table.classList.remove("rb-stacked");
+        return;
+      }
+      var box = table.closest(".md-typeset__scrollwrap, .rb-scroll") || table.parentElement;
+      var heads = table.querySelectorAll("thead th");
+      if (box.scrollWidth <= box.clientWidth + 1 || !heads.length || table.querySelector("[colspan], [rowspan]")) return;
+      var labels = Array.prototype.map.call(heads, function (th) { return th.textContent.trim(); });
+      table.querySelectorAll("tbody tr").forEach(function (tr) {
+        Array.prototype.forEach.call(tr.children, function (cell, i) {
+          if (labels[i]) cell.setAttribute("data-rb-label", labels[i]);
+        });
+      });
+      table.classList.add("rb-stacked");
+    });
+  }
+
   function markOverflow() {
+    stackWideTables();
     var boxes = document.querySelectorAll(".md-typeset__scrollwrap, .rb-scroll, .md-typeset pre > code");
     boxes.forEach(function (box) {
       var over = box.scrollWidth > box.clientWidth + 1;

@@ -49,7 +49,7 @@ def write_site_files(ctx: SiteContext, env: jinja2.Environment, out_dir: Path, d
         site_description=_("%(title)s: a rulebook generated from its rules in the rules language.") % {"title": title},
         copyright=(_("%(title)s — version %(version)s") % {"title": title, "version": rb.version}) if rb else title,
         nav=nav,
-        not_in_nav=sorted("/" + page for page in ctx.source_pages.values()),
+        not_in_nav=sorted("/" + page for page in [*ctx.source_pages.values(), *ctx.unit_page.values()]),
         language=lang.code,
         messages=site_messages(),
         glossary_include=f"{site_file('glossary')}.md",
