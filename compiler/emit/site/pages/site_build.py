@@ -5,8 +5,8 @@ the navigation the pages make, ``site/assets`` and ``site/overrides``; for the b
 checked programs. Produces ``mkdocs.yml`` (its phrases in the rulebook's language:
 :func:`site_messages`), ``docs/assets/search-index.js`` and the theme's files
 (:func:`write_site_files`); the HTML site, ``mkdocs build --strict``, then what the site never loads
-pruned and tooltips thinned (:func:`run_mkdocs`, :func:`finish_site`); and the page linking several
-rulebooks' sites (:func:`write_bundle_index`).
+pruned, tooltips thinned and the theme's unused styles dropped (:func:`run_mkdocs`, :func:`finish_site`);
+and the page linking several rulebooks' sites (:func:`write_bundle_index`).
 """
 
 from __future__ import annotations
@@ -127,6 +127,95 @@ def thin_tooltips(page: str) -> str:
     return TOOLTIP_OR_HEADING.sub(keep_first, page)
 
 
+THEME_STYLESHEETS = "assets/stylesheets/main.*.css"  # the theme's own rules (its palette's variables are kept whole)
+CLASS_ATTRIBUTE = re.compile(r'\bclass="([^"]*)"')
+WORD = re.compile(r"[A-Za-z_][\w-]*")
+SELECTOR_CLASS = re.compile(r"\.(-?[_a-zA-Z][\w-]*)")
+QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|/\*.*?\*/', re.S)  # strings and comments
+TOP_LEVEL_COMMA = re.compile(r",(?![^()]*\))")
+
+
+def css_blocks(text: str) -> list[tuple[str, str | None]]:
+    """A stylesheet's top-level blocks: (prelude, body inside the braces); the text after the last block has body None."""
+    out, i = [], 0
+    while i < len(text):
+        start = text.find("{", i)
+        if start < 0:
+            out.append((text[i:], None))
+            break
+        depth, k = 0, start
+        while True:
+            c = text[k]
+            if c in "\"'":  # a string: skip to its closing quote (past escaped characters)
+                k += 1
+                while text[k] != c:
+                    k += 2 if text[k] == "\\" else 1
+            elif c == "{":
+                depth += 1
+            elif c == "}":
+                depth -= 1
+                if depth == 0:
+                    break
+            k += 1
+        out.append((text[i:start], text[start + 1:k]))
+        i = k + 1
+    return out
+
+
+def _without_negations(selector: str) -> str:
+    """``selector`` without its ``:not(…)`` parts (a class there may be absent: the rule still applies)."""
+    while (i := selector.find(":not(")) >= 0:
+        depth, k = 0, i + 4
+        while k < len(selector):
+            depth += {"(": 1, ")": -1}.get(selector[k], 0)
+            if depth == 0:
+                break
+            k += 1
+        selector = selector[:i] + selector[k + 1:]
+    return selector
+
+
+def purge_stylesheet(css: str, known: set[str]) -> str:
+    """``css`` without the selectors that name a class in ``known`` nowhere (a rule without any selector
+    left goes; at-rules keep their place, an emptied ``@media`` goes)."""
+    out = []
+    for prelude, body in css_blocks(css):
+        head = prelude.strip()
+        if body is None:
+            out.append(prelude)
+        elif head.startswith(("@media", "@supports", "@layer", "@container")):
+            inner = purge_stylesheet(body, known)
+            if inner.strip():
+                out.append(f"{prelude}{{{inner}}}")
+        elif head.startswith("@"):
+            out.append(f"{prelude}{{{body}}}")
+        else:
+            kept = [sel for sel in TOP_LEVEL_COMMA.split(prelude)
+                    if all(c in known for c in SELECTOR_CLASS.findall(_without_negations(QUOTED.sub("", sel))))]
+            if kept:
+                out.append(f"{','.join(kept)}{{{body}}}")
+    return "".join(out)
+
+
+def purge_theme_styles(site: Path) -> None:
+    """Drop from the theme's stylesheet the rules for classes that no page and no script of ``site`` has.
+
+    Material's stylesheet styles every feature of the theme (about 140 KB); a rulebook uses a few.
+    A class counts as used when a page's ``class`` attribute or any word of a script (which is how
+    the theme's scripts add classes) names it."""
+    known: set[str] = set()
+    for path in sorted(site.rglob("*.html")):
+        for m in CLASS_ATTRIBUTE.finditer(path.read_text(encoding="utf-8")):
+            known.update(m.group(1).split())
+    for path in sorted(site.rglob("*.js")):
+        known.update(WORD.findall(path.read_text(encoding="utf-8", errors="replace")))
+    for path in sorted(site.glob(THEME_STYLESHEETS)):
+        css = path.read_text(encoding="utf-8")
+        purged = purge_stylesheet(css, known)
+        if purged != css:
+            path.write_text(purged, encoding="utf-8")
+
+
 def _dies_with_parent():
     """For a child process: be killed when this process dies, even by SIGKILL, so no
     mkdocs outlives a killed build (Linux ``prctl(PR_SET_PDEATHSIG)``; None elsewhere)."""
@@ -166,7 +255,10 @@ def run_mkdocs(out_dir: Path) -> str | None:
 
 def finish_site(site: Path, pages: list[Path] | None = None) -> None:
     """Drop what the site never loads, thin the tooltips of ``pages`` (every page when
-    None; ``rulebook serve`` passes the pages it re-rendered), strip source-map comments."""
+    None; ``rulebook serve`` passes the pages it re-rendered), strip source-map comments;
+    on a whole site, drop the theme's styles that nothing uses (:func:`purge_theme_styles`).
+    ``rulebook serve`` keeps its first build's stylesheet: an edit that brings a kind of
+    element the site had nowhere may show it unstyled until the next full build."""
     for rel in UNSHIPPED:
         path = site / rel
         if path.is_dir():
@@ -185,3 +277,5 @@ def finish_site(site: Path, pages: list[Path] | None = None) -> None:
         stripped = SOURCE_MAP_COMMENT.sub(b"\n", data)
         if stripped != data:
             path.write_bytes(stripped)
+    if pages is None:
+        purge_theme_styles(site)
