@@ -108,6 +108,22 @@ SOURCE_MAP_COMMENT = re.compile(rb"\n?(?://# sourceMappingURL=[^\n]*|/\*# source
 TOOLTIP_OR_HEADING = re.compile(r'<abbr title="[^"]*">([^<]*)</abbr>|<h[1-6][\s>]')
 
 
+KEEPS_WHITESPACE = re.compile(r"(<(pre|textarea|script|style)\b.*?</\2>)", re.S | re.I)
+INDENTATION = re.compile(r">[ \t\r]*\n[ \t\r\n]*<")
+
+
+def collapse_indentation(page: str) -> str:
+    """The page without the template's indentation between tags: each run of blank lines and spaces
+    there becomes one line break (the same white space to a browser), except inside ``pre``,
+    ``textarea``, ``script`` and ``style``."""
+    out, last = [], 0
+    for kept in KEEPS_WHITESPACE.finditer(page):
+        out += [INDENTATION.sub(">\n<", page[last:kept.start()]), kept.group(0)]
+        last = kept.end()
+    out.append(INDENTATION.sub(">\n<", page[last:]))
+    return "".join(out)
+
+
 def thin_tooltips(page: str) -> str:
     """Keep a term's tooltip on its first occurrence under each heading; later ones are plain text.
 
@@ -255,7 +271,8 @@ def run_mkdocs(out_dir: Path) -> str | None:
 
 def finish_site(site: Path, pages: list[Path] | None = None) -> None:
     """Drop what the site never loads, thin the tooltips of ``pages`` (every page when
-    None; ``rulebook serve`` passes the pages it re-rendered), strip source-map comments;
+    None; ``rulebook serve`` passes the pages it re-rendered) and collapse their indentation,
+    strip source-map comments;
     on a whole site, drop the theme's styles that nothing uses (:func:`purge_theme_styles`).
     ``rulebook serve`` keeps its first build's stylesheet: an edit that brings a kind of
     element the site had nowhere may show it unstyled until the next full build."""
@@ -269,7 +286,7 @@ def finish_site(site: Path, pages: list[Path] | None = None) -> None:
         path.unlink()
     for path in sorted(site.rglob("*.html")) if pages is None else [p for p in pages if p.is_file()]:
         page = path.read_text(encoding="utf-8")
-        thinned = thin_tooltips(page)
+        thinned = collapse_indentation(thin_tooltips(page))
         if thinned != page:
             path.write_text(thinned, encoding="utf-8")
     for path in sorted([*site.rglob("*.js"), *site.rglob("*.css")]):
