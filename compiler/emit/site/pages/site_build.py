@@ -143,10 +143,11 @@ def thin_tooltips(page: str) -> str:
     return TOOLTIP_OR_HEADING.sub(keep_first, page)
 
 
-THEME_STYLESHEETS = "assets/stylesheets/main.*.css"  # the theme's own rules (its palette's variables are kept whole)
+THEME_STYLESHEETS = "assets/stylesheets/*.min.css"  # the theme's own rules and its palettes
 CLASS_ATTRIBUTE = re.compile(r'\bclass="([^"]*)"')
 WORD = re.compile(r"[A-Za-z_][\w-]*")
 SELECTOR_CLASS = re.compile(r"\.(-?[_a-zA-Z][\w-]*)")
+SELECTOR_VALUE = re.compile(r"\[[\w-]+~?=[\"']?([\w-]+)[\"']?(?: [is])?\]")  # [attribute=value], [attribute~=value]
 QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|/\*.*?\*/', re.S)  # strings and comments
 TOP_LEVEL_COMMA = re.compile(r",(?![^()]*\))")
 
@@ -191,43 +192,57 @@ def _without_negations(selector: str) -> str:
     return selector
 
 
-def purge_stylesheet(css: str, known: set[str]) -> str:
-    """``css`` without the selectors that name a class in ``known`` nowhere (a rule without any selector
-    left goes; at-rules keep their place, an emptied ``@media`` goes)."""
+def purge_stylesheet(css: str, known: set[str], words: set[str]) -> str:
+    """``css`` without the selectors that name a class not in ``known`` or an attribute's value not in
+    ``words`` (a rule without any selector left goes; at-rules keep their place, an emptied ``@media`` goes)."""
     out = []
     for prelude, body in css_blocks(css):
         head = prelude.strip()
         if body is None:
             out.append(prelude)
         elif head.startswith(("@media", "@supports", "@layer", "@container")):
-            inner = purge_stylesheet(body, known)
+            inner = purge_stylesheet(body, known, words)
             if inner.strip():
                 out.append(f"{prelude}{{{inner}}}")
         elif head.startswith("@"):
             out.append(f"{prelude}{{{body}}}")
         else:
-            kept = [sel for sel in TOP_LEVEL_COMMA.split(prelude)
-                    if all(c in known for c in SELECTOR_CLASS.findall(_without_negations(QUOTED.sub("", sel))))]
+            kept = [sel for sel in TOP_LEVEL_COMMA.split(prelude) if _may_apply(sel, known, words)]
             if kept:
                 out.append(f"{','.join(kept)}{{{body}}}")
     return "".join(out)
 
 
-def purge_theme_styles(site: Path) -> None:
-    """Drop from the theme's stylesheet the rules for classes that no page and no script of ``site`` has.
+def _may_apply(selector: str, known: set[str], words: set[str]) -> bool:
+    """Whether every class and attribute value that ``selector`` requires (outside ``:not()``) is known."""
+    required = _without_negations(selector)
+    values = SELECTOR_VALUE.findall(required)
+    required = QUOTED.sub("", SELECTOR_VALUE.sub("", required))
+    return all(c in known for c in SELECTOR_CLASS.findall(required)) and all(v in words for v in values)
 
-    Material's stylesheet styles every feature of the theme (about 140 KB); a rulebook uses a few.
-    A class counts as used when a page's ``class`` attribute or any word of a script (which is how
-    the theme's scripts add classes) names it."""
-    known: set[str] = set()
+
+def purge_theme_styles(site: Path) -> None:
+    """Drop from the theme's stylesheets the rules for classes and attribute values that no page
+    and no script of ``site`` has.
+
+    Material's stylesheets style every feature, colour and writing direction of the theme (about
+    150 KB); a rulebook uses a few. A class counts as used when a page's ``class`` attribute or any
+    word of a script (which is how the theme's scripts add classes) names it; an attribute's value
+    (``[dir=rtl]``, ``[data-md-color-primary=red]``) when a word of a page or a script is that value."""
+    known: set[str] = set()  # classes
+    words: set[str] = set()  # attribute values
     for path in sorted(site.rglob("*.html")):
-        for m in CLASS_ATTRIBUTE.finditer(path.read_text(encoding="utf-8")):
+        page = path.read_text(encoding="utf-8")
+        for m in CLASS_ATTRIBUTE.finditer(page):
             known.update(m.group(1).split())
+        words.update(WORD.findall(page))
     for path in sorted(site.rglob("*.js")):
-        known.update(WORD.findall(path.read_text(encoding="utf-8", errors="replace")))
+        found = WORD.findall(path.read_text(encoding="utf-8", errors="replace"))
+        known.update(found)
+        words.update(found)
     for path in sorted(site.glob(THEME_STYLESHEETS)):
         css = path.read_text(encoding="utf-8")
-        purged = purge_stylesheet(css, known)
+        purged = purge_stylesheet(css, known, words)
         if purged != css:
             path.write_text(purged, encoding="utf-8")
 
