@@ -304,8 +304,12 @@ def test_print_one_faction_compactly(browser, servers, bundled_builds, artifacts
 
 
 def _faction_pages(build: Path) -> list[str]:
-    """The datasheet pages (their entries have the datasheets' weight, above 3, in the search index)."""
-    return sorted({e[1].split("#")[0] for e in _entries(build) if e[3] > 3})
+    """The pages of all of a side's datasheets, to print: linked from its index page (the pages of the
+    datasheets' entries, which have the datasheets' weight, above 3, in the search index)."""
+    site = build / "site"
+    cards = {e[1].split("#")[0] for e in _entries(build) if e[3] > 3}
+    indexes = {m for page in cards for m in re.findall(r'<nav class="rb-unit-nav"[^>]*><a href="([^"]+)"', (site / page).read_text(encoding="utf-8"))}
+    return sorted({m for page in indexes for m in re.findall(r'<p class="rb-meta rb-print-link"><a href="([^"]+)"', (site / page).read_text(encoding="utf-8"))})
 
 
 # ---------------------------------------------------------------- the 1936 rulebook, in detail

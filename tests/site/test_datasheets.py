@@ -227,3 +227,20 @@ def test_each_card_has_a_page_of_its_own_and_its_index_a_row(mini):
     # the search finds the card on its page
     search = (mini / "site" / "assets" / "search-index.js").read_text(encoding="utf-8")
     assert '"Pieza dos","fichas-taller-pieza-dos.html"' in search
+
+
+def test_a_page_of_all_the_cards_to_print(mini):
+    """The index links to a page with every card of the index (for paper: no technical details,
+    reverse links or per-card options), kept out of the navigation and of the search."""
+    index = _html(mini, "fichas-taller.html")
+    assert '<p class="rb-meta rb-print-link"><a href="fichas-taller-imprimir.html">' in index
+    page = _html(mini, "fichas-taller-imprimir.html")
+    for anchor in ("piezas--p1", "piezas--p2", "futuras--f1"):
+        assert re.search(rf'<h3 id="{anchor}">', page), anchor
+    assert page.count('<div class="rb-datasheet">') == 3 and 'class="rb-tech"' not in page and "rb-users" not in page
+    assert "<script>alert" not in page
+    mk = (mini / "mkdocs.yml").read_text(encoding="utf-8")
+    assert "/fichas-taller-imprimir.md" in mk and "fichas-taller-imprimir.md" not in mk[mk.index("\nnav:"):]
+    assert "fichas-taller-imprimir" not in (mini / "site" / "assets" / "search-index.js").read_text(encoding="utf-8")
+    # the cards of what datasheets reference are printed on those datasheets: no page of their own to print
+    assert not (mini / "site" / "fichas-herramientas-imprimir.html").exists()

@@ -23,6 +23,7 @@ FIRST_VISIT_LIMIT = 400_000  # bytes: the HTML and what it loads, before compres
 TOOL = "an application page: its first visit loads the tool's code (the resolvers, the army rules)"
 SOURCE = "a rules source listing for designers: one page per file, every line highlighted and anchored"
 SECTION = "a long chapter of the manual: its prose, tables, worked examples and technical details"
+PRINT = "all of a side's datasheets on one page, for paper (on screen, each card has a page of its own)"
 # rulebook → page → why it is over a limit (issue 27 point 9: what is left)
 KNOWN_HEAVY = {
     "1936": {
@@ -31,6 +32,7 @@ KNOWN_HEAVY = {
         "codigo-06-disparo.html": SOURCE, "codigo-07-fuego-indirecto.html": SOURCE,
         "02-costes-listas-y-estadisticas.html": SECTION, "03-reglas-especiales.html": SECTION,
         "05-turnos-mando-ordenes-y-acciones.html": SECTION, "06-iniciativa-y-disparos.html": SECTION,
+        "fichas-bando-nacional-imprimir.html": PRINT, "fichas-bando-republicano-imprimir.html": PRINT,
     },
     "tercios": {"calculadoras.html": TOOL},
     "napoleonico": {"calculadoras.html": TOOL},
@@ -95,12 +97,16 @@ def test_no_page_loads_the_search_index_by_itself(bundled_builds, rulebook):
 
 @pytest.mark.parametrize("rulebook", BUNDLED)
 def test_datasheet_pages_are_light(bundled_builds, rulebook):
-    """Each card has a page of its own: an index page and a card's page weigh a fraction of the limits."""
+    """Each card has a page of its own: an index page and a card's page weigh a fraction of the limits
+    (a side's page of all its cards, to print, is not for the screen)."""
     site = bundled_builds[rulebook] / "site"
     build = bundled_builds[rulebook]
     mk = (build / "mkdocs.yml").read_text(encoding="utf-8")
     prefix = "datasheets-" if 'language: "en"' in mk else "fichas-"
-    pages = [p.relative_to(site).as_posix() for p in sorted(site.glob(f"{prefix}*.html"))]
+    printed = set()  # the pages of all the cards, to print, linked from the index pages
+    for path in sorted(site.glob(f"{prefix}*.html")):
+        printed.update(re.findall(r'<p class="rb-meta rb-print-link"><a href="([^"]+)"', path.read_text(encoding="utf-8")))
+    pages = [p.relative_to(site).as_posix() for p in sorted(site.glob(f"{prefix}*.html")) if p.name not in printed]
     if not pages:
         pytest.skip("a rulebook without datasheets")
     for page in pages:

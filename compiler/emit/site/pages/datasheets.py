@@ -212,8 +212,9 @@ class Cards:
 
 def write_card_pages(ctx: SiteContext, cards: Cards, env: jinja2.Environment, docs: Path, memo: page_memo.PageMemo | None,
                      common: bytes | None, kept: dict[str, tuple]) -> tuple[list[dict], dict[str, dict]]:
-    """Write every card page into ``docs``: each card on a page of its own (``datasheet.md.j2``) and
-    its catalogs' page as their index (``datasheets.md.j2``: name, type, cost, a link to the card).
+    """Write every card page into ``docs``: each card on a page of its own (``datasheet.md.j2``), its
+    catalogs' page as their index (``datasheets.md.j2``: name, type, cost, a link to the card) and
+    all of them on one page to print (``datasheets_print.md.j2``).
     A page and its cards' pages are the previous build's when nothing they read changed, else each
     card is the previous build's when nothing it read changed. Notes in ``kept`` the pages the memo
     keeps for the next build (their Markdown: file name → text); returns the index pages' navigation
@@ -265,9 +266,17 @@ def write_card_pages(ctx: SiteContext, cards: Cards, env: jinja2.Environment, do
                                                next=unit_link(ctx, units[i + 1]) if i + 1 < len(units) else None)
         ctx.start_page(pg["page"])
         catalog_views = [dict(cat, rows=rows[c]) for c, cat in zip(pg["catalogs"], catalogs)]
+        print_href = ctx.url(pg["print"]) if pg["print"] else None
         texts = {pg["page"]: env.get_template("datasheets.md.j2").render(
-            title=esc(pg["title"]), single=single, catalogs=catalog_views, cost_notes=notes, options=options,
+            title=esc(pg["title"]), single=single, catalogs=catalog_views, cost_notes=notes, options=options, print_href=print_href,
             cost_title=next((attr(ctx.catalogs[c].cost.field_title) for c in pg["catalogs"] if ctx.catalogs[c].cost), None)), **texts}
+        if pg["print"]:
+            ctx.start_page(pg["print"])
+            # what print hides (technical details, reverse links, each card's options: the page lists them once) is left out
+            printed = [dict(cat, cards=[dict(card, level=2 if single else 3, tech=None, users=None, options=None) for card in cat["cards"]])
+                       for cat in catalogs]
+            texts[pg["print"]] = env.get_template("datasheets_print.md.j2").render(
+                title=esc(pg["title"]), single=single, catalogs=printed, cost_notes=notes, options=options, index_href=ctx.url(pg["page"]))
         for name, text in texts.items():
             (docs / name).write_text(text, encoding="utf-8")
         if key is not None:
