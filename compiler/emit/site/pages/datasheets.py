@@ -4,11 +4,13 @@ Reads the site's page map (:class:`rulebook.compiler.emit.site.pages.context.Sit
 catalogs get cards, on which pages, planned from ``@datasheet``), the catalogs' entries, the odds
 tables grouped by entry, the army lists' quality costs and, in ``rulebook serve``, the previous
 build's card pages and cards (:class:`rulebook.compiler.emit.site.pages.memo.PageMemo`). Produces
-one page per datasheet title and per catalog those datasheets reference (``datasheets.md.j2``: one
-card per entry — facts, a line of stats, lists of records, the cost at each level, options, odds,
-who references it — and how costs are worked out), each page or card kept from the previous build
-when nothing it reads changed (:class:`Cards`, :func:`write_card_pages`); and the index of every
-datasheet that filters in the browser (``fichas.md.j2``, :func:`write_card_index`).
+one page per card (``datasheet.md.j2``: facts, a line of stats, lists of records, the cost at each
+level, options, odds, who references it), one index page per datasheet title and per catalog those
+datasheets reference (``datasheets.md.j2``: a row per card at the card's permanent anchor, and how
+costs are worked out), a datasheet title's cards all on one page to print (``datasheets_print.md.j2``),
+each kept from the previous build when nothing it reads changed (:class:`Cards`,
+:func:`write_card_pages`); and the index of every datasheet that filters in the browser
+(``fichas.md.j2``, :func:`write_card_index`).
 """
 
 from __future__ import annotations
@@ -256,7 +258,6 @@ def write_card_pages(ctx: SiteContext, cards: Cards, env: jinja2.Environment, do
                 notes.append(cards.cost_note(cost, [x for x in pg["catalogs"] if ctx.catalogs[x].cost == cost]))
         options = cards.options_block(pg["options"])
         rows = {c: index_rows(ctx, c) for c in pg["catalogs"]}
-        deps, ctx.reads.deps = ctx.reads.deps, None
         unit_template = env.get_template("datasheet.md.j2")
         units = pg["units"]
         for i, (_c, _ident, unit) in enumerate(units):
@@ -277,6 +278,7 @@ def write_card_pages(ctx: SiteContext, cards: Cards, env: jinja2.Environment, do
                        for cat in catalogs]
             texts[pg["print"]] = env.get_template("datasheets_print.md.j2").render(
                 title=esc(pg["title"]), single=single, catalogs=printed, cost_notes=notes, options=options, index_href=ctx.url(pg["page"]))
+        deps, ctx.reads.deps = ctx.reads.deps, None
         for name, text in texts.items():
             (docs / name).write_text(text, encoding="utf-8")
         if key is not None:
