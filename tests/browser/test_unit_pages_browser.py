@@ -55,14 +55,14 @@ def browser():
 
 
 def _card_pages(build: Path) -> tuple[list[str], list[str]]:
-    """(index pages of cards, every card's own page) of a build, in the order of the navigation."""
+    """(index pages of cards, every card's own page) of a build, in file name order."""
     docs = build / "docs"
     mk = (build / "mkdocs.yml").read_text(encoding="utf-8")
     not_in_nav = set(re.findall(r"^  /(\S+)\.md$", mk, re.M))
     indexes, units = [], []
     for md in sorted(docs.glob("*.md")):
         text = md.read_text(encoding="utf-8")
-        if md.stem in not_in_nav and '<div class="rb-datasheet"' in text:
+        if md.stem in not_in_nav and text.count('<div class="rb-datasheet"') == 1:  # (not a page of all the cards, to print)
             units.append(f"{md.stem}.html")
         elif md.stem not in not_in_nav and re.search(r'<tr id="[^"]+--[^"]+"><td><a href=', text):
             indexes.append(f"{md.stem}.html")
