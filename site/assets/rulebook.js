@@ -18,8 +18,10 @@
  *   sections (2.5), headings (1.5) and other declarations (1), then a title
  *   that begins with the query, the better matches, the shorter title,
  *   rulebook order. Only whole matched terms are marked in the results.
- * - Scrollable tables: a container wider than the screen gets .rb-overflows (a
- *   visible hint, see extra.css) and can take the keyboard focus.
+ * - Scrollable tables: on a narrow screen a table wider than the screen becomes
+ *   a stack of labelled rows (.rb-stacked); any other container wider than the
+ *   screen gets .rb-overflows (a visible hint, see extra.css) and can take the
+ *   keyboard focus.
  * - Glossary terms (abbr with a title) take the keyboard focus: Material's
  *   tooltip shows the definition on focus as on hover.
  * - Filters of the datasheet index (form[data-rb-filter]).
@@ -106,8 +108,32 @@
       if (box.classList.contains("rb-overflows") && !box.hasAttribute("tabindex")) box.setAttribute("tabindex", "0");
     });
   }) : null;
+  // On a narrow screen, a table wider than its box becomes a stack of rows (extra.css
+  // .rb-stacked), each cell labelled with its column's header (data-rb-label): no column is
+  // hidden sideways. Wider screens keep the table (and its scroll hint); so does a table
+  // whose cells span several columns or rows.
+  var narrow = window.matchMedia ? window.matchMedia("(max-width: 44.984375em)") : { matches: false };
+  function stackWideTables() {
+    document.querySelectorAll(".md-typeset table").forEach(function (table) {
+      if (!narrow.matches || table.classList.contains("rb-stacked")) {
+        if (!narrow.matches) table.classList.remove("rb-stacked");
+        return;
+      }
+      var box = table.closest(".md-typeset__scrollwrap, .rb-scroll") || table.parentElement;
+      var heads = table.querySelectorAll("thead th");
+      if (box.scrollWidth <= box.clientWidth + 1 || !heads.length || table.querySelector("[colspan], [rowspan]")) return;
+      var labels = Array.prototype.map.call(heads, function (th) { return th.textContent.trim(); });
+      table.querySelectorAll("tbody tr").forEach(function (tr) {
+        Array.prototype.forEach.call(tr.children, function (cell, i) {
+          if (labels[i]) cell.setAttribute("data-rb-label", labels[i]);
+        });
+      });
+      table.classList.add("rb-stacked");
+    });
+  }
 
   function markOverflow() {
+    stackWideTables();
     var boxes = document.querySelectorAll(".md-typeset__scrollwrap, .rb-scroll, .md-typeset pre > code");
     boxes.forEach(function (box) {
       var over = box.scrollWidth > box.clientWidth + 1;

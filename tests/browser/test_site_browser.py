@@ -462,8 +462,12 @@ def test_print_one_faction_compactly(browser, servers, bundled_builds, artifacts
 
 
 def _faction_pages(build: Path) -> list[str]:
-    """The datasheet pages (their entries have the datasheets' weight, above 3, in the search index)."""
-    return sorted({e[1].split("#")[0] for e in _entries(build) if e[3] > 3})
+    """The pages of all of a side's datasheets, to print: linked from its index page (the pages of the
+    datasheets' entries, which have the datasheets' weight, above 3, in the search index)."""
+    site = build / "site"
+    cards = {e[1].split("#")[0] for e in _entries(build) if e[3] > 3}
+    indexes = {m for page in cards for m in re.findall(r'<nav class="rb-unit-nav"[^>]*><a href="([^"]+)"', (site / page).read_text(encoding="utf-8"))}
+    return sorted({m for page in indexes for m in re.findall(r'<p class="rb-meta rb-print-link"><a href="([^"]+)"', (site / page).read_text(encoding="utf-8"))})
 
 
 # ---------------------------------------------------------------- the 1936 rulebook, in detail
@@ -528,13 +532,21 @@ def test_datasheet_index_filters(browser, base_url):
     assert names == ["Panzer I Ausf A/B"], names
 
 
-def _card(browser, anchor: str):
-    return browser.find_element(By.XPATH, f"//*[@id='{anchor}']/ancestor::div[contains(@class, 'rb-datasheet')][1]")
+def _card(browser, base_url: str, index: str, anchor: str):
+    """Open ``index#anchor`` (an address the site has always had), follow the row's link to the card's
+    own page, and return the card (the page's one card, under the heading at ``anchor``)."""
+    _open(browser, f"{base_url}{index}#{anchor}")
+    row = browser.find_element(By.ID, anchor)
+    assert row.tag_name == "tr"
+    link = row.find_element(By.TAG_NAME, "a")
+    browser.execute_script("arguments[0].click();", link)
+    WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, f"h1[id='{anchor}']"))
+    (card,) = browser.find_elements(By.CSS_SELECTOR, ".rb-datasheet")
+    return card
 
 
 def test_unit_special_rule_link_lands_on_the_rule(browser, base_url, artifacts):
-    _open(browser, base_url + "fichas-bando-nacional.html#infanteria_nacional--n_cazadores_montana")
-    card = _card(browser, "infanteria_nacional--n_cazadores_montana")
+    card = _card(browser, base_url, "fichas-bando-nacional.html", "infanteria_nacional--n_cazadores_montana")
     link = card.find_element(By.LINK_TEXT, "LMG(2)")
     browser.execute_script("arguments[0].click();", link)
     WebDriverWait(browser, WAIT).until(lambda d: d.current_url.endswith("03-reglas-especiales.html#lmg"))
@@ -545,8 +557,7 @@ def test_unit_special_rule_link_lands_on_the_rule(browser, base_url, artifacts):
 
 
 def test_datasheet_shows_its_four_quality_costs(browser, base_url, artifacts):
-    _open(browser, base_url + "fichas-bando-nacional.html#infanteria_nacional--n_milicia_falange")
-    card = _card(browser, "infanteria_nacional--n_milicia_falange")
+    card = _card(browser, base_url, "fichas-bando-nacional.html", "infanteria_nacional--n_milicia_falange")
     cost = card.find_element(By.CSS_SELECTOR, ".rb-cost table")
     headers = [th.text.strip() for th in cost.find_elements(By.CSS_SELECTOR, "th")]
     values = [td.text.strip() for td in cost.find_elements(By.CSS_SELECTOR, "td")]
@@ -554,7 +565,7 @@ def test_datasheet_shows_its_four_quality_costs(browser, base_url, artifacts):
     # base 70: −20 %, 0 %, +30 %, +50 %
     assert values == ["56", "70", "91", "105"]
     # the weapon links to its profile card, and its I and D by band are on the card
-    assert card.find_element(By.CSS_SELECTOR, "a[href*='fichas-perfiles-de-armas.html#perfiles_armas--fusiles_seccion']")
+    assert card.find_element(By.CSS_SELECTOR, "a[href='fichas-perfiles-de-armas-seccion-de-fusileros.html']")
     assert "Corta" in card.find_element(By.CSS_SELECTOR, ".rb-weapon table").text
     browser.execute_script("arguments[0].scrollIntoView({block: 'start'});", card)
     card.screenshot(str(artifacts / "datasheet.png"))
@@ -564,8 +575,7 @@ def test_a_wide_datasheet_fits_a_phone(browser, base_url):
     """The Panzer I card at 390 px: its numbers wrap, and the page never scrolls sideways."""
     try:
         _look(browser, "phone", "light")
-        _open(browser, base_url + "fichas-bando-nacional.html#carros_combate_nacionales--n_panzer_i")
-        card = _card(browser, "carros_combate_nacionales--n_panzer_i")
+        card = _card(browser, base_url, "fichas-bando-nacional.html", "carros_combate_nacionales--n_panzer_i")
         assert browser.execute_script("return arguments[0].getBoundingClientRect().right", card) <= 390
         for box in card.find_elements(By.CSS_SELECTOR, "dl.rb-statline > div"):
             assert browser.execute_script("return arguments[0].getBoundingClientRect().right", box) <= 390
@@ -576,8 +586,10 @@ def test_a_wide_datasheet_fits_a_phone(browser, base_url):
 
 def test_deferred_aircraft_have_a_badge(browser, base_url):
     _open(browser, base_url + "fichas-bando-nacional.html#aviones_nacionales")
-    badges = browser.find_elements(By.CSS_SELECTOR, ".rb-datasheet .rb-badge--deferred")
+    badges = browser.find_elements(By.CSS_SELECTOR, "h2[id='aviones_nacionales'] .rb-badge--deferred")
     assert badges and all(b.text.strip() for b in badges)
+    _card(browser, base_url, "fichas-bando-nacional.html", "aviones_nacionales--n_avion_bf109")
+    assert browser.find_elements(By.CSS_SELECTOR, "h1 .rb-badge--deferred")
 
 
 def test_glossary_tooltip_on_a_term(browser, base_url, artifacts):

@@ -109,13 +109,14 @@ def test_builder_page_loads_the_build_army_document(bundled_builds, rulebook):
     assert {name: (build / "js" / name).read_text(encoding="utf-8") for name in module} == module
     assert (build / "site" / "assets" / "rulebook-armies.js").read_bytes() == (build / "js" / "armies.browser.js").read_bytes()
     assert not (build / "site" / "assets" / "army-validator.js").exists()
-    # every entry's card link points at a page of the site, at an anchor that page has
+    # every entry's card link points at a page of the site (a card's own page: one card), at an anchor that page has
     pages: dict[str, str] = {}
     for entry_id, href in data["links"]["entries"].items():
         target, _, anchor = href.partition("#")
         if target not in pages:
             pages[target] = (build / "site" / target).read_text(encoding="utf-8")
-        assert f'id="{html.escape(anchor)}"' in pages[target], (entry_id, href)
+        assert not anchor or f'id="{html.escape(anchor)}"' in pages[target], (entry_id, href)
+        assert anchor or pages[target].count('<div class="rb-datasheet">') == 1, (entry_id, href)
     assert set(data["links"]["entries"]) == {e["id"] for e in data["army"]["entries"]}
 
 

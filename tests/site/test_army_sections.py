@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from army_data import army_data  # noqa: E402
 from bundled import bundled_builds  # noqa: E402,F401 - the fixture
 from page_tree import Node, parse  # noqa: E402
+from unit_pages import unit_page  # noqa: E402
 
 from rulebook.compiler.pipeline import driver
 from rulebook.compiler.support import i18n  # noqa: E402
@@ -284,14 +285,14 @@ def test_each_army_links_to_its_own_builder(hostile):
 
 
 def test_card_without_cost_modifier_shows_cost_per_quality(hostile):
-    page = (hostile[0] / "site" / "datasheets-shop.html").read_text(encoding="utf-8")
-    card = parse(page)
+    site = hostile[0] / "site"
     costs = {}
-    for c in card.find_all("div", "rb-datasheet"):
-        heading = next(h for h in c.find_all() if h.tag in ("h2", "h3"))
-        (table,) = [t for t in c.find_all("div", "rb-cost")]
+    for anchor in ("pieces--p1", "pieces--p2"):
+        page = parse((site / unit_page(site, "datasheets-shop.html", anchor)).read_text(encoding="utf-8"))  # the card's own page
+        (card,) = page.find_all("div", "rb-datasheet")
+        (table,) = [t for t in card.find_all("div", "rb-cost")]
         rows = [[x.text() for x in tr.find_all() if x.tag in ("th", "td")] for tr in table.find_all("tr")]
-        costs[heading.attrs["id"]] = rows
+        costs[page.find_all("h1")[0].attrs["id"]] = rows
     assert costs["pieces--p1"] == [["Low & <low>", "High **bold**"], ["68", "106"]]  # 85 × 0.8; 85 × 1.25 = 106.25
     assert costs["pieces--p2"] == [["Low & <low>", "High **bold**"], ["8", "13"]]  # 12.5 rounded half up
 

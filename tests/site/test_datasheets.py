@@ -110,9 +110,19 @@ def _html(out: Path, name: str) -> str:
     return (out / "site" / name).read_text(encoding="utf-8")
 
 
-def _card(page: str, anchor: str) -> str:
-    m = re.search(rf'<div class="rb-datasheet">\s*<h[23] id="{re.escape(anchor)}">(.*?)(?=<div class="rb-datasheet">|</article>)', page, re.S)
+def _unit_href(out: Path, index: str, anchor: str) -> str:
+    """The href of a card's own page, read from its row (at the card's anchor) on its index page."""
+    m = re.search(rf'<tr id="{re.escape(anchor)}"><td><a href="([^"#]+\.html)">', _html(out, index))
+    assert m, f"no row #{anchor} on {index}"
+    return m.group(1)
+
+
+def _card(out: Path, index: str, anchor: str) -> str:
+    """A card: the page its index row links to, from its heading (at ``anchor``) to the end of the article."""
+    page = _html(out, _unit_href(out, index, anchor))
+    m = re.search(rf'<h1 id="{re.escape(anchor)}">(.*?)</article>', page, re.S)
     assert m, f"no card #{anchor}"
+    assert page.count('<div class="rb-datasheet">') == 1  # one card per page
     return m.group(1)
 
 
@@ -144,9 +154,9 @@ def test_pages_and_nav(mini):
 
 def test_card_content(mini):
     page = _html(mini, "fichas-taller.html")
-    card = _card(page, "piezas--p1")
+    card = _card(mini, "fichas-taller.html", "piezas--p1")
     assert "Pieza &lt;script&gt;alert(1)&lt;/script&gt;" in card
-    assert "<script>alert" not in page
+    assert "<script>alert" not in page and "<script>alert" not in card
     # text facts are text
     assert "A | b **c**" in html.unescape(re.sub(r"<[^>]+>", "", card))
     # stats: numbers and the numeric record, with its parts named in its label
@@ -156,11 +166,11 @@ def test_card_content(mini):
     assert re.search(r'<a href="01-uno.html#pesado">Pesado\(2\)</a>', card)
     assert re.search(r'<a href="01-uno.html#ligero">Ligero</a>', card)
     # a reference links to the referenced entry's card
-    assert 'href="fichas-herramientas.html#herramientas--martillo"' in card
+    assert f'href="{_unit_href(mini, "fichas-herramientas.html", "herramientas--martillo")}"' in card
 
 
 def test_cost_at_every_level_rounded_half_up(mini):
-    card = _card(_html(mini, "fichas-taller.html"), "piezas--p1")
+    card = _card(mini, "fichas-taller.html", "piezas--p1")
     cost = card[card.index("rb-cost"):]
     headers = re.findall(r"<th[^>]*>([^<]*)</th>", cost)
     cells = re.findall(r"<td[^>]*>([^<]*)</td>", cost)
@@ -176,8 +186,7 @@ def test_rounding_rule_is_stated(mini):
 
 
 def test_deferred_catalog_has_a_badge(mini):
-    page = _html(mini, "fichas-taller.html")
-    card = _card(page, "futuras--f1")
+    card = _card(mini, "fichas-taller.html", "futuras--f1")
     assert "rb-badge--deferred" in card
     # no cost spec on that catalog: no cost table
     assert "rb-cost" not in card
@@ -186,15 +195,52 @@ def test_deferred_catalog_has_a_badge(mini):
 def test_reverse_links(mini):
     rules = _html(mini, "01-uno.html")
     # the rule lists the entries that have it, with their parameters
-    assert 'href="fichas-taller.html#piezas--p1"' in rules
+    assert f'href="{_unit_href(mini, "fichas-taller.html", "piezas--p1")}"' in rules
     assert "(X = 2)" in html.unescape(rules)
-    tools = _html(mini, "fichas-herramientas.html")
-    card = _card(tools, "herramientas--llave")
-    assert 'href="fichas-taller.html#futuras--f1"' in card
+    card = _card(mini, "fichas-herramientas.html", "herramientas--llave")
+    assert f'href="{_unit_href(mini, "fichas-taller.html", "futuras--f1")}"' in card
     assert "Llave &lt;i&gt;inglesa&lt;/i&gt;" in card
 
 
 def test_manual_table_links_to_cards(mini):
     page = _html(mini, "01-uno.html")
-    assert 'href="fichas-taller.html#piezas--p1"' in page
+    assert f'href="{_unit_href(mini, "fichas-taller.html", "piezas--p1")}"' in page
     assert 'href="fichas-taller.html#piezas"' in page
+
+
+def test_each_card_has_a_page_of_its_own_and_its_index_a_row(mini):
+    """The index page: one row per entry (name linked to its page, type, cost), no card; the card's page
+    names its index and its neighbours; card pages stay out of the navigation."""
+    index = _html(mini, "fichas-taller.html")
+    assert 'class="rb-datasheet"' not in index
+    rows = re.findall(r'<tr id="([^"]+)"><td><a href="([^"]+)">([^<]*)</a></td><td>([^<]*)</td><td class="rb-num">([^<]*)</td></tr>', index)
+    assert [(r[0], r[3], r[4]) for r in rows] == [("piezas--p1", "Piezas", "85"), ("piezas--p2", "Piezas", "10"), ("futuras--f1", "Futuras", "—")]  # no @cost_field: no cost
+    assert rows[1][1] == "fichas-taller-pieza-dos.html" and rows[1][2] == "Pieza dos"
+    second = _html(mini, "fichas-taller-pieza-dos.html")
+    nav = re.search(r'<nav class="rb-unit-nav"[^>]*>(.*?)</nav>', second, re.S).group(1)
+    assert 'href="fichas-taller.html"' in nav
+    assert f'rel="prev" href="{rows[0][1]}"' in nav and f'rel="next" href="{rows[2][1]}"' in nav
+    assert "<title>Pieza dos - Mini</title>" in second
+    mk = (mini / "mkdocs.yml").read_text(encoding="utf-8")
+    nav_part = mk[mk.index("\nnav:"):]
+    assert "fichas-taller-pieza-dos.md" not in nav_part and "/fichas-taller-pieza-dos.md" in mk  # not_in_nav
+    # the search finds the card on its page
+    search = (mini / "site" / "assets" / "search-index.js").read_text(encoding="utf-8")
+    assert '"Pieza dos","fichas-taller-pieza-dos.html"' in search
+
+
+def test_a_page_of_all_the_cards_to_print(mini):
+    """The index links to a page with every card of the index (for paper: no technical details,
+    reverse links or per-card options), kept out of the navigation and of the search."""
+    index = _html(mini, "fichas-taller.html")
+    assert '<p class="rb-meta rb-print-link"><a href="fichas-taller-imprimir.html">' in index
+    page = _html(mini, "fichas-taller-imprimir.html")
+    for anchor in ("piezas--p1", "piezas--p2", "futuras--f1"):
+        assert re.search(rf'<h3 id="{anchor}">', page), anchor
+    assert page.count('<div class="rb-datasheet">') == 3 and 'class="rb-tech"' not in page and "rb-users" not in page
+    assert "<script>alert" not in page
+    mk = (mini / "mkdocs.yml").read_text(encoding="utf-8")
+    assert "/fichas-taller-imprimir.md" in mk and "fichas-taller-imprimir.md" not in mk[mk.index("\nnav:"):]
+    assert "fichas-taller-imprimir" not in (mini / "site" / "assets" / "search-index.js").read_text(encoding="utf-8")
+    # the cards of what datasheets reference are printed on those datasheets: no page of their own to print
+    assert not (mini / "site" / "fichas-herramientas-imprimir.html").exists()

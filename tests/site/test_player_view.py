@@ -20,6 +20,7 @@ from rulebook.compiler import ir
 from rulebook.compiler.emit.site.readable import fold
 from bundled import BUNDLED, bundled_builds  # noqa: F401 - the fixture
 from page_tree import parse
+from unit_pages import unit_page
 
 TECH = {"rb-tech"}
 
@@ -102,16 +103,17 @@ def test_the_search_index_holds_no_code(bundled_builds, rulebook, program):
 # ---------------------------------------------------------------- the 1936 rulebook
 
 
-def _card(page: str, anchor: str):
-    for card in parse(page).find_all("div", "rb-datasheet"):
-        if any(h.attrs.get("id") == anchor for h in card.find_all() if re.fullmatch(r"h[2-4]", h.tag)):
-            return card
-    raise AssertionError(f"no card #{anchor}")
+def _card(built: Path, index: str, anchor: str):
+    """The card at ``anchor``: the one card of the page its row on ``index`` links to, under its heading."""
+    page = parse((built / "site" / unit_page(built / "site", index, anchor)).read_text(encoding="utf-8"))
+    assert any(h.attrs.get("id") == anchor for h in page.find_all("h1")), anchor
+    cards = page.find_all("div", "rb-datasheet")
+    assert len(cards) == 1, anchor
+    return cards[0]
 
 
 def test_a_tank_card_at_the_table(built):
-    page = (built / "site" / "fichas-bando-nacional.html").read_text(encoding="utf-8")
-    card = _card(page, "carros_combate_nacionales--n_panzer_i")
+    card = _card(built, "fichas-bando-nacional.html", "carros_combate_nacionales--n_panzer_i")
     visible = card.text(TECH)
     # no internal id and no code-like label in the player's face
     assert "n_panzer_i" not in visible and not card.find_all("code", skip=TECH)
@@ -131,8 +133,7 @@ def test_a_tank_card_at_the_table(built):
 
 
 def test_infantry_cards_use_human_labels(built):
-    page = (built / "site" / "fichas-bando-republicano.html").read_text(encoding="utf-8")
-    visible = _card(page, "infanteria_republicana--r_milicia_cnt").text(TECH)
+    visible = _card(built, "fichas-bando-republicano.html", "infanteria_republicana--r_milicia_cnt").text(TECH)
     for label in ("Bajas máximas", "Tamaño a efectos de Moral", "Tipo de cobertura de la unidad", "CF", "CL", "CT"):
         assert label in visible, label
     for code in ("BajasMaximas", "MoralTamano", "TipoCobertura", "r_milicia_cnt"):

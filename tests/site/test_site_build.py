@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from conftest import CONTENT, filled_in
+from unit_pages import unit_page
 from rulebook.compiler import ir
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -150,7 +151,7 @@ def test_glossary_page_lists_every_term_with_an_anchor(built, program):
     ("03-reglas-especiales.html", "Pinned"),
     ("06-iniciativa-y-disparos.html", "INI"),
     ("05-turnos-mando-ordenes-y-acciones.html", "Fricción"),
-    ("fichas-bando-republicano.html", "Tiznao"),
+    ("fichas-bando-republicano-tiznao-lmg.html", "Tiznao"),
 ])
 def test_tooltips_on_term_occurrences(built, page, term):
     found = re.findall(rf'<abbr title="([^"]+)">{re.escape(term)}</abbr>', _read(built, page))
@@ -161,10 +162,16 @@ def test_tooltips_on_term_occurrences(built, page, term):
 # ---------------------------------------------------------------- datasheets
 
 
-def _card(page: str, anchor: str) -> str:
-    m = re.search(rf'<div class="rb-datasheet">\s*<h[23] id="{re.escape(anchor)}">(.*?)(?=<div class="rb-datasheet">|</article>)', page, re.S)
+def _card(built: Path, index: str, anchor: str) -> str:
+    """The card at ``anchor`` (on its own page, linked from its row on ``index``): heading to the article's end."""
+    page = _read(built, unit_page(built / "site", index, anchor))
+    m = re.search(rf'<h1 id="{re.escape(anchor)}">(.*?)</article>', page, re.S)
     assert m, f"no card #{anchor}"
     return m.group(1)
+
+
+def _unit_href(built: Path, index: str, anchor: str) -> str:
+    return f'href="{unit_page(built / "site", index, anchor)}"'
 
 
 def test_every_unit_has_a_datasheet(built, program):
@@ -175,35 +182,35 @@ def test_every_unit_has_a_datasheet(built, program):
             continue
         for ident in catalog.entries:
             anchor = f"{catalog.name}--{ident}"
-            assert any(re.search(f'<h[23] id="{anchor}">', p) for p in pages.values()), anchor
+            assert sum(bool(re.search(f'<h1 id="{anchor}">', p)) for p in pages.values()) == 1, anchor
             count += 1
     assert count >= 120
 
 
 def test_datasheet_costs_by_quality(built):
-    card = _card(_read(built, "fichas-bando-nacional.html"), "infanteria_nacional--n_milicia_falange")
+    card = _card(built, "fichas-bando-nacional.html", "infanteria_nacional--n_milicia_falange")
     cost = card[card.index('class="rb-cost"'):]
     assert re.findall(r"<th[^>]*>([^<]*)</th>", cost)[:4] == ["Verde", "Regular", "Veterano", "Élite"]
     assert re.findall(r"<td[^>]*>([^<]*)</td>", cost)[:4] == ["56", "70", "91", "105"]
     # 85 at Veterano is 110,5 → 111 (half up)
-    card = _card(_read(built, "fichas-bando-nacional.html"), "infanteria_nacional--n_reconocimiento")
+    card = _card(built, "fichas-bando-nacional.html", "infanteria_nacional--n_reconocimiento")
     cost = card[card.index('class="rb-cost"'):]
     assert re.findall(r"<td[^>]*>([^<]*)</td>", cost)[:4] == ["68", "85", "111", "128"]
     assert "las mitades se redondean hacia arriba" in _text(_read(built, "fichas-bando-nacional.html"))
 
 
 def test_datasheet_links_rules_with_parameters_and_weapons(built):
-    card = _card(_read(built, "fichas-bando-nacional.html"), "infanteria_nacional--n_cazadores_montana")
+    card = _card(built, "fichas-bando-nacional.html", "infanteria_nacional--n_cazadores_montana")
     assert '<a href="03-reglas-especiales.html#lmg">LMG(2)</a>' in card
-    assert 'href="fichas-perfiles-de-armas.html#perfiles_armas--fusiles_seccion"' in card
+    assert _unit_href(built, "fichas-perfiles-de-armas.html", "perfiles_armas--fusiles_seccion") in card
     assert "CF" in card and "CL" in card and "CT" in card
-    vehicle = _card(_read(built, "fichas-bando-republicano.html"), "vehiculos_ligeros_republicanos--r_tiznao")
+    vehicle = _card(built, "fichas-bando-republicano.html", "vehiculos_ligeros_republicanos--r_tiznao")
     assert "RF" in vehicle and "RL" in vehicle and "RT" in vehicle
     assert "Movimiento (Normal / Carretera)" in html.unescape(re.sub(r"<[^>]+>", "", vehicle))
 
 
 def test_deferred_catalogs_have_badges(built):
-    card = _card(_read(built, "fichas-bando-nacional.html"), "aviones_nacionales--n_avion_bf109")
+    card = _card(built, "fichas-bando-nacional.html", "aviones_nacionales--n_avion_bf109")
     assert "rb-badge--deferred" in card
 
 
@@ -211,14 +218,14 @@ def test_rule_lists_units_that_have_it(built):
     page = _read(built, "03-reglas-especiales.html")
     section = page[page.index('id="lmg"'):page.index('id="casco"')]
     assert "Fichas que la tienen" in section
-    assert 'href="fichas-bando-nacional.html#infanteria_nacional--n_cazadores_montana"' in section
+    assert _unit_href(built, "fichas-bando-nacional.html", "infanteria_nacional--n_cazadores_montana") in section
     assert "X = 2" in _text(section)
 
 
 def test_profile_lists_units_that_carry_it(built):
-    card = _card(_read(built, "fichas-perfiles-de-armas.html"), "perfiles_armas--pistola")
+    card = _card(built, "fichas-perfiles-de-armas.html", "perfiles_armas--pistola")
     assert "Aparece en" in card
-    assert 'href="fichas-bando-nacional.html#infanteria_nacional--n_oficial"' in card
+    assert _unit_href(built, "fichas-bando-nacional.html", "infanteria_nacional--n_oficial") in card
 
 
 def test_every_rule_and_profile_has_its_anchor(built, program):
@@ -228,7 +235,8 @@ def test_every_rule_and_profile_has_its_anchor(built, program):
             assert f'id="{d.name}"' in rules_page, d.name
     profiles = _read(built, "fichas-perfiles-de-armas.html")
     for ident in program.catalogs["perfiles_armas"].entries:
-        assert f'id="perfiles_armas--{ident}"' in profiles, ident
+        assert f'<tr id="perfiles_armas--{ident}">' in profiles, ident  # the old anchor: the row linking to the card
+        assert f'<h1 id="perfiles_armas--{ident}">' in _read(built, unit_page(built / "site", "fichas-perfiles-de-armas.html", f"perfiles_armas--{ident}"))
 
 
 # ---------------------------------------------------------------- data for tools

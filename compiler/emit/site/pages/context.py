@@ -41,6 +41,7 @@ PAGE_FILES = {
     "army": N_("army-builder"),  # an army's builder page (army-builder-<army> when a rulebook declares several)
 }
 PAGE_PREFIXES = {"cards": N_("datasheets"), "source": N_("source")}
+PRINT_SUFFIX = N_("print")  # a datasheet index's page of all its cards, to print: <index>-print
 # the other file and folder names a site writes, as message ids too: an English site has no Spanish
 # address (the Spanish names are the ones the Spanish sites always had, so their URLs do not move)
 SITE_FILES = {
@@ -139,7 +140,7 @@ class SiteContext:
         return name
 
     def _plan_cards(self) -> None:
-        """Which catalogs get cards, on which pages.
+        """Which catalogs get cards, on which pages; the page of each card.
 
         * ``@datasheet "Título"`` catalogs: one page per title (in rulebook order),
           one heading per catalog, one card per entry;
@@ -148,7 +149,10 @@ class SiteContext:
         * the options of a datasheet page: a catalog without cards whose entries
           have the page's cost field and grant a special rule, declared in the same
           file before the page's first catalog (the nearest such), is listed on
-          each of the page's cards with its costs.
+          each of the page's cards with its costs;
+        * each card on a page of its own; the catalogs' page is their index
+          (name, type, cost, link), each row at the card's old anchor; a
+          datasheet page's cards are also all on one page, to print.
         """
         groups: dict[str, list[str]] = {}
         for d in self.ordered:
@@ -170,6 +174,18 @@ class SiteContext:
                         p = self.page_name(f"{_(PAGE_PREFIXES['cards'])}-{self.title_of(target)}")
                         self.card_page[target] = p
                         self.reference_pages.append({"title": self.title_of(target), "page": p, "catalogs": [target], "options": None})
+        # one page per entry (one unit per screen, a URL per unit): ``<its index page>-<its title>``;
+        # and all of an index's cards on one page, to print (``<its index page>-print``)
+        for page in self.datasheet_pages + self.reference_pages:  # (the cards of what datasheets reference are printed on them)
+            page["print"] = self.page_name(f"{page['page'].removesuffix('.md')}-{_(PRINT_SUFFIX)}") if page in self.datasheet_pages else None
+        self.unit_page: dict[tuple[str, str], str] = {}
+        for page in self.datasheet_pages + self.reference_pages:
+            page["units"] = []
+            for c in page["catalogs"]:
+                for ident in self.catalogs[c].entries:
+                    unit = self.page_name(f"{page['page'].removesuffix('.md')}-{self.read.entry_title(c, ident)}")
+                    self.unit_page[(c, ident)] = unit
+                    page["units"].append((c, ident, unit))
 
     def _options_of(self, catalogs: list[str]) -> str | None:
         first = self.catalogs[catalogs[0]]
@@ -211,7 +227,8 @@ class SiteContext:
                      [(type(it).__name__, getattr(it, "name", None)) for it in items if not isinstance(it, PROSE)])
                     for s, items in zip(program.sections, self.section_items)]
         templates = sorted((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in (SITE_DIR / "templates").glob("*"))
-        card_pages = [(pg["title"], pg["page"], pg["catalogs"], pg["options"]) for pg in self.datasheet_pages + self.reference_pages]
+        card_pages = [(pg["title"], pg["page"], pg["catalogs"], pg["options"], pg["units"], pg["print"])
+                      for pg in self.datasheet_pages + self.reference_pages]
         data = pickled((
             sorted((k, sorted(v)) for k, v in program.uses.items()), list(program.armies), [i for i in program.front if not isinstance(i, PROSE)],
             sections, program.files, self.page_of, self.section_pages, self.card_page, self.abbreviations, self.source_pages, sorted(self.taken),
@@ -266,9 +283,9 @@ class SiteContext:
         return self.url(self.page_of.get(name), frag)
 
     def entry_href(self, catalog: str, ident: str) -> str | None:
-        """A catalog entry: its card if it has one, else its row in the manual's table."""
-        if catalog in self.card_page:
-            return self.url(self.card_page[catalog], f"{anchor(catalog)}--{anchor(ident, part=True)}")
+        """A catalog entry: its card (on the card's own page) if it has one, else its row in the manual's table."""
+        if (catalog, ident) in self.unit_page:
+            return self.url(self.unit_page[(catalog, ident)])
         return self.href(catalog, ident)
 
     def entry_group_href(self, catalog: str) -> str | None:
@@ -316,6 +333,11 @@ class SiteContext:
         """One entry of the search index (``href`` relative to the site's root)."""
         if href and title.strip():
             self.search.append([" ".join(title.split()), href, kind, weight, " ".join(text.split())[:SNIPPET]])
+
+
+def card_anchor(catalog: str, ident: str) -> str:
+    """The id of an entry's card (on its own page) and of its row on its catalogs' index page."""
+    return f"{anchor(catalog)}--{anchor(ident, part=True)}"
 
 
 def with_armies(program: ir.Program) -> list[list[ir.Item]]:

@@ -4,11 +4,13 @@ Reads the site's page map (:class:`rulebook.compiler.emit.site.pages.context.Sit
 catalogs get cards, on which pages, planned from ``@datasheet``), the catalogs' entries, the odds
 tables grouped by entry, the army lists' quality costs and, in ``rulebook serve``, the previous
 build's card pages and cards (:class:`rulebook.compiler.emit.site.pages.memo.PageMemo`). Produces
-one page per datasheet title and per catalog those datasheets reference (``datasheets.md.j2``: one
-card per entry — facts, a line of stats, lists of records, the cost at each level, options, odds,
-who references it — and how costs are worked out), each page or card kept from the previous build
-when nothing it reads changed (:class:`Cards`, :func:`write_card_pages`); and the index of every
-datasheet that filters in the browser (``fichas.md.j2``, :func:`write_card_index`).
+one page per card (``datasheet.md.j2``: facts, a line of stats, lists of records, the cost at each
+level, options, odds, who references it), one index page per datasheet title and per catalog those
+datasheets reference (``datasheets.md.j2``: a row per card at the card's permanent anchor, and how
+costs are worked out), a datasheet title's cards all on one page to print (``datasheets_print.md.j2``),
+each kept from the previous build when nothing it reads changed (:class:`Cards`,
+:func:`write_card_pages`); and the index of every datasheet that filters in the browser
+(``fichas.md.j2``, :func:`write_card_index`).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import jinja2
 from rulebook.compiler import ir
 from rulebook.compiler.emit.site.markdown import anchor, attr, esc, link, number
 from rulebook.compiler.emit.site.pages import memo as page_memo, unit_options
-from rulebook.compiler.emit.site.pages.context import NAV, WEIGHT_DATASHEET, WEIGHT_PAGE, SiteContext
+from rulebook.compiler.emit.site.pages.context import NAV, WEIGHT_DATASHEET, WEIGHT_PAGE, SiteContext, card_anchor
 from rulebook.compiler.emit.site.pages.values import Values, badge, cost_at, shows_probabilities, signed_percent
 from rulebook.compiler.emit.site.readable import fold
 from rulebook.compiler.support.i18n import _
@@ -58,8 +60,13 @@ class Cards:
             "ref": attr(d.ref),
             "table_href": self.ctx.href(catalog),
             "procedures": [self.ctx.a(self.ctx.title_of(pr), self.ctx.href(pr)) for pr in procs],
-            "cards": [self.remembered_card(d, ident, rec, level, options) for ident, rec in d.entries.items()],
+            "cards": [self.unit_card(d, ident, rec, level, options) for ident, rec in d.entries.items()],
         }
+
+    def unit_card(self, d: ir.Catalog, ident: str, rec: dict, level: int, options: str | None) -> dict:
+        """:meth:`remembered_card`, its links made from the card's own page."""
+        self.ctx.current_page = self.ctx.unit_page[(d.name, ident)]
+        return self.remembered_card(d, ident, rec, level, options)
 
     def remembered_card(self, d: ir.Catalog, ident: str, rec: dict, level: int, options: str | None) -> dict:
         """:meth:`card`, or the card of the previous build of this page (``self.remembered``: the previous
@@ -149,13 +156,12 @@ class Cards:
                 "base": number(entry.cost),
             }
         title = self.ctx.entry_title(d.name, ident)
-        card_anchor = f"{anchor(d.name)}--{anchor(ident, part=True)}"
-        self.ctx.index(title, self.ctx.site_href(self.ctx.card_page[d.name], card_anchor), d.title,
+        self.ctx.index(title, self.ctx.site_href(self.ctx.unit_page[(d.name, ident)]), d.title,
                    WEIGHT_DATASHEET if d.name in self.ctx.datasheet_catalogs else WEIGHT_PAGE,
                    " ".join(self.values.plain_value(rec.get(f.name), f.type) for f in self.ctx.fields(d.record) if f.name not in skip))
         where, source_href = self.ctx.source_link(d.entry_spans.get(ident, d.span))
         return {
-            "anchor": card_anchor,
+            "anchor": card_anchor(d.name, ident),
             "level": level,
             "title": esc(title),
             "catalog": attr(d.title),
@@ -208,10 +214,13 @@ class Cards:
 
 def write_card_pages(ctx: SiteContext, cards: Cards, env: jinja2.Environment, docs: Path, memo: page_memo.PageMemo | None,
                      common: bytes | None, kept: dict[str, tuple]) -> tuple[list[dict], dict[str, dict]]:
-    """Write every card page into ``docs``: the previous build's page when nothing it reads changed,
-    else its cards (each one the previous build's when nothing it reads changed). Notes in ``kept``
-    the pages the memo keeps for the next build; returns the pages' navigation entries
-    (``{title, path, count}``) and this build's cards of each page, for the memo."""
+    """Write every card page into ``docs``: each card on a page of its own (``datasheet.md.j2``), its
+    catalogs' page as their index (``datasheets.md.j2``: name, type, cost, a link to the card) and
+    all of them on one page to print (``datasheets_print.md.j2``).
+    A page and its cards' pages are the previous build's when nothing they read changed, else each
+    card is the previous build's when nothing it read changed. Notes in ``kept`` the pages the memo
+    keeps for the next build (their Markdown: file name → text); returns the index pages' navigation
+    entries (``{title, path, count}``) and this build's cards of each page, for the memo."""
     nav = []
     remembered: dict[str, dict] = {}  # each card page's cards (Cards.remembered_card)
     for pg in ctx.datasheet_pages + ctx.reference_pages:
@@ -222,17 +231,25 @@ def write_card_pages(ctx: SiteContext, cards: Cards, env: jinja2.Environment, do
         key = page_memo.page_key(common, pg["page"], "", [], pg)  # a card page reads no prose: the declarations and the page map
         old = memo.kept(ctx.reads, pg["page"], key) if memo is not None else None
         if old is not None:
-            _key, _deps, entries, text = kept[pg["page"]] = old
+            _key, _deps, entries, texts = kept[pg["page"]] = old
             remembered[pg["page"]] = memo.cards.get(pg["page"], {})
             ctx.search.extend(list(entry) for entry in entries)
-            (docs / pg["page"]).write_text(text, encoding="utf-8")
+            for name, text in texts.items():
+                (docs / name).write_text(text, encoding="utf-8")
             continue
         before = len(ctx.search)
         ctx.reads.deps = {} if key is not None else None
         if key is not None and memo is not None:
             cards.remembered = (memo.cards.get(pg["page"], {}), remembered.setdefault(pg["page"], {}), key)
-        catalogs = [cards.card_catalog(c, 2 if single else 3, pg["options"]) for c in pg["catalogs"]]  # one card per entry
+        texts = {}
+        catalogs = []
+        for c in pg["catalogs"]:
+            cat = cards.card_catalog(c, 1, pg["options"])  # one card per entry, each the heading of its own page
+            catalogs.append(cat)
+            for card, (_c, _ident, unit) in zip(cat["cards"], [unit for unit in pg["units"] if unit[0] == c]):
+                texts[unit] = card
         cards.remembered = None
+        ctx.start_page(pg["page"])
         notes, seen = [], []
         for c in pg["catalogs"]:
             cost = ctx.catalogs[c].cost
@@ -240,13 +257,51 @@ def write_card_pages(ctx: SiteContext, cards: Cards, env: jinja2.Environment, do
                 seen.append(cost)
                 notes.append(cards.cost_note(cost, [x for x in pg["catalogs"] if ctx.catalogs[x].cost == cost]))
         options = cards.options_block(pg["options"])
+        rows = {c: index_rows(ctx, c) for c in pg["catalogs"]}
+        unit_template = env.get_template("datasheet.md.j2")
+        units = pg["units"]
+        for i, (_c, _ident, unit) in enumerate(units):
+            ctx.start_page(unit)
+            texts[unit] = unit_template.render(card=texts[unit], index={"title": attr(pg["title"]), "href": ctx.url(pg["page"])},
+                                               previous=unit_link(ctx, units[i - 1]) if i > 0 else None,
+                                               next=unit_link(ctx, units[i + 1]) if i + 1 < len(units) else None)
+        ctx.start_page(pg["page"])
+        catalog_views = [dict(cat, rows=rows[c]) for c, cat in zip(pg["catalogs"], catalogs)]
+        print_href = ctx.url(pg["print"]) if pg["print"] else None
+        texts = {pg["page"]: env.get_template("datasheets.md.j2").render(
+            title=esc(pg["title"]), single=single, catalogs=catalog_views, cost_notes=notes, options=options, print_href=print_href,
+            cost_title=next((attr(ctx.catalogs[c].cost.field_title) for c in pg["catalogs"] if ctx.catalogs[c].cost), None)), **texts}
+        if pg["print"]:
+            ctx.start_page(pg["print"])
+            # what print hides (technical details, reverse links, each card's options: the page lists them once) is left out
+            printed = [dict(cat, cards=[dict(card, level=2 if single else 3, tech=None, users=None, options=None) for card in cat["cards"]])
+                       for cat in catalogs]
+            texts[pg["print"]] = env.get_template("datasheets_print.md.j2").render(
+                title=esc(pg["title"]), single=single, catalogs=printed, cost_notes=notes, options=options, index_href=ctx.url(pg["page"]))
         deps, ctx.reads.deps = ctx.reads.deps, None
-        text = env.get_template("datasheets.md.j2").render(title=esc(pg["title"]), single=single, catalogs=catalogs, cost_notes=notes,
-                                                          options=options)
-        (docs / pg["page"]).write_text(text, encoding="utf-8")
+        for name, text in texts.items():
+            (docs / name).write_text(text, encoding="utf-8")
         if key is not None:
-            kept[pg["page"]] = (key, ctx.reads.digests_of(deps), [list(entry) for entry in ctx.search[before:]], text)
+            kept[pg["page"]] = (key, ctx.reads.digests_of(deps), [list(entry) for entry in ctx.search[before:]], texts)
     return nav, remembered
+
+
+def unit_link(ctx: SiteContext, unit: tuple[str, str, str]) -> dict:
+    """The title and href of a card's page, from the current page (``unit``: catalog, id, page)."""
+    return {"title": attr(ctx.entry_title(unit[0], unit[1])), "href": attr(ctx.url(unit[2]))}
+
+
+def index_rows(ctx: SiteContext, catalog: str) -> list[dict]:
+    """A catalog's rows on its cards' index page: each card's id, name, link and base cost (HTML)."""
+    d = ctx.catalogs[catalog]
+    cost_field = d.cost.field if d.cost else None
+    rows = []
+    for ident, rec in d.entries.items():
+        cost = rec.get(cost_field) if cost_field else None
+        rows.append({"anchor": card_anchor(catalog, ident), "title": attr(ctx.entry_title(catalog, ident)),
+                     "href": attr(ctx.url(ctx.unit_page[(catalog, ident)])), "type": attr(d.title),
+                     "cost": attr(number(cost)) if isinstance(cost, int) else "—"})
+    return rows
 
 
 def card_index(ctx: SiteContext, values: Values) -> dict:

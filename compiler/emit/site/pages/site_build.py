@@ -5,8 +5,8 @@ the navigation the pages make, ``site/assets`` and ``site/overrides``; for the b
 checked programs. Produces ``mkdocs.yml`` (its phrases in the rulebook's language:
 :func:`site_messages`), ``docs/assets/search-index.js`` and the theme's files
 (:func:`write_site_files`); the HTML site, ``mkdocs build --strict``, then what the site never loads
-pruned and tooltips thinned (:func:`run_mkdocs`, :func:`finish_site`); and the page linking several
-rulebooks' sites (:func:`write_bundle_index`).
+pruned, tooltips thinned and the theme's unused styles dropped (:func:`run_mkdocs`, :func:`finish_site`);
+and the page linking several rulebooks' sites (:func:`write_bundle_index`).
 """
 
 from __future__ import annotations
@@ -49,7 +49,8 @@ def write_site_files(ctx: SiteContext, env: jinja2.Environment, out_dir: Path, d
         site_description=_("%(title)s: a rulebook generated from its rules in the rules language.") % {"title": title},
         copyright=(_("%(title)s — version %(version)s") % {"title": title, "version": rb.version}) if rb else title,
         nav=nav,
-        not_in_nav=sorted("/" + page for page in ctx.source_pages.values()),
+        not_in_nav=sorted("/" + page for page in [*ctx.source_pages.values(), *ctx.unit_page.values(),
+                                                  *(pg["print"] for pg in ctx.datasheet_pages if pg["print"])]),
         language=lang.code,
         messages=site_messages(),
         glossary_include=f"{site_file('glossary')}.md",
@@ -108,6 +109,22 @@ SOURCE_MAP_COMMENT = re.compile(rb"\n?(?://# sourceMappingURL=[^\n]*|/\*# source
 TOOLTIP_OR_HEADING = re.compile(r'<abbr title="[^"]*">([^<]*)</abbr>|<h[1-6][\s>]')
 
 
+KEEPS_WHITESPACE = re.compile(r"(<(pre|textarea|script|style)\b.*?</\2>)", re.S | re.I)
+INDENTATION = re.compile(r">[ \t\r]*\n[ \t\r\n]*<")
+
+
+def collapse_indentation(page: str) -> str:
+    """The page without the template's indentation between tags: each run of blank lines and spaces
+    there becomes one line break (the same white space to a browser), except inside ``pre``,
+    ``textarea``, ``script`` and ``style``."""
+    out, last = [], 0
+    for kept in KEEPS_WHITESPACE.finditer(page):
+        out += [INDENTATION.sub(">\n<", page[last:kept.start()]), kept.group(0)]
+        last = kept.end()
+    out.append(INDENTATION.sub(">\n<", page[last:]))
+    return "".join(out)
+
+
 def thin_tooltips(page: str) -> str:
     """Keep a term's tooltip on its first occurrence under each heading; later ones are plain text.
 
@@ -125,6 +142,110 @@ def thin_tooltips(page: str) -> str:
         return m.group(0)
 
     return TOOLTIP_OR_HEADING.sub(keep_first, page)
+
+
+THEME_STYLESHEETS = "assets/stylesheets/*.min.css"  # the theme's own rules and its palettes
+CLASS_ATTRIBUTE = re.compile(r'\bclass="([^"]*)"')
+WORD = re.compile(r"[A-Za-z_][\w-]*")
+SELECTOR_CLASS = re.compile(r"\.(-?[_a-zA-Z][\w-]*)")
+SELECTOR_VALUE = re.compile(r"\[[\w-]+~?=[\"']?([\w-]+)[\"']?(?: [is])?\]")  # [attribute=value], [attribute~=value]
+QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|/\*.*?\*/', re.S)  # strings and comments
+TOP_LEVEL_COMMA = re.compile(r",(?![^()]*\))")
+
+
+def css_blocks(text: str) -> list[tuple[str, str | None]]:
+    """A stylesheet's top-level blocks: (prelude, body inside the braces); the text after the last block has body None."""
+    out, i = [], 0
+    while i < len(text):
+        start = text.find("{", i)
+        if start < 0:
+            out.append((text[i:], None))
+            break
+        depth, k = 0, start
+        while True:
+            c = text[k]
+            if c in "\"'":  # a string: skip to its closing quote (past escaped characters)
+                k += 1
+                while text[k] != c:
+                    k += 2 if text[k] == "\\" else 1
+            elif c == "{":
+                depth += 1
+            elif c == "}":
+                depth -= 1
+                if depth == 0:
+                    break
+            k += 1
+        out.append((text[i:start], text[start + 1:k]))
+        i = k + 1
+    return out
+
+
+def _without_negations(selector: str) -> str:
+    """``selector`` without its ``:not(…)`` parts (a class there may be absent: the rule still applies)."""
+    while (i := selector.find(":not(")) >= 0:
+        depth, k = 0, i + 4
+        while k < len(selector):
+            depth += {"(": 1, ")": -1}.get(selector[k], 0)
+            if depth == 0:
+                break
+            k += 1
+        selector = selector[:i] + selector[k + 1:]
+    return selector
+
+
+def purge_stylesheet(css: str, known: set[str], words: set[str]) -> str:
+    """``css`` without the selectors that name a class not in ``known`` or an attribute's value not in
+    ``words`` (a rule without any selector left goes; at-rules keep their place, an emptied ``@media`` goes)."""
+    out = []
+    for prelude, body in css_blocks(css):
+        head = prelude.strip()
+        if body is None:
+            out.append(prelude)
+        elif head.startswith(("@media", "@supports", "@layer", "@container")):
+            inner = purge_stylesheet(body, known, words)
+            if inner.strip():
+                out.append(f"{prelude}{{{inner}}}")
+        elif head.startswith("@"):
+            out.append(f"{prelude}{{{body}}}")
+        else:
+            kept = [sel for sel in TOP_LEVEL_COMMA.split(prelude) if _may_apply(sel, known, words)]
+            if kept:
+                out.append(f"{','.join(kept)}{{{body}}}")
+    return "".join(out)
+
+
+def _may_apply(selector: str, known: set[str], words: set[str]) -> bool:
+    """Whether every class and attribute value that ``selector`` requires (outside ``:not()``) is known."""
+    required = _without_negations(selector)
+    values = SELECTOR_VALUE.findall(required)
+    required = QUOTED.sub("", SELECTOR_VALUE.sub("", required))
+    return all(c in known for c in SELECTOR_CLASS.findall(required)) and all(v in words for v in values)
+
+
+def purge_theme_styles(site: Path) -> None:
+    """Drop from the theme's stylesheets the rules for classes and attribute values that no page
+    and no script of ``site`` has.
+
+    Material's stylesheets style every feature, colour and writing direction of the theme (about
+    150 KB); a rulebook uses a few. A class counts as used when a page's ``class`` attribute or any
+    word of a script (which is how the theme's scripts add classes) names it; an attribute's value
+    (``[dir=rtl]``, ``[data-md-color-primary=red]``) when a word of a page or a script is that value."""
+    known: set[str] = set()  # classes
+    words: set[str] = set()  # attribute values
+    for path in sorted(site.rglob("*.html")):
+        page = path.read_text(encoding="utf-8")
+        for m in CLASS_ATTRIBUTE.finditer(page):
+            known.update(m.group(1).split())
+        words.update(WORD.findall(page))
+    for path in sorted(site.rglob("*.js")):
+        found = WORD.findall(path.read_text(encoding="utf-8", errors="replace"))
+        known.update(found)
+        words.update(found)
+    for path in sorted(site.glob(THEME_STYLESHEETS)):
+        css = path.read_text(encoding="utf-8")
+        purged = purge_stylesheet(css, known, words)
+        if purged != css:
+            path.write_text(purged, encoding="utf-8")
 
 
 def _dies_with_parent():
@@ -166,7 +287,11 @@ def run_mkdocs(out_dir: Path) -> str | None:
 
 def finish_site(site: Path, pages: list[Path] | None = None) -> None:
     """Drop what the site never loads, thin the tooltips of ``pages`` (every page when
-    None; ``rulebook serve`` passes the pages it re-rendered), strip source-map comments."""
+    None; ``rulebook serve`` passes the pages it re-rendered) and collapse their indentation,
+    strip source-map comments;
+    on a whole site, drop the theme's styles that nothing uses (:func:`purge_theme_styles`).
+    ``rulebook serve`` keeps its first build's stylesheet: an edit that brings a kind of
+    element the site had nowhere may show it unstyled until the next full build."""
     for rel in UNSHIPPED:
         path = site / rel
         if path.is_dir():
@@ -177,7 +302,7 @@ def finish_site(site: Path, pages: list[Path] | None = None) -> None:
         path.unlink()
     for path in sorted(site.rglob("*.html")) if pages is None else [p for p in pages if p.is_file()]:
         page = path.read_text(encoding="utf-8")
-        thinned = thin_tooltips(page)
+        thinned = collapse_indentation(thin_tooltips(page))
         if thinned != page:
             path.write_text(thinned, encoding="utf-8")
     for path in sorted([*site.rglob("*.js"), *site.rglob("*.css")]):
@@ -185,3 +310,5 @@ def finish_site(site: Path, pages: list[Path] | None = None) -> None:
         stripped = SOURCE_MAP_COMMENT.sub(b"\n", data)
         if stripped != data:
             path.write_bytes(stripped)
+    if pages is None:
+        purge_theme_styles(site)
