@@ -556,8 +556,6 @@ class SectionBlocks:
             self.ctx.index(d.title, href, kind, WEIGHT_DECL, self.prose(d.doc, d) if d.doc else "")
 
 
-@dataclass
-
 def consulted_names(stmts: tuple[ir.Stmt, ...], own: str) -> dict[str, dict[str, None]]:
     """The names statements consult, by kind (table, roll, draw, procedure), in order of first use; ``own`` aside."""
     found: dict[str, dict[str, None]] = {"table": {}, "roll": {}, "draw": {}, "procedure": {}}
@@ -575,6 +573,8 @@ def consulted_names(stmts: tuple[ir.Stmt, ...], own: str) -> dict[str, dict[str,
                 found["procedure"][e.procedure] = None
     return found
 
+
+@dataclass
 class SectionPage:
     """One section page: rendered (its blocks; its Markdown waits for the names of the army builder
     pages its army lists link to) or kept from the previous build (its Markdown, ``text``)."""
