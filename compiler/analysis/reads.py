@@ -126,6 +126,38 @@ def _own_keys(package: ModuleType) -> tuple[list[str] | None, list[str] | None]:
     return kept[1]
 
 
+def procedure_keys(package: ModuleType) -> dict[str, str] | None:
+    """The key of each procedure of ``package`` (by name): its element of ``PROCEDURES`` and
+    every definition it reaches (the catalogs and tables its code reads), worked out from the
+    code whether or not :func:`across_builds` is open; None when the package's folder no longer
+    holds its files. ``rulebook balance`` keeps distributions under these keys, so that a
+    cost edit (data no procedure reads) resolves nothing again."""
+    kept = getattr(package, "__rulebook_procedure_keys__", None)
+    if kept is not None:
+        return kept
+    source = getattr(package, "__rulebook_source_hash__", None)
+    if source is None:
+        return None
+    files, blanked = hashlib.sha256(), []
+    try:
+        for path in sorted(Path(package.__file__).parent.glob("*.py")):
+            data = path.read_bytes()
+            files.update(path.name.encode() + b"\0" + len(data).to_bytes(8, "big") + data)
+            blanked.append(_CONTENT_HASH.sub(b"CONTENT_HASH = None", POSITION.sub(b".rules:#", data)))
+        if files.hexdigest() != source:
+            return None
+        graph = _Graph([_module(data) for data in blanked])
+    except (OSError, SyntaxError, ValueError, RecursionError):
+        return None
+    keys = {}
+    for name in package.PROCEDURES:
+        key = graph.key(("PROCEDURES", name))
+        if key is not None:
+            keys[name] = key
+    package.__rulebook_procedure_keys__ = keys
+    return keys
+
+
 def _compute(package: ModuleType) -> tuple[list[str] | None, list[str] | None]:
     source = getattr(package, "__rulebook_source_hash__", None)
     if source is None:
