@@ -156,6 +156,14 @@ class DeclarationsToAst(AstBuilder):
         return ("axis", n.MatchupAxis(str(role), str(name), tuple(x for x in rest if x is not None), optional_text(title), self.sp(meta)))
 
     @v_args(meta=True)
+    def matchup_axis_names(self, meta, c):
+        """``attacker a in (cat1 | cat2 …)``: the names between brackets, which may span lines."""
+        role, name, *rest = c
+        title = rest.pop() if rest and (rest[-1] is None or str(rest[-1]).startswith('"')) else None
+        names = tuple(n.Name(str(x), self.tsp(x)) for x in rest if x is not None)
+        return ("axis", n.MatchupAxis(str(role), str(name), names, optional_text(title), self.sp(meta)))
+
+    @v_args(meta=True)
     def matchup_clause(self, meta, c):
         return ("clause", n.MatchupClause(str(c[0]), c[1], self.sp(meta)))
 

@@ -190,7 +190,7 @@ def _matchup(program: ir.Program, package: ModuleType, m: runtime.Matchup, resol
         weapons = list(m.weapons(a)) if m.weapons is not None else [None]
         for q in qualities:
             cost = _cost(m, catalog, a, a_rec, q)
-            category = str(m.category(a, None, None, q, None)) if m.category is not None else (catalog.title if catalog else cat)
+            category = _category(m, declared, enums, catalog, cat, a, q)
             q_title = _member_title(quality_enum, q)
             if q_title is not None and m.category is None:
                 category = f"{category} · {q_title}"
@@ -229,6 +229,17 @@ def _matchup(program: ir.Program, package: ModuleType, m: runtime.Matchup, resol
                 row.weapons[t] = _weapon_name(weapons, best_weapon) if m.combine == "best" else None
             rows.append(row)
     return MatchupResult(m.name, m.title, m.ref, m.src, m.measure_kind, [(t, _name(r, t)) for _c, t, r in targets], weights, rows, errors)
+
+
+def _category(m: runtime.Matchup, declared: ir.Matchup | None, enums, catalog: ir.Catalog | None, cat: str, a: Any, q: Any) -> str:
+    """The attacker's category: the matchup's ``category`` (an enum value by its title), else its catalog's title."""
+    if m.category is None:
+        return catalog.title if catalog is not None else cat
+    value = m.category(a, None, None, q, None)
+    t = declared.category.type if declared is not None and declared.category is not None else None
+    if t is not None and t.kind == "enum" and t.name in enums:
+        return _member_title(enums[t.name], value) or str(value)
+    return str(value)
 
 
 def _weapon_name(weapons: list, index: int | None) -> str | None:
