@@ -198,11 +198,12 @@ class Odds:
 
 @dataclass(frozen=True, slots=True)
 class MatchupSide:
-    """A side of a matchup: ``name`` takes each entry of the ``catalogs``."""
+    """A side of a matchup: ``name`` takes each entry of the ``catalogs`` (only ``ids``, when given)."""
 
     name: str
     title: str
     catalogs: tuple[str, ...]
+    ids: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)

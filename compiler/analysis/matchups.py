@@ -140,15 +140,17 @@ def cost_at(base: int, pct: int | Fraction) -> int:
     return math.floor(Fraction(base) * (100 + Fraction(pct)) / 100 + Fraction(1, 2))
 
 
-def _entries(package: ModuleType, catalogs: tuple[str, ...]) -> list[tuple[str, str, Any]]:
-    """(catalog, id, record) of every entry of the catalogs, in order."""
+def _entries(package: ModuleType, side: runtime.MatchupSide) -> list[tuple[str, str, Any]]:
+    """(catalog, id, record) of every entry of the side's catalogs (those it lists), in order."""
     from rulebook.compiler.emit.python.names import py_name  # the generated data's names
 
-    out = []
-    for c in catalogs:
+    found = {}
+    for c in side.catalogs:
         for ident, record in getattr(package.data, f"CATALOG_{py_name(c)}").items():
-            out.append((c, ident, record))
-    return out
+            found.setdefault(ident, (c, ident, record))
+    if side.ids is not None:
+        return [found[i] for i in side.ids if i in found]
+    return list(found.values())
 
 
 def _name(record: Any, ident: str) -> str:
@@ -177,8 +179,8 @@ def compute(program: ir.Program, package: ModuleType, only: set[str] | None = No
 
 def _matchup(program: ir.Program, package: ModuleType, m: runtime.Matchup, resolver: _Resolver, enums, max_work: int) -> MatchupResult:
     catalogs = program.catalogs
-    attackers = _entries(package, m.attacker.catalogs)
-    targets = _entries(package, m.target.catalogs)
+    attackers = _entries(package, m.attacker)
+    targets = _entries(package, m.target)
     qualities: list[Any] = list(m.quality.values) if m.quality is not None else [None]
     declared = program.matchups.get(m.name)
     quality_enum = enums.get(declared.quality.enum) if declared is not None and declared.quality is not None else None

@@ -41,7 +41,24 @@ def check_matchups(st: CheckState) -> None:
 
 
 def _side(st: CheckState, axis: n.MatchupAxis, scope: Scope) -> ir.MatchupSide | None:
-    catalogs = []
+    catalogs: list[str] = []
+    if len(axis.sources) == 1 and not isinstance(axis.sources[0], n.Name):  # a list of entries: [tropas.tercio, tropas.coraceros]
+        listed = check_expr(st, axis.sources[0], Scope())
+        ids = []
+        for item in getattr(listed, "items", None) or ():
+            if not isinstance(item, ir.EntryId) or not isinstance(st.ast.get(item.catalog), n.CatalogDecl):
+                break
+            if item.catalog not in catalogs:
+                catalogs.append(item.catalog)
+            ids.append(item.ident)
+        else:
+            if ids:
+                t = T("ref", catalogs[0]) if len(catalogs) == 1 else T("refs", "|".join(catalogs))
+                _declare(st, scope, axis.name, t, axis.span)
+                return ir.MatchupSide(name=axis.name, title=axis.title or axis.name, catalogs=tuple(catalogs), span=axis.span, ids=tuple(ids))
+        st.err(f"the {axis.role} of a matchup goes through catalogs, or a list of their entries", axis.sources[0].span,
+               f"write {axis.role} {axis.name} in catalogo, or in [catalogo.a, catalogo.b]", "matchup")
+        return None
     for src in axis.sources:
         if not isinstance(src, n.Name) or not isinstance(st.ast.get(src.name), n.CatalogDecl):
             what = src.name if isinstance(src, n.Name) else "this expression"

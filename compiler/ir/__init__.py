@@ -743,12 +743,14 @@ class Odds(Decl):
 
 @dataclass(slots=True, kw_only=True)
 class MatchupSide:
-    """A side of a matchup: ``name`` takes each entry of ``catalogs`` (the attacker, the target)."""
+    """A side of a matchup: ``name`` takes each entry of ``catalogs`` (the attacker, the
+    target), or only the entries ``ids`` when the side lists them."""
 
     name: str
     title: str
     catalogs: tuple[str, ...]
     span: Span
+    ids: tuple[str, ...] | None = None
 
 
 @dataclass(slots=True, kw_only=True)

@@ -55,8 +55,12 @@ class MatchupWriter:
 
     def matchup(self, m: ir.Matchup) -> Doc:
         v = self._variables(m)
-        side = lambda s: call("_rt.MatchupSide", Seq(("name=", Text(s.name))), Seq(("title=", Text(s.title))),  # noqa: E731
-                              Seq(("catalogs=", tuple_of([Text(c) for c in s.catalogs]))))
+        def side(s: ir.MatchupSide) -> Doc:
+            fields = [Seq(("name=", Text(s.name))), Seq(("title=", Text(s.title))), Seq(("catalogs=", tuple_of([Text(c) for c in s.catalogs])))]
+            if s.ids is not None:
+                fields.append(Seq(("ids=", tuple_of([Text(i) for i in s.ids]))))
+            return call("_rt.MatchupSide", *fields)
+
         fields: list[tuple[str, Doc]] = [
             ("name", Text(m.name)), ("title", Text(m.title)), ("ref", Text(m.ref)), ("src", cite(self.generation, m.span)),
             ("procedure", Text(m.procedure)), ("attacker", side(m.attacker)), ("target", side(m.target)),
