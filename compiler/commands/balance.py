@@ -147,7 +147,9 @@ def main(args) -> int:
         print(_("error: %(message)s") % {"message": exc}, file=sys.stderr)
         return 1
     if args.format == "json":
-        doc = bal.as_json(a.balance, a.rulebook, a.version, schema="balance.schema.json")
+        from rulebook.compiler.emit.data.schemas import schema_id
+
+        doc = bal.as_json(a.balance, a.rulebook, a.version, schema=schema_id(a.program, "balance.schema.json"))
         print(json.dumps(doc, ensure_ascii=False, indent=2))
     elif args.format == "csv":
         sys.stdout.write(render_csv(a, args.matrix))
