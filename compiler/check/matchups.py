@@ -72,6 +72,20 @@ def _side(st: CheckState, axis: n.MatchupAxis, scope: Scope) -> ir.MatchupSide |
     return ir.MatchupSide(name=axis.name, title=axis.title or axis.name, catalogs=tuple(catalogs), span=axis.span)
 
 
+def _computed_from_data(st: CheckState, e: ir.Expr, span) -> None:
+    """A matchup's clauses read the data: a roll or a procedure call belongs in the procedure."""
+    from rulebook.compiler.ir.walk import children
+
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (ir.Roll, ir.Draw, ir.ProcedureCall)):
+            st.err("a matchup's inputs and conditions are read from the data: they cannot roll dice or call a procedure", x.span,
+                   "roll and call in the procedure the matchup runs", "matchup")
+            return
+        stack.extend(children(x))
+
+
 def _declare(st: CheckState, scope: Scope, name: str, t: T, span) -> None:
     if name in KEYWORDS:
         st.reserved(name, "an axis of a matchup", span)
@@ -192,7 +206,9 @@ def _matchup(st: CheckState, d: n.MatchupDecl) -> ir.Matchup | None:
         if "measure" in clauses:
             st.err("an engagement measures the odds of winning: it has no measure:", clauses["measure"].span, None, "matchup")
             return None
-        return ir.Matchup(**common, start=start, ends=tuple(ends), rounds=rounds, measure_kind="win")
+        result = ir.Matchup(**common, start=start, ends=tuple(ends), rounds=rounds, measure_kind="win")
+        _no_rolls(st, result)
+        return result
     if "measure" not in clauses:
         st.err(f"matchup {d.name} needs measure: mean(result.x) or measure: probability(c)", d.span, None, "matchup")
         return None
@@ -209,4 +225,13 @@ def _matchup(st: CheckState, d: n.MatchupDecl) -> ir.Matchup | None:
         st.err(f"mean() takes a number, got {e.type}", m.span, None, "type")
     if m.func == "probability" and e.type != BOOL and e.type.kind != "any":
         st.err(f"probability() takes a true/false condition, got {e.type}", m.span, None, "type")
-    return ir.Matchup(**common, measure_kind=m.func, measure=e)
+    result = ir.Matchup(**common, measure_kind=m.func, measure=e)
+    _no_rolls(st, result)
+    return result
+
+
+def _no_rolls(st: CheckState, m: ir.Matchup) -> None:
+    exprs = [v for _n, v in m.args] + [x for x in (m.when, m.measure, m.cost, m.category, m.start) if x is not None]
+    exprs += [e for _k, e in m.ends] + ([m.weapon.items] if m.weapon is not None and m.weapon.items is not None else [])
+    for e in exprs:
+        _computed_from_data(st, e, m.span)
