@@ -3,7 +3,7 @@
 Reads the checked program and its generated package (its ``matchups``, computed exactly by
 :mod:`rulebook.compiler.analysis.matchups` and ranked by :mod:`rulebook.compiler.analysis.balance`).
 Produces the view of :func:`balance_view(program, package) -> list[dict]` that
-``disenadores.md.j2`` lays out: per matchup, the ranking per category (value per 100 points,
+``disenadores.md.j2`` lays out: per matchup, the ranking per category (at the quality the heatmap shows) (value per 100 points,
 outliers marked), a heatmap of the effect per point of every attacker against every target
 (at the quality whose cost modifier is 0, when the matchup has qualities), and for an
 engagement the odds of every pairing (win, draw, loss as a bar, and the expected rounds).
@@ -83,6 +83,8 @@ def balance_view(program: ir.Program, b: bal.Balance | None) -> list[dict]:
         categories = []
         for name, stats in m.categories.items():
             members = sorted((u for u in m.units if u.category == name and u.rank is not None), key=lambda u: u.category_rank)
+            if quality is not None and members and members[0].quality != quality:
+                continue  # the categories at the quality the heatmap shows
             categories.append({
                 "name": attr(name), "median": number(stats.median, 2),
                 "fences": (number(stats.low, 2), number(stats.high, 2)) if stats.low is not None else None,
