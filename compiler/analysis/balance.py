@@ -226,10 +226,10 @@ BALANCE_BODY = {
         "version": {"type": "string", "description": N_("The rulebook's version.")},
         "per_points": {"type": "integer", "description": N_("The effect per point is given per this many points.")},
         "outlier_rule": {"type": "string", "description": N_("The rule that marks a unit an outlier of its category.")},
-        "matchups": {"type": "array", "description": N_("One analysis per matchup of the rulebook."), "items": {"$ref": "#/$defs/Matchup"}},
+        "matchups": {"type": "array", "description": N_("One analysis per matchup of the rulebook."), "items": {"$ref": "#/$defs/BalanceMatchup"}},
     },
     "$defs": {
-        "Matchup": {
+        "BalanceMatchup": {
             "type": "object", "additionalProperties": False, "description": N_("A matchup: every attacker against every target."),
             "required": ["name", "title", "source", "kind", "targets", "units", "categories", "errors"],
             "properties": {
@@ -241,12 +241,12 @@ BALANCE_BODY = {
                 "targets": {"type": "array", "description": N_("The targets, in order."), "items": {
                     "type": "object", "additionalProperties": False, "required": ["id", "name"], "description": N_("A target."),
                     "properties": {"id": {"type": "string", "description": N_("Its id.")}, "name": {"type": "string", "description": N_("Its name.")}}}},
-                "units": {"type": "array", "description": N_("Each attacker at each quality."), "items": {"$ref": "#/$defs/Unit"}},
-                "categories": {"type": "array", "description": N_("Each category's median and outlier fences."), "items": {"$ref": "#/$defs/Category"}},
+                "units": {"type": "array", "description": N_("Each attacker at each quality."), "items": {"$ref": "#/$defs/BalanceUnit"}},
+                "categories": {"type": "array", "description": N_("Each category's median and outlier fences."), "items": {"$ref": "#/$defs/BalanceCategory"}},
                 "errors": {"type": "array", "items": {"type": "string"}, "description": N_("Pairings that could not be computed, and why.")},
             },
         },
-        "Unit": {
+        "BalanceUnit": {
             "type": "object", "additionalProperties": False, "description": N_("An attacker at one quality."),
             "required": ["id", "name", "catalog", "quality", "category", "cost", "effect", "per_point", "per_point_value", "rank",
                          "category_rank", "category_size", "outlier", "effects", "engagements"],
@@ -267,10 +267,10 @@ BALANCE_BODY = {
                 "effects": {"type": "object", "additionalProperties": _FRACTION, "description": N_(
                     "Its effect against each target, exact (null: no pairing fought).")},
                 "engagements": {"type": "object", "description": N_("For an engagement, its odds against each target."),
-                                "additionalProperties": {"$ref": "#/$defs/Engagement"}},
+                                "additionalProperties": {"$ref": "#/$defs/BalanceEngagement"}},
             },
         },
-        "Engagement": {
+        "BalanceEngagement": {
             "type": "object", "additionalProperties": False, "description": N_("The exact odds of an engagement fought to the end."),
             "required": ["win", "loss", "draw", "unfinished", "never", "rounds", "expected_rounds", "states"],
             "properties": {
@@ -284,7 +284,7 @@ BALANCE_BODY = {
                 "states": {"type": "integer", "description": N_("How many distinct states the fight goes through.")},
             },
         },
-        "Category": {
+        "BalanceCategory": {
             "type": "object", "additionalProperties": False, "description": N_("A category of attackers."),
             "required": ["name", "size", "median", "low", "high", "rule"],
             "properties": {

@@ -41,7 +41,7 @@ from typing import Any
 
 from rulebook import runtime
 
-from rulebook.compiler.pipeline import driver, pyload
+from rulebook.compiler.pipeline import driver
 from rulebook.compiler.analysis import odds
 from rulebook.compiler.emit.data import changes, logic, shapes, to_json
 from rulebook.compiler.emit.data.changes import Change
