@@ -198,12 +198,14 @@ class Odds:
 
 @dataclass(frozen=True, slots=True)
 class MatchupSide:
-    """A side of a matchup: ``name`` takes each entry of the ``catalogs`` (only ``ids``, when given)."""
+    """A side of a matchup: ``name`` takes each entry of the ``catalogs`` (only ``ids``, when
+    given); ``data`` holds each catalog's entries (id → record), in the same order."""
 
     name: str
     title: str
     catalogs: tuple[str, ...]
     ids: tuple[str, ...] | None = None
+    data: tuple[Mapping[str, Any], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -142,11 +142,9 @@ def cost_at(base: int, pct: int | Fraction) -> int:
 
 def _entries(package: ModuleType, side: runtime.MatchupSide) -> list[tuple[str, str, Any]]:
     """(catalog, id, record) of every entry of the side's catalogs (those it lists), in order."""
-    from rulebook.compiler.emit.python.names import py_name  # the generated data's names
-
     found = {}
-    for c in side.catalogs:
-        for ident, record in getattr(package.data, f"CATALOG_{py_name(c)}").items():
+    for c, entries in zip(side.catalogs, side.data):
+        for ident, record in entries.items():
             found.setdefault(ident, (c, ident, record))
     if side.ids is not None:
         return [found[i] for i in side.ids if i in found]

@@ -59,6 +59,7 @@ class MatchupWriter:
             fields = [Seq(("name=", Text(s.name))), Seq(("title=", Text(s.title))), Seq(("catalogs=", tuple_of([Text(c) for c in s.catalogs])))]
             if s.ids is not None:
                 fields.append(Seq(("ids=", tuple_of([Text(i) for i in s.ids]))))
+            fields.append(Seq(("data=", tuple_of([f"_d.CATALOG_{py_name(c)}" for c in s.catalogs]))))
             return call("_rt.MatchupSide", *fields)
 
         fields: list[tuple[str, Doc]] = [
