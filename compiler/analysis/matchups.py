@@ -114,7 +114,7 @@ class _Resolver:
 
     def dist(self, procedure: str, inputs: dict):
         pkey = self.keys.get(procedure)
-        key = (pkey or f"{id(self.package)}:{procedure}", _key(inputs))
+        key = (pkey or procedure, _key(inputs))  # no key: this package's own store
         store = DISTRIBUTIONS if pkey is not None else self.local
         found = store.get(key)
         if found is not None:

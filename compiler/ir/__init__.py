@@ -35,6 +35,7 @@ from rulebook.rules_dsl.diagnostics import Span
 from rulebook.compiler.ir.dice import DiceMods, DieFace, DieTest  # noqa: F401 - re-exported
 from rulebook.compiler.ir.types import T
 from rulebook.compiler.ir.loops import IntRange, Loop, Set, counter  # noqa: F401 - re-exported
+from rulebook.compiler.ir.matchups import Matchup, MatchupEach, MatchupSide  # noqa: F401 - re-exported
 
 Scalar = Union[int, Fraction, str, bool, None]
 
@@ -739,63 +740,6 @@ class Odds(Decl):
     columns: OddsAxis | None
     show_kind: str
     show: Expr
-
-
-@dataclass(slots=True, kw_only=True)
-class MatchupSide:
-    """A side of a matchup: ``name`` takes each entry of ``catalogs`` (the attacker, the
-    target), or only the entries ``ids`` when the side lists them."""
-
-    name: str
-    title: str
-    catalogs: tuple[str, ...]
-    span: Span
-    ids: tuple[str, ...] | None = None
-
-
-@dataclass(slots=True, kw_only=True)
-class MatchupEach:
-    """An axis over a list an earlier axis gives (``weapon w in a.armas``), or over an
-    enum (``quality q in Calidad``: ``items`` None, ``enum`` its name)."""
-
-    name: str
-    title: str
-    items: Expr | None
-    enum: str | None
-    span: Span
-
-
-@dataclass(slots=True, kw_only=True)
-class Matchup(Decl):
-    """``matchup``: how one pairing of units is resolved and what is measured.
-
-    The attacker and the target go through entries of catalogs; ``weapon`` through a
-    list the attacker holds (``combine`` says how its weapons add up: "best" or "sum");
-    ``quality`` through an enum. ``args`` give the procedure's inputs over those
-    names; ``when`` skips the pairings it is false for; ``measure`` is read on each
-    outcome (``measure_kind`` "mean": its expected value; "probability": the
-    probability that it holds). ``cost`` (optional) overrides the attacker's
-    ``@cost_field``; ``category`` (optional) groups the attackers for outliers (default: their catalog).
-    An engagement (``start`` given) repeats the procedure: ``state`` is its result,
-    ``start`` the first state, ``ends`` the conditions that end it
-    (("win" | "loss" | "draw", condition)), ``rounds`` the N of "still fighting after N".
-    Matchups are not procedures: the JavaScript backend does not walk them."""
-
-    procedure: str
-    args: tuple[tuple[str, Expr], ...]
-    attacker: MatchupSide
-    target: MatchupSide
-    weapon: MatchupEach | None = None
-    combine: str = "best"
-    quality: MatchupEach | None = None
-    when: Expr | None = None
-    measure_kind: str = "mean"
-    measure: Expr | None = None
-    cost: Expr | None = None
-    category: Expr | None = None
-    start: Expr | None = None
-    ends: tuple[tuple[str, Expr], ...] = ()
-    rounds: int = 10
 
 
 @dataclass(slots=True, kw_only=True)
