@@ -52,6 +52,7 @@ _DECL_KINDS = {
     "const": (types.SymbolKind.Constant, types.CompletionItemKind.Constant),
     "term": (types.SymbolKind.Key, types.CompletionItemKind.Text),
     "odds": (types.SymbolKind.Operator, types.CompletionItemKind.Value),
+    "matchup": (types.SymbolKind.Operator, types.CompletionItemKind.Value),
     "example": (types.SymbolKind.Method, types.CompletionItemKind.Method),
     "army": (types.SymbolKind.Object, types.CompletionItemKind.Module),
     "broken": (types.SymbolKind.Null, types.CompletionItemKind.Text),
@@ -140,7 +141,7 @@ TOKEN_TYPES = ("namespace", "type", "enum", "struct", "enumMember", "property", 
 TOKEN_MODIFIERS = ("declaration", "readonly", "defaultLibrary")
 _DECL_TOKENS = {
     "enum": "enum", "record": "struct", "catalog": "type", "table": "type", "die": "type", "bag": "type", "rule": "function",
-    "procedure": "function", "odds": "function", "const": "variable", "term": "variable", "army": "namespace",
+    "procedure": "function", "odds": "function", "matchup": "function", "const": "variable", "term": "variable", "army": "namespace",
 }
 _TARGET_TOKENS = {
     "member": "enumMember", "field": "property", "entry": "enumMember", "param": "parameter", "local": "variable", "builtin": "function",
