@@ -215,7 +215,8 @@ class Matchup:
     order (attacker, weapon, target, quality, state), None where the matchup has no
     such axis: ``inputs`` the procedure's keyword arguments, ``when`` whether the
     pairing is fought, ``cost`` and ``category`` the attacker's (None: its catalog's
-    ``@cost_field``, its catalog); ``weapons(attacker)`` the list ``weapon`` goes
+    ``@cost_field``, its catalog); ``weight(target)`` its weight in the field (None: 1);
+    ``weapons(attacker)`` the list ``weapon`` goes
     through; ``measure(result, …)`` the value read on each outcome (``measure_kind``
     "mean": its expected value; "probability": the chance it is true). An engagement
     (``start`` given) repeats the procedure from ``start(…)`` until one of ``ends``
@@ -238,6 +239,7 @@ class Matchup:
     when: Callable[..., Any] | None = None
     cost: Callable[..., Any] | None = None
     category: Callable[..., Any] | None = None
+    weight: Callable[[Any], Any] | None = None
     start: Callable[..., Any] | None = None
     ends: tuple[tuple[str, Callable[..., Any]], ...] = ()
     rounds: int = 10

@@ -64,6 +64,10 @@ def test_probability_of_a_kill_takes_the_best_weapon(analysed):
     guards = _unit(analysed, "kills", "guards")
     assert guards.effects["spears"] == max(at_least_one(2, 4, 5), at_least_one(1, 3, 5)) == F(5, 9)
     assert guards.weapons["spears"] == "Halberd"
+    # the field is weighted by the targets' points (weight: t.points)
+    points = {"archers": 10, "spears": 10, "guards": 20, "militia": 5, "elite": 10, "levy": 10, "riders": 20, "knights": 30}
+    field = sum((guards.effects[t] * p for t, p in points.items()), F(0)) / sum(points.values())
+    assert guards.effect == field != sum(guards.effects.values(), F(0)) / len(points)
 
 
 # ---------------------------------------------------------------------------- engagements by hand

@@ -65,15 +65,18 @@ def test_reports_the_odds_impact(changes):
 
 
 def test_reports_the_balance_shift_of_the_cost_edit(changes):
-    """80 → 85 points: the Sección Infantería de Línea buys 80/85 of what it bought per point, at
-    every quality, in the direct fire matchup against infantry; nothing else moves per point."""
+    """80 → 85 points: the Sección Infantería de Línea buys 80/85 of what it bought per point when
+    Regular (64/68 when Verde; the Veterano and Élite costs are rounded: 104 → 111, 120 → 128), in
+    the direct fire matchup against infantry; nothing else moves per point."""
     from fractions import Fraction
 
     from rulebook.compiler.commands.diff import as_json, render_text
 
     assert changes.balance and {s.attacker for s in changes.balance} == {"n_infanteria_linea"}
     fire = [s for s in changes.balance if s.matchup == "tiro_tenso_contra_infanteria"]
-    assert len(fire) == 4 and all(s.new / s.old == Fraction(80, 85) and s.size == 19 for s in fire)
+    ratios = {s.label.rpartition("(")[2].rstrip(")"): s.new / s.old for s in fire}
+    assert ratios == {"Verde": Fraction(64, 68), "Regular": Fraction(80, 85), "Veterano": Fraction(104, 111), "Élite": Fraction(120, 128)}
+    assert all(s.size == 19 and s.new_rank > s.old_rank for s in fire)
     assert "Sección Infantería de Línea (Regular): effect per point against the field" in render_text(changes)
     shift = next(b for b in as_json(changes)["balance"] if b["label"].endswith("(Regular)"))
     assert shift["change_percent"] == -5.88 and shift["old_rank"] <= shift["new_rank"]

@@ -183,7 +183,7 @@ def _matchup(program: ir.Program, package: ModuleType, m: runtime.Matchup, resol
     declared = program.matchups.get(m.name)
     quality_enum = enums.get(declared.quality.enum) if declared is not None and declared.quality is not None else None
     errors: list[str] = []
-    weights = {t: Fraction(1) for _c, t, _r in targets}
+    weights = {t: Fraction(m.weight(t)) if m.weight is not None else Fraction(1) for _c, t, _r in targets}
     rows: list[Row] = []
     for cat, a, a_rec in attackers:
         catalog = catalogs.get(cat)

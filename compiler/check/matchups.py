@@ -8,7 +8,7 @@ program's ``matchups``: data for ``rulebook balance``, not a page, not a procedu
 
 The clause words are names this module knows (like an ``army``'s): the axes
 ``attacker``, ``target``, ``weapon``, ``quality``; the clauses ``when``, ``measure``,
-``cost``, ``category``, ``combine``, and for an engagement ``start``, ``win``, ``loss``,
+``cost``, ``category``, ``combine``, ``weight``, and for an engagement ``start``, ``win``, ``loss``,
 ``draw``, ``rounds``.
 """
 
@@ -23,7 +23,7 @@ from rulebook.compiler.check.expressions import bind_args, check_expr, not_none
 from rulebook.compiler.check.state import CheckState, Scope, hint
 
 AXES = ("attacker", "target", "weapon", "quality")
-CLAUSES = ("when", "measure", "cost", "category", "combine", "start", "win", "loss", "draw", "rounds")
+CLAUSES = ("when", "measure", "cost", "category", "combine", "weight", "start", "win", "loss", "draw", "rounds")
 ENDS = ("win", "loss", "draw")
 MAX_ROUNDS = 1000
 
@@ -172,6 +172,14 @@ def _matchup(st: CheckState, d: n.MatchupDecl) -> ir.Matchup | None:
     optional = {p.name for p in proc.params if p.default is not None}
     args = bind_args(st, d.args, st.param_types[d.procedure], optional, f"procedure {d.procedure}", d.procedure_span or d.span, inner, False)
     common = dict(**st.common(d), procedure=d.procedure, args=args, attacker=attacker, target=target, weapon=weapon, quality=quality, when=when)
+    if "weight" in clauses:  # the field: each target's weight, read from the target alone
+        field_scope = Scope()
+        field_scope.vars[target.name] = scope.vars[target.name]
+        st.local_uses.add((field_scope, target.name))
+        weight = check_expr(st, clauses["weight"].value, field_scope)
+        if not is_numeric(weight.type):
+            st.err(f"weight: is a number (how much the target counts in the field), got {weight.type}", clauses["weight"].span, None, "type")
+        common["weight"] = weight
     if "combine" in clauses:
         value = clauses["combine"].value
         if not isinstance(value, n.Name) or value.name not in ("best", "sum"):
@@ -231,7 +239,7 @@ def _matchup(st: CheckState, d: n.MatchupDecl) -> ir.Matchup | None:
 
 
 def _no_rolls(st: CheckState, m: ir.Matchup) -> None:
-    exprs = [v for _n, v in m.args] + [x for x in (m.when, m.measure, m.cost, m.category, m.start) if x is not None]
+    exprs = [v for _n, v in m.args] + [x for x in (m.when, m.measure, m.cost, m.category, m.weight, m.start) if x is not None]
     exprs += [e for _k, e in m.ends] + ([m.weapon.items] if m.weapon is not None and m.weapon.items is not None else [])
     for e in exprs:
         _computed_from_data(st, e, m.span)

@@ -81,6 +81,7 @@ class Matchup:
     measure: Expr | None = None
     cost: Expr | None = None
     category: Expr | None = None
+    weight: Expr | None = None  # each target's weight in the field (over the target alone; None: 1)
     start: Expr | None = None
     ends: tuple[tuple[str, Expr], ...] = ()
     rounds: int = 10

@@ -81,6 +81,8 @@ class MatchupWriter:
             e = getattr(m, word)
             if e is not None:
                 fields.append((word, self._lambda(v, self.exprs.expr(e))))
+        if m.weight is not None:
+            fields.append(("weight", self._lambda(py_name(m.target.name), self.exprs.expr(m.weight))))
         if m.start is not None:
             fields.append(("start", self._lambda(v, self.exprs.expr(m.start))))
             fields.append(("ends", tuple_of([tuple_of([Text(kind), self._lambda(v, self.exprs.expr(e))]) for kind, e in m.ends])))
