@@ -212,8 +212,8 @@ class MatchupSide:
 class Matchup:
     """A matchup: how a pairing (attacker, its weapon, target, quality) is resolved by
     ``procedure`` and what is measured. Every callable takes the axes' values in the
-    order (attacker, weapon, target, quality, state), None where the matchup has no
-    such axis: ``inputs`` the procedure's keyword arguments, ``when`` whether the
+    order (attacker, weapon, target, quality, state, option), None where the matchup has no
+    such axis (``option``: every value is tried, the best taken): ``inputs`` the procedure's keyword arguments, ``when`` whether the
     pairing is fought, ``cost`` and ``category`` the attacker's (None: its catalog's
     ``@cost_field``, its catalog); ``weight(target)`` its weight in the field (None: 1);
     ``weapons(attacker)`` the list ``weapon`` goes
@@ -236,6 +236,7 @@ class Matchup:
     weapons: Callable[[Any], Any] | None = None
     combine: str = "best"
     quality: OddsAxis | None = None
+    option: OddsAxis | None = None
     when: Callable[..., Any] | None = None
     cost: Callable[..., Any] | None = None
     category: Callable[..., Any] | None = None

@@ -77,7 +77,8 @@ def test_reports_the_balance_shift_of_the_cost_edit(changes):
     ratios = {s.label.rpartition("(")[2].rstrip(")"): s.new / s.old for s in fire}
     assert ratios == {"Verde": Fraction(64, 68), "Regular": Fraction(80, 85), "Veterano": Fraction(104, 111), "Élite": Fraction(120, 128)}
     assert all(s.size == 19 and s.new_rank > s.old_rank for s in fire)
-    assert "Sección Infantería de Línea (Regular): effect per point against the field" in render_text(changes)
+    text = render_text(changes)  # in the language of the caller's locale
+    assert "Sección Infantería de Línea (Regular):" in text and "“Tiro tenso contra Infantería (bajas medias)”" in text.replace("«", "“").replace("»", "”")
     shift = next(b for b in as_json(changes)["balance"] if b["label"].endswith("(Regular)"))
     assert shift["change_percent"] == -5.88 and shift["old_rank"] <= shift["new_rank"]
 

@@ -180,8 +180,10 @@ def _matchup(program: ir.Program, package: ModuleType, m: runtime.Matchup, resol
     attackers = _entries(package, m.attacker)
     targets = _entries(package, m.target)
     qualities: list[Any] = list(m.quality.values) if m.quality is not None else [None]
+    options: list[Any] = list(m.option.values) if m.option is not None else [None]
     declared = program.matchups.get(m.name)
     quality_enum = enums.get(declared.quality.enum) if declared is not None and declared.quality is not None else None
+    option_enum = enums.get(declared.option.enum) if declared is not None and declared.option is not None else None
     errors: list[str] = []
     weights = {t: Fraction(m.weight(t)) if m.weight is not None else Fraction(1) for _c, t, _r in targets}
     rows: list[Row] = []
@@ -209,24 +211,17 @@ def _matchup(program: ir.Program, package: ModuleType, m: runtime.Matchup, resol
                 best: Fraction | None = None
                 best_weapon = None
                 for i, w in enumerate(weapons):
-                    if m.when is not None and not m.when(a, w, t, q, None):
+                    value, choice = _best_option(m, resolver, options, a, w, t, q)
+                    if value is None:
                         continue
-                    try:
-                        dist = resolver.dist(m.procedure, m.inputs(a, w, t, q, None))
-                    except runtime.RuleError:
-                        continue
-                    if m.measure_kind == "probability":
-                        value = sum((p for r, p in dist.items() if m.measure(r, a, w, t, q, None)), Fraction(0))
-                    else:
-                        value = sum((p * Fraction(m.measure(r, a, w, t, q, None)) for r, p in dist.items()), Fraction(0))
                     if best is None:
-                        best, best_weapon = value, i
+                        best, best_weapon = value, (i, choice)
                     elif m.combine == "sum":
                         best += value
                     elif value > best:
-                        best, best_weapon = value, i
+                        best, best_weapon = value, (i, choice)
                 row.effects[t] = best
-                row.weapons[t] = _weapon_name(weapons, best_weapon) if m.combine == "best" else None
+                row.weapons[t] = _weapon_name(weapons, best_weapon, option_enum) if m.combine == "best" else None
             rows.append(row)
     return MatchupResult(m.name, m.title, m.ref, m.src, m.measure_kind, [(t, _name(r, t)) for _c, t, r in targets], weights, rows, errors)
 
@@ -235,18 +230,41 @@ def _category(m: runtime.Matchup, declared: ir.Matchup | None, enums, catalog: i
     """The attacker's category: the matchup's ``category`` (an enum value by its title), else its catalog's title."""
     if m.category is None:
         return catalog.title if catalog is not None else cat
-    value = m.category(a, None, None, q, None)
+    value = m.category(a, None, None, q, None, None)
     t = declared.category.type if declared is not None and declared.category is not None else None
     if t is not None and t.kind == "enum" and t.name in enums:
         return _member_title(enums[t.name], value) or str(value)
     return str(value)
 
 
-def _weapon_name(weapons: list, index: int | None) -> str | None:
-    if index is None or weapons[index] is None:
+def _best_option(m: runtime.Matchup, resolver: _Resolver, options: list, a: Any, w: Any, t: Any, q: Any) -> tuple[Fraction | None, Any]:
+    """The effect of one weapon: with an option axis, the best over its values (and which)."""
+    best, choice = None, None
+    for o in options:
+        if m.when is not None and not m.when(a, w, t, q, None, o):
+            continue
+        try:
+            dist = resolver.dist(m.procedure, m.inputs(a, w, t, q, None, o))
+        except runtime.RuleError:
+            continue
+        if m.measure_kind == "probability":
+            value = sum((p for r, p in dist.items() if m.measure(r, a, w, t, q, None, o)), Fraction(0))
+        else:
+            value = sum((p * Fraction(m.measure(r, a, w, t, q, None, o)) for r, p in dist.items()), Fraction(0))
+        if best is None or value > best:
+            best, choice = value, o
+    return best, choice
+
+
+def _weapon_name(weapons: list, chosen: tuple[int, Any] | None, option_enum: ir.Enum | None) -> str | None:
+    """The weapon (and option) that gives the effect: «Fusiles · Fuego de Área»."""
+    if chosen is None:
         return None
+    index, option = chosen
     w = weapons[index]
-    return _name(w, str(index + 1)) if not isinstance(w, str) else w
+    name = None if w is None else (_name(w, str(index + 1)) if not isinstance(w, str) else w)
+    shown = _member_title(option_enum, option) if option is not None else None
+    return " · ".join(x for x in (name, shown) if x) or None
 
 
 def _member_title(enum: ir.Enum | None, value: Any) -> str | None:
@@ -263,7 +281,7 @@ def _cost(m: runtime.Matchup, catalog: ir.Catalog | None, a: str, record: Any, q
     """The attacker's cost: the matchup's ``cost``, else its catalog's ``@cost_field`` (at the
     quality, with ``@cost_modifier`` keyed by the quality's enum); None when none is declared."""
     if m.cost is not None:
-        return Fraction(m.cost(a, None, None, q, None))
+        return Fraction(m.cost(a, None, None, q, None, None))
     display = catalog.cost if catalog is not None else None
     if display is None:
         return None
@@ -284,12 +302,12 @@ def engage(m: runtime.Matchup, resolver: _Resolver, a: Any, t: Any, q: Any, max_
         EngagementTooLarge: more than ``max_work`` transitions and elimination steps.
         RuleError: the procedure refuses a state.
     """
-    start = m.start(a, None, t, q, None)
+    start = m.start(a, None, t, q, None, None)
     ends = m.ends
 
     def end_of(state) -> str | None:
         for kind, cond in ends:
-            if cond(a, None, t, q, state):
+            if cond(a, None, t, q, state, None):
                 return kind
         return None
 
@@ -314,7 +332,7 @@ def engage(m: runtime.Matchup, resolver: _Resolver, a: Any, t: Any, q: Any, max_
         i = frontier.pop()
         if absorbing[i] is not None:
             continue
-        dist = resolver.dist(m.procedure, m.inputs(a, None, t, q, states[i]))
+        dist = resolver.dist(m.procedure, m.inputs(a, None, t, q, states[i], None))
         for nxt, p in dist.items():
             known = nxt in index
             j = state_id(nxt)

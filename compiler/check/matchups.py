@@ -7,7 +7,7 @@ pass before this one) and enums their axes go through. Produces an IR
 program's ``matchups``: data for ``rulebook balance``, not a page, not a procedure).
 
 The clause words are names this module knows (like an ``army``'s): the axes
-``attacker``, ``target``, ``weapon``, ``quality``; the clauses ``when``, ``measure``,
+``attacker``, ``target``, ``weapon``, ``quality``, ``option``; the clauses ``when``, ``measure``,
 ``cost``, ``category``, ``combine``, ``weight``, and for an engagement ``start``, ``win``, ``loss``,
 ``draw``, ``rounds``.
 """
@@ -22,7 +22,7 @@ from rulebook.compiler.ir.types import BOOL, T, assignable, is_numeric
 from rulebook.compiler.check.expressions import bind_args, check_expr, not_none
 from rulebook.compiler.check.state import CheckState, Scope, hint
 
-AXES = ("attacker", "target", "weapon", "quality")
+AXES = ("attacker", "target", "weapon", "quality", "option")
 CLAUSES = ("when", "measure", "cost", "category", "combine", "weight", "start", "win", "loss", "draw", "rounds")
 ENDS = ("win", "loss", "draw")
 MAX_ROUNDS = 1000
@@ -149,6 +149,16 @@ def _matchup(st: CheckState, d: n.MatchupDecl) -> ir.Matchup | None:
         st.use(src.name)
         _declare(st, scope, q.name, T("enum", src.name), q.span)
         quality = ir.MatchupEach(name=q.name, title=q.title or q.name, items=None, enum=src.name, span=q.span)
+    option = None
+    if "option" in axes:
+        o = axes["option"]
+        src = o.sources[0] if len(o.sources) == 1 else None
+        if not isinstance(src, n.Name) or not isinstance(st.ast.get(src.name), n.EnumDecl):
+            st.err("the option of a matchup goes through an enum: each value is tried, and the best is taken", o.span, f"write option {o.name} in ModoFuego", "matchup")
+            return None
+        st.use(src.name)
+        _declare(st, scope, o.name, T("enum", src.name), o.span)
+        option = ir.MatchupEach(name=o.name, title=o.title or o.name, items=None, enum=src.name, span=o.span)
     result_type = st.result_types[d.procedure]
     start = None
     if "start" in clauses:
@@ -171,7 +181,7 @@ def _matchup(st: CheckState, d: n.MatchupDecl) -> ir.Matchup | None:
     inner = Scope(scope, narrowed)
     optional = {p.name for p in proc.params if p.default is not None}
     args = bind_args(st, d.args, st.param_types[d.procedure], optional, f"procedure {d.procedure}", d.procedure_span or d.span, inner, False)
-    common = dict(**st.common(d), procedure=d.procedure, args=args, attacker=attacker, target=target, weapon=weapon, quality=quality, when=when)
+    common = dict(**st.common(d), procedure=d.procedure, args=args, attacker=attacker, target=target, weapon=weapon, quality=quality, when=when, option=option)
     if "weight" in clauses:  # the field: each target's weight, read from the target alone
         field_scope = Scope()
         field_scope.vars[target.name] = scope.vars[target.name]
@@ -213,6 +223,10 @@ def _matchup(st: CheckState, d: n.MatchupDecl) -> ir.Matchup | None:
             rounds = v.value
         if "measure" in clauses:
             st.err("an engagement measures the odds of winning: it has no measure:", clauses["measure"].span, None, "matchup")
+            return None
+        if option is not None or weapon is not None:
+            st.err("an engagement pairs two units: its rounds choose their own weapons and options (no weapon or option axis)",
+                   (axes.get("option") or axes["weapon"]).span, None, "matchup")
             return None
         result = ir.Matchup(**common, start=start, ends=tuple(ends), rounds=rounds, measure_kind="win")
         _no_rolls(st, result)

@@ -76,6 +76,7 @@ class Matchup:
     weapon: MatchupEach | None = None
     combine: str = "best"
     quality: MatchupEach | None = None
+    option: MatchupEach | None = None  # an enum whose every value is tried (the fire mode): the best is taken
     when: Expr | None = None
     measure_kind: str = "mean"
     measure: Expr | None = None

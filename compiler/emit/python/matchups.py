@@ -4,7 +4,7 @@ Reads: the matchups of a checked program (``program.matchups``; their expression
 an :class:`.expressions.ExpressionWriter`). Produces: the text of ``matchups.py``
 (``MATCHUPS``: one ``rulebook.runtime.Matchup`` per matchup, in rulebook order); every
 input, condition, measure and cost is a lambda over the axes' values, in the order
-(attacker, weapon, target, quality, state), which ``rulebook.compiler.analysis.matchups``
+(attacker, weapon, target, quality, state, option), which ``rulebook.compiler.analysis.matchups``
 calls. Matchups are data for ``rulebook balance``: nothing else of the package reads them.
 """
 
@@ -36,7 +36,7 @@ class MatchupWriter:
             "Matchups and engagements: how a pairing of units is resolved and what is measured.\n\n"
             "``MATCHUPS`` lists ``runtime.Matchup`` objects (see ``runtime.protocol``); every\n"
             "callable takes the axes' values in the order (attacker, weapon, target, quality,\n"
-            "state). ``rulebook balance`` reads them.",
+            "state, option). ``rulebook balance`` reads them.",
             w, helpers=True,
         )
 
@@ -47,6 +47,7 @@ class MatchupWriter:
             py_name(m.target.name),
             py_name(m.quality.name) if m.quality is not None else "_quality",
             "state" if m.start is not None else "_state",
+            py_name(m.option.name) if m.option is not None else "_option",
         ]
         return ", ".join(names)
 
@@ -77,6 +78,9 @@ class MatchupWriter:
         if m.quality is not None:
             fields.append(("quality", call("_rt.OddsAxis", Seq(("name=", Text(m.quality.name))), Seq(("title=", Text(m.quality.title))),
                                            Seq(("values=", f"_t.VALUES_{py_name(m.quality.enum)}")))))
+        if m.option is not None:
+            fields.append(("option", call("_rt.OddsAxis", Seq(("name=", Text(m.option.name))), Seq(("title=", Text(m.option.title))),
+                                          Seq(("values=", f"_t.VALUES_{py_name(m.option.enum)}")))))
         for word in ("when", "cost", "category"):
             e = getattr(m, word)
             if e is not None:
