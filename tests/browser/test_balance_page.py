@@ -1,7 +1,7 @@
 """The designers' balance section (issue 28, point 4), read as a designer would: headless Chromium, from ``file://``.
 
 Builds the small rulebook ``tests/data/balance`` with its site once, opens its page for designers
-from disk at 390×844 (a phone) and 1280×800, in the light and the dark palette, and checks that the
+(``for-designers.html``) from disk at 390×844 (a phone) and 1280×800, in the light and the dark palette, and checks that the
 balance section shows the ranking with the outlier of its category marked, the heatmap (every cell
 prints its value, not only its colour), the engagement odds as bars with their numbers, that its
 tables scroll inside their own box (the page never scrolls sideways), and that its text keeps the
@@ -46,7 +46,7 @@ def browser():
 @pytest.mark.parametrize("size", ["phone", "desktop"])
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_balance_section_reads_at_every_size_and_palette(site, browser, size, scheme):
-    page = (site / "disenadores.html").as_uri()
+    page = (site / "for-designers.html").as_uri()  # an English rulebook: the page's English name
     browser.get(page)
     look(browser, size, scheme)
     browser.get(page + "#balance")
