@@ -94,12 +94,13 @@ def render_text(a: Analysed, top: int = 5, matrix: bool = False) -> str:
         no_cost = [u for u in m.units if u.rank is None]
         lines.append("  " + _("effect per %(points)s points against the field (%(count)s units ranked)") % {"points": bal.PER_POINTS, "count": len(ranked)})
         shown = ranked if len(ranked) <= 2 * top else ranked[:top] + [None] + ranked[-top:]
+        effect_word, cost_word, median_word, fences_word = _("effect"), _("cost"), _("median"), _("fences")
         for u in shown:
             if u is None:
                 lines.append("    …")
                 continue
             mark = {"high": " ▲", "low": " ▼"}.get(u.outlier or "", "")
-            lines.append(f"    {u.rank:>4}. {u.label}: {_number(u.per_point, 3)} ({_('effect')} {_number(u.effect, 3)}, {_('cost')} {_number(u.cost, 0)}; "
+            lines.append(f"    {u.rank:>4}. {u.label}: {_number(u.per_point, 3)} ({effect_word} {_number(u.effect, 3)}, {cost_word} {_number(u.cost, 0)}; "
                          f"{u.category_rank}/{u.category_size} {u.category}){mark}")
         outliers = [u for u in ranked if u.outlier]
         if outliers:
@@ -107,8 +108,8 @@ def render_text(a: Analysed, top: int = 5, matrix: bool = False) -> str:
             for u in outliers:
                 c = m.categories[u.category]
                 word = _("high") if u.outlier == "high" else _("low")
-                lines.append(f"    {word}: {u.label} {_number(u.per_point, 3)} — {u.category}: {_('median')} {_number(c.median, 3)}, "
-                             f"{_('fences')} {_number(c.low, 3)} … {_number(c.high, 3)}")
+                lines.append(f"    {word}: {u.label} {_number(u.per_point, 3)} — {u.category}: {median_word} {_number(c.median, 3)}, "
+                             f"{fences_word} {_number(c.low, 3)} … {_number(c.high, 3)}")
         if no_cost:
             lines.append("  " + _("without a cost (not ranked): %(units)s") % {"units": ", ".join(sorted({u.name for u in no_cost}))})
         if m.kind == "win":
