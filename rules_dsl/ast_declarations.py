@@ -120,6 +120,54 @@ class DeclarationsToAst(AstBuilder):
         return ("list", [x for x in c if x is not None])
 
     @v_args(meta=True)
+    def matchup_decl(self, meta, c):
+        """A matchup's clauses, in any order; the checker says which words it takes."""
+        name, title, *items = c
+        span = self.sp(meta)
+        procedure = args = proc_span = None
+        axes, clauses = [], []
+        for it in items:
+            if it is None:
+                continue
+            if it[0] == "procedure":
+                if procedure is not None:
+                    self.problems.append(Diagnostic("error", f"matchup {name}: 'procedure' is given twice", it[3], "a matchup runs one procedure", "syntax"))
+                    continue
+                _, procedure, args, proc_span = it
+            elif it[0] == "axis":
+                axes.append(it[1])
+            else:
+                clauses.append(it[1])
+        if procedure is None:
+            self.problems.append(Diagnostic("error", f"matchup {name} needs procedure p(…)", span,
+                                            "a matchup names the procedure that resolves one pairing: procedure disparo(arma: w, blanco: t)", "syntax"))
+            return n.BrokenDecl(str(name), "matchup", span)
+        return n.MatchupDecl(str(name), optional_text(title), procedure, args, tuple(axes), tuple(clauses), span, procedure_span=proc_span)
+
+    @v_args(meta=True)
+    def matchup_procedure(self, meta, c):
+        name, *args = c
+        return ("procedure", str(name), tuple(a for a in args if a is not None), self.tsp(name))
+
+    @v_args(meta=True)
+    def matchup_axis(self, meta, c):
+        role, name, *rest = c
+        title = rest.pop() if rest and (rest[-1] is None or not hasattr(rest[-1], "span")) else None
+        return ("axis", n.MatchupAxis(str(role), str(name), tuple(x for x in rest if x is not None), optional_text(title), self.sp(meta)))
+
+    @v_args(meta=True)
+    def matchup_axis_names(self, meta, c):
+        """``attacker a in (cat1 | cat2 …)``: the names between brackets, which may span lines."""
+        role, name, *rest = c
+        title = rest.pop() if rest and (rest[-1] is None or str(rest[-1]).startswith('"')) else None
+        names = tuple(n.Name(str(x), self.tsp(x)) for x in rest if x is not None)
+        return ("axis", n.MatchupAxis(str(role), str(name), names, optional_text(title), self.sp(meta)))
+
+    @v_args(meta=True)
+    def matchup_clause(self, meta, c):
+        return ("clause", n.MatchupClause(str(c[0]), c[1], self.sp(meta)))
+
+    @v_args(meta=True)
     def army_decl(self, meta, c):
         name, title, *clauses = c
         return n.ArmyDecl(str(name), optional_text(title), tuple(x for x in clauses if x is not None), self.sp(meta))

@@ -35,6 +35,7 @@ from __future__ import annotations
 DECLARATION_KEYWORDS = (
     "rulebook", "section", "enum", "record", "catalog", "table", "die", "bag",
     "rule", "procedure", "example", "show", "term", "odds", "const", "army",
+    "matchup",
 )
 
 #: Words that build a type: ``list[T]``, ``map[E, T]``, ``ref catalogo``, ``id``.

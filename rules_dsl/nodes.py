@@ -847,6 +847,46 @@ class OddsDecl:
 
 
 @dataclass(frozen=True, slots=True)
+class MatchupAxis:
+    """``attacker a in cat1 | cat2 "Título"`` (``role`` is the first word): the
+    sources after ``in`` are expressions (catalog names, an enum, or a list over an
+    earlier axis, ``a.armas``); the checker says which."""
+
+    role: str
+    name: str
+    sources: tuple[Expr, ...]
+    title: str | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class MatchupClause:
+    """``word: expr`` inside a matchup (``measure: mean(result.bajas)``)."""
+
+    word: str
+    value: Expr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class MatchupDecl:
+    """``matchup id "Título" { procedure p(args), attacker …, target …, word: expr … }``:
+    how a pairing of units is resolved and what is measured (an engagement when it
+    has ``start:``). The checker (``compiler/check/matchups.py``) knows the words."""
+
+    name: str
+    title: str | None
+    procedure: str | None
+    args: tuple[Arg, ...]
+    axes: tuple[MatchupAxis, ...]
+    clauses: tuple[MatchupClause, ...]
+    span: Span
+    annotations: tuple[Annotation, ...] = ()
+    source_text: str = ""
+    procedure_span: Span | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ArmyClause:
     """One clause of an ``army`` block: ``word value… name: value… [{ clauses }]``.
     ``args`` are ``(name, value)``, the name None when positional; the checker
@@ -873,7 +913,7 @@ class ArmyDecl:
 
 Decl = Union[
     RulebookDecl, SectionDecl, ShowDecl, TermDecl, ConstDecl, EnumDecl, RecordDecl, CatalogDecl, TableDecl, DieDecl, BagDecl,
-    RuleDecl, ProcedureDecl, ExampleDecl, OddsDecl, ArmyDecl, BrokenDecl,
+    RuleDecl, ProcedureDecl, ExampleDecl, OddsDecl, MatchupDecl, ArmyDecl, BrokenDecl,
 ]
 
 

@@ -58,7 +58,7 @@ from .numbers import (
     round_,
     trunc_,
 )
-from .protocol import Example, Expectation, Odds, OddsAxis, Param, Procedure
+from .protocol import Example, Expectation, Matchup, MatchupSide, Odds, OddsAxis, Param, Procedure
 from .records import RuleApp, Schema, field, from_input, has_rule, rule_param
 from .tables import index, lookup, lookup_among, lookup_range, ordinal, shift
 from .trace import LetEvent, ProcedureFrame, RollEvent, Step, Trace
@@ -149,6 +149,8 @@ __all__ = [
     "Example",
     "OddsAxis",
     "Odds",
+    "Matchup",
+    "MatchupSide",
     # tables
     "lookup",
     "lookup_among",

@@ -194,3 +194,53 @@ class Odds:
     kind: str = "value"
     columns: OddsAxis | None = None
     each: OddsAxis | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MatchupSide:
+    """A side of a matchup: ``name`` takes each entry of the ``catalogs`` (only ``ids``, when
+    given); ``data`` holds each catalog's entries (id → record), in the same order."""
+
+    name: str
+    title: str
+    catalogs: tuple[str, ...]
+    ids: tuple[str, ...] | None = None
+    data: tuple[Mapping[str, Any], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Matchup:
+    """A matchup: how a pairing (attacker, its weapon, target, quality) is resolved by
+    ``procedure`` and what is measured. Every callable takes the axes' values in the
+    order (attacker, weapon, target, quality, state, option), None where the matchup has no
+    such axis (``option``: every value is tried, the best taken): ``inputs`` the procedure's keyword arguments, ``when`` whether the
+    pairing is fought, ``cost`` and ``category`` the attacker's (None: its catalog's
+    ``@cost_field``, its catalog); ``weight(target)`` its weight in the field (None: 1);
+    ``weapons(attacker)`` the list ``weapon`` goes
+    through; ``measure(result, …)`` the value read on each outcome (``measure_kind``
+    "mean": its expected value; "probability": the chance it is true). An engagement
+    (``start`` given) repeats the procedure from ``start(…)`` until one of ``ends``
+    ((kind, condition(state, …))) holds (``measure_kind`` "win")."""
+
+    name: str
+    title: str
+    ref: str
+    src: str
+    procedure: str
+    attacker: MatchupSide
+    target: MatchupSide
+    inputs: Callable[..., dict[str, Any]]
+    measure_kind: str = "mean"
+    measure: Callable[..., Any] | None = None
+    weapon: OddsAxis | None = None
+    weapons: Callable[[Any], Any] | None = None
+    combine: str = "best"
+    quality: OddsAxis | None = None
+    option: OddsAxis | None = None
+    when: Callable[..., Any] | None = None
+    cost: Callable[..., Any] | None = None
+    category: Callable[..., Any] | None = None
+    weight: Callable[[Any], Any] | None = None
+    start: Callable[..., Any] | None = None
+    ends: tuple[tuple[str, Callable[..., Any]], ...] = ()
+    rounds: int = 10

@@ -369,7 +369,7 @@ def test_the_fixed_type_names_are_the_names_of_the_fixed_schemas(built):
     from rulebook.compiler.emit.data.to_json import FIXED_TYPE_NAMES
 
     fixed = ("rules", "enums", "constants", "procedures", "odds", "randomness", "glossary", "examples", "rulebook", "manifest",
-             "logic", "changelog", "diff")
+             "logic", "changelog", "diff", "balance")
     names = set()
     for stem in fixed:
         doc = _json(built / "schemas" / f"{stem}.schema.json")

@@ -1,6 +1,6 @@
 """``rulebook diff``: a copy of the bundled rulebook with one cost, one weapon
 profile value and one table row changed reports exactly those, with the odds
-impact; builds compare like folders; bad sides are clear errors."""
+impact and the balance shift of the cost; builds compare like folders; bad sides are clear errors."""
 
 from __future__ import annotations
 
@@ -61,6 +61,25 @@ def test_reports_the_odds_impact(changes):
     assert (cell.old, cell.new) == (Fraction(1, 2), Fraction(13, 18))
     assert all("None" not in c.path for c in changes.odds)
     assert {c.path[1] for c in changes.examples} >= {"danio_vehiculo"}
+
+
+def test_reports_the_balance_shift_of_the_cost_edit(changes):
+    """80 → 85 points: the Sección Infantería de Línea buys 80/85 of what it bought per point when
+    Regular (64/68 when Verde; the Veterano and Élite costs are rounded: 104 → 111, 120 → 128), in
+    the direct fire matchup against infantry; nothing else moves per point."""
+    from fractions import Fraction
+
+    from rulebook.compiler.commands.diff import as_json, render_text
+
+    assert changes.balance and {s.attacker for s in changes.balance} == {"n_infanteria_linea"}
+    fire = [s for s in changes.balance if s.matchup == "tiro_tenso_contra_infanteria"]
+    ratios = {s.label.rpartition("(")[2].rstrip(")"): s.new / s.old for s in fire}
+    assert ratios == {"Verde": Fraction(64, 68), "Regular": Fraction(80, 85), "Veterano": Fraction(104, 111), "Élite": Fraction(120, 128)}
+    assert all(s.size == 19 and s.new_rank > s.old_rank for s in fire)
+    text = render_text(changes)  # in the language of the caller's locale
+    assert "Sección Infantería de Línea (Regular):" in text and "“Tiro tenso contra Infantería (bajas medias)”" in text.replace("«", "“").replace("»", "”")
+    shift = next(b for b in as_json(changes)["balance"] if b["label"].endswith("(Regular)"))
+    assert shift["change_percent"] == -5.88 and shift["old_rank"] <= shift["new_rank"]
 
 
 def test_text_and_json_output(changes):

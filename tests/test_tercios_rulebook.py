@@ -128,6 +128,6 @@ def test_counts_quoted_in_the_closing_note(build):
     assert {name: len(c.entries) for name, c in program.catalogs.items()} == {
         "armas": 8, "regimientos": 17, "tropas": 19, "elementos_terreno": 11}
     assert len(program.of(ir.Rule)) == 17  # with the type rules reglas_caballeria and reglas_artilleria
-    assert len(program.of(ir.Procedure)) == 28  # with valor_apilado and aumentos_netos, the stacking rules of modifiers
-    assert len(program.examples) == 111
+    assert len(program.of(ir.Procedure)) == 29  # with valor_apilado and aumentos_netos, the stacking rules of modifiers, and combate_repetido (balance)
+    assert len(program.examples) == 112
     assert len(program.of(ir.Term)) == 18

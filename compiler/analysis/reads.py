@@ -44,6 +44,8 @@ from types import ModuleType
 
 POSITION = re.compile(rb"\.rules:\d+(?::\d+)?")
 """A source position as generated code cites it (``reglamento/02-disparo.rules:148``)."""
+_FOLDER = re.compile(rb"[^\s'\"(),]*/([^/\s'\"(),]+\.rules)")
+"""A rules file's path as generated code cites it: its folder is left out of procedure keys."""
 _CONTENT_HASH = re.compile(rb"^CONTENT_HASH = .*$", re.MULTILINE)
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -124,6 +126,39 @@ def _own_keys(package: ModuleType) -> tuple[list[str] | None, list[str] | None]:
             [f"{source}:example:{i}" for i in range(len(package.examples.EXAMPLES))],
             [f"{source}:odds:{i}" for i in range(len(package.odds.ODDS))]))
     return kept[1]
+
+
+def procedure_keys(package: ModuleType) -> dict[str, str] | None:
+    """The key of each procedure of ``package`` (by name): its element of ``PROCEDURES`` and
+    every definition it reaches (the catalogs and tables its code reads), worked out from the
+    code whether or not :func:`across_builds` is open, the folder of the rules files left out
+    (a copy of the rulebook elsewhere, as ``rulebook diff`` compares, gives the same keys); None when the package's folder no longer
+    holds its files. ``rulebook balance`` keeps distributions under these keys, so that a
+    cost edit (data no procedure reads) resolves nothing again."""
+    kept = getattr(package, "__rulebook_procedure_keys__", None)
+    if kept is not None:
+        return kept
+    source = getattr(package, "__rulebook_source_hash__", None)
+    if source is None:
+        return None
+    files, blanked = hashlib.sha256(), []
+    try:
+        for path in sorted(Path(package.__file__).parent.glob("*.py")):
+            data = path.read_bytes()
+            files.update(path.name.encode() + b"\0" + len(data).to_bytes(8, "big") + data)
+            blanked.append(_CONTENT_HASH.sub(b"CONTENT_HASH = None", POSITION.sub(b".rules:#", _FOLDER.sub(rb"\1", data))))
+        if files.hexdigest() != source:
+            return None
+        graph = _Graph([_module(data) for data in blanked])
+    except (OSError, SyntaxError, ValueError, RecursionError):
+        return None
+    keys = {}
+    for name in package.PROCEDURES:
+        key = graph.key(("PROCEDURES", name))
+        if key is not None:
+            keys[name] = key
+    package.__rulebook_procedure_keys__ = keys
+    return keys
 
 
 def _compute(package: ModuleType) -> tuple[list[str] | None, list[str] | None]:

@@ -21,6 +21,7 @@ odds                odds tables: axes and the value shown
 armies              army lists: sides, budgets, costs, options, limits
 links and lints     prose ``[[links]]``, ``show`` targets, unused declarations
 layout              site layout annotations (@datasheet, @cost_field, …)
+matchups            matchups and engagements (for ``rulebook balance``)
 type names          on the assembled program: no two types of the JSON
                     Schemas get one name (:mod:`.type_names`)
 ==================  =======================================================
@@ -40,6 +41,7 @@ from rulebook.compiler.check.declarations import collect
 from rulebook.compiler.check.examples import check_examples
 from rulebook.compiler.check.layout import check_layout
 from rulebook.compiler.check.lints import check_links_and_unused
+from rulebook.compiler.check.matchups import check_matchups
 from rulebook.compiler.check.odds import check_odds
 from rulebook.compiler.check.procedures import check_procedures
 from rulebook.compiler.check.signatures import check_signatures
@@ -49,7 +51,7 @@ from rulebook.compiler.check.type_names import check_type_names
 
 PASSES = (
     collect, check_signatures, check_data, check_tables, check_references, check_procedures, check_examples, check_odds,
-    check_armies, check_links_and_unused, check_layout,
+    check_armies, check_links_and_unused, check_layout, check_matchups,
 )
 
 
@@ -95,6 +97,7 @@ def _assemble(st: CheckState) -> ir.Program:
     return ir.Program(
         rulebook=rulebook, sources=st.sources, decls=decls, sections=sections, front=front, examples=st.examples,
         uses={k: set(v) for k, v in st.uses.items()}, armies=getattr(st, "armies", {}),
+        matchups=getattr(st, "matchups", {}),
     )
 
 

@@ -122,6 +122,13 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("new", type=Path, metavar="NEW", help=_("folder of the new rulebook (or of its build)"))
     _format_arg(p)
 
+    p = sub.add_parser("balance", help=_("for designers: each unit's effect per point against the field, its rank and the outliers, from the rulebook's matchups"))
+    p.add_argument("rulebook", nargs="?", type=Path, default=None, metavar="RULEBOOK",
+                   help=_("folder with the .rules files (or one file); by default, the first bundled rulebook"))
+    p.add_argument("--format", choices=("text", "json", "csv"), default="text", help=_("output format (default %(default)s)"))
+    p.add_argument("--matrix", action="store_true", help=_("also every pair: each attacker against each target"))
+    p.add_argument("--max-work", type=int, default=5_000_000, metavar="N", help=_("the work limit of one engagement (default %(default)s)"))
+
     sub.add_parser("lsp", help=_("language server (LSP) for editors, on stdin/stdout"))
 
     p = sub.add_parser("serve", help=_("serve the site locally, rebuild it (and reload the browser) on every edit"))
@@ -297,6 +304,14 @@ def cmd_diff(args) -> int:
     return 0 if result.empty else 1  # as diff(1): 0 the same, 1 differences, 2 trouble
 
 
+def cmd_balance(args) -> int:
+    from rulebook.compiler.commands import balance
+    from rulebook.compiler.support import i18n
+
+    with i18n.using(i18n.user_language()):
+        return balance.main(args)
+
+
 def cmd_roster(args) -> int:
     from rulebook.compiler.commands import roster
 
@@ -363,7 +378,7 @@ def main(argv: list[str] | None = None) -> int:
     with _argparse_in_user_language():
         parser = make_parser()
         args = parser.parse_args(argv)
-    handler = {"check": cmd_check, "fmt": cmd_fmt, "build": cmd_build, "resolve": cmd_resolve, "test": cmd_test, "diff": cmd_diff, "lsp": cmd_lsp, "roster": cmd_roster, "serve": cmd_serve}[args.command]
+    handler = {"check": cmd_check, "fmt": cmd_fmt, "build": cmd_build, "resolve": cmd_resolve, "test": cmd_test, "diff": cmd_diff, "balance": cmd_balance, "lsp": cmd_lsp, "roster": cmd_roster, "serve": cmd_serve}[args.command]
     try:
         with _collector_for(args.command), _output_filter(args):
             return handler(args)

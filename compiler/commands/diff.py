@@ -15,6 +15,10 @@ Produces a :class:`RulebookDiff` — entry point
   normalized text and line), records, the other declarations by digest, the prose
   (:func:`rulebook.compiler.emit.data.changes.compare_logic`, from ``json/logic.json``
   or the program compiled here); every change is classified MAJOR, MINOR or PATCH;
+* the **balance shifts** (both sides sources with matchups): each unit whose effect per
+  point against the field moved, with its rank in its category before and after
+  (:func:`rulebook.compiler.analysis.balance.shifts`; the second side reuses the first's
+  distributions, so a cost edit resolves nothing again);
 * the **odds impact**: every cell of the odds tables and every outcome of the
   worked examples' exact distributions whose probability changed, with both
   values (``1/3 → 4/9``). A build lists a distribution of at most 100 results
@@ -37,7 +41,7 @@ from typing import Any
 
 from rulebook import runtime
 
-from rulebook.compiler.pipeline import driver, pyload
+from rulebook.compiler.pipeline import driver
 from rulebook.compiler.analysis import odds
 from rulebook.compiler.emit.data import changes, logic, shapes, to_json
 from rulebook.compiler.emit.data.changes import Change
@@ -73,6 +77,7 @@ class RulebookDiff:
     logic: list[Change] = field(default_factory=list)
     logic_note: str | None = None  # why the logic was not compared (a build without json/logic.json)
     next_version: str = ""
+    balance: list = field(default_factory=list)  # rulebook.compiler.analysis.balance.Shift, when both sides are sources
 
     @property
     def empty(self) -> bool:
@@ -96,6 +101,7 @@ class _Side:
     package: ModuleType | None = None
     logic: dict | None = None  # json/logic.json (None: a build from before it was written)
     declared: str = ""  # the version the rulebook declares (a build: its published version)
+    program: Any = None  # the checked program of a side compiled here (None for a build)
 
 
 MAX_BUILD_JSON = 64 * 1024 * 1024
@@ -149,13 +155,15 @@ def _load(path: Path) -> _Side:
 
         errors = [d for d in checked.diagnostics if d.severity == "error"]
         raise DiffError(f"{path} has errors:\n" + render_all(errors, checked.sources))
-    package = pyload.compile_and_load(checked.program)
+    from rulebook.compiler.commands.balance import load_package
+
+    package = load_package(checked.program)  # with the keys of its procedures: the balance shifts reuse distributions
     documents = to_json.documents(checked.program, odds.compute(package), package)
     # as a build writes them (json/rulebook.json, json/examples.json): the two kinds of side compare alike
     bundle = json.loads(to_json.dumps(documents["rulebook.json"]))
     vectors = json.loads(to_json.dumps(documents["examples.json"]))["vectors"]
     rb = checked.program.rulebook
-    return _Side(bundle, vectors, package, logic.logic_doc(checked.program), rb.declared if rb else "")
+    return _Side(bundle, vectors, package, logic.logic_doc(checked.program), rb.declared if rb else "", checked.program)
 
 
 def diff_rulebooks(old: Path, new: Path) -> RulebookDiff:
@@ -174,8 +182,42 @@ def diff_rulebooks(old: Path, new: Path) -> RulebookDiff:
         result.logic_note = _("the logic is not compared: a build without json/logic.json (older than its format 2.1)")
     _diff_odds(a.bundle.get("odds", {}).get("tables", {}), b.bundle.get("odds", {}).get("tables", {}), result.odds)
     _diff_examples(a, b, result.examples)
+    result.balance = _balance_shifts(a, b)
     result.next_version = changes.next_version(result.old_version, b.declared, result.level)
     return result
+
+
+def _balance_shifts(a: _Side, b: _Side) -> list:
+    """What an edit moves in ``rulebook balance``: both sides compiled here, with matchups."""
+    if a.program is None or b.program is None or not (a.program.matchups and b.program.matchups):
+        return []
+    from rulebook.compiler.analysis import balance
+    from rulebook.compiler.commands.balance import BalanceError, analyse_program
+
+    try:
+        old, new = analyse_program(a.program, a.package), analyse_program(b.program, b.package)
+    except BalanceError:
+        return []
+    return balance.shifts(old.balance, new.balance)
+
+
+def _ordinal(n: int | None) -> str:
+    return "—" if n is None else f"#{n}"
+
+
+def _shift_line(s) -> str:
+    """``  ~ T-26 (Veterano): effect per 100 points against the field (Tiro tenso…) +12.0 %; now 3rd of 11 in Carros…, was 5th``."""
+    if s.old is None or s.new is None or s.old == 0:
+        change = f"{_value_text_number(s.old)} → {_value_text_number(s.new)}"
+    else:
+        change = f"{float((s.new - s.old) / s.old * 100):+.1f} %"
+    return "  ~ " + _("%(unit)s: effect per point against the field in “%(matchup)s” %(change)s; now %(rank)s of %(size)s in %(category)s (was %(was)s)") % {
+        "unit": s.label, "matchup": s.matchup_title, "change": change, "rank": _ordinal(s.new_rank), "size": s.size,
+        "category": s.category, "was": _ordinal(s.old_rank)}
+
+
+def _value_text_number(v) -> str:
+    return "—" if v is None else f"{float(v):.3f}"
 
 
 def _show(value: Any) -> str:
@@ -342,6 +384,9 @@ def _text_lines(d: RulebookDiff) -> list[str]:
         lines += ["", f"{title} ({len(group)})"]
         for c in group:
             lines.append(_change_line(c))
+    if d.balance:
+        lines += ["", f"{_('Balance')} ({len(d.balance)})"]
+        lines += [_shift_line(s) for s in d.balance]
     return lines
 
 
@@ -378,4 +423,10 @@ def as_json(d: RulebookDiff) -> dict:
         "level": d.level, "next_version": d.next_version,
         "data": [change(c) for c in d.data], "logic": [change(c) for c in d.logic],
         "odds": [change(c) for c in d.odds], "examples": [change(c) for c in d.examples],
+        "balance": [{
+            "matchup": s.matchup, "unit": s.attacker, "label": s.label, "category": s.category,
+            "old": None if s.old is None else str(s.old), "new": None if s.new is None else str(s.new),
+            "change_percent": None if s.old in (None, 0) or s.new is None else round(float((s.new - s.old) / s.old * 100), 2),
+            "old_rank": s.old_rank, "new_rank": s.new_rank, "category_size": s.size,
+        } for s in d.balance],
     }

@@ -35,6 +35,7 @@ from rulebook.rules_dsl.diagnostics import Span
 from rulebook.compiler.ir.dice import DiceMods, DieFace, DieTest  # noqa: F401 - re-exported
 from rulebook.compiler.ir.types import T
 from rulebook.compiler.ir.loops import IntRange, Loop, Set, counter  # noqa: F401 - re-exported
+from rulebook.compiler.ir.matchups import Matchup, MatchupEach, MatchupSide  # noqa: F401 - re-exported
 
 Scalar = Union[int, Fraction, str, bool, None]
 
@@ -939,6 +940,7 @@ class Program:
     examples: list[Example]
     uses: dict[str, set[str]]  # declaration -> names of the declarations (or "prose", "show", "example:…") using it
     armies: dict[str, Army] = field(default_factory=dict)  # army lists (not pages: they are data for tools)
+    matchups: dict[str, Matchup] = field(default_factory=dict)  # matchups and engagements (for `rulebook balance`, not pages)
 
     @property
     def files(self) -> list[str]:

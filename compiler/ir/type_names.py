@@ -39,8 +39,10 @@ DOCUMENT_TYPE_NAMES = (
     "Changelog", "PublishedVersion", "PublishedVersionChangesItem", "PublishedVersionChangesItemKind", "PublishedVersionChangesItemLevel",
     "PublishedVersionLevel", "RulebookDiff", "RulebookDiffLevel", "DataChange", "DataChangeKind", "DataChangeLevel",
     "ProbabilityChange", "ProbabilityChangeKind", "ProbabilityChangeLevel", "ExampleChange", "ExampleChangeKind", "ExampleChangeLevel",
+    "BalanceShift", "RulebookBalance", "BalanceMatchup", "BalanceMatchupKind", "BalanceMatchupTargetsItem", "BalanceUnit",
+    "BalanceUnitOutlier", "BalanceEngagement", "BalanceCategory", "BalanceCategoryRule",
 )
-"""The type names of the fixed documents' schemas (rules, enums, constants, procedures, odds, randomness, glossary, examples, the bundle, the manifest, the types, the logic, the changelog, the diff)."""
+"""The type names of the fixed documents' schemas (rules, enums, constants, procedures, odds, randomness, glossary, examples, the bundle, the manifest, the types, the logic, the changelog, the diff, the balance)."""
 
 FIXED_TYPE_NAMES = (*SHARED_TYPE_NAMES, "RuleId", "RuleApplication", *DOCUMENT_TYPE_NAMES)
 """The type names every build defines (a declaration may not take one)."""

@@ -53,6 +53,7 @@ _DECL_KINDS = {
     "const": (types.SymbolKind.Constant, types.CompletionItemKind.Constant),
     "term": (types.SymbolKind.Key, types.CompletionItemKind.Text),
     "odds": (types.SymbolKind.Operator, types.CompletionItemKind.Value),
+    "matchup": (types.SymbolKind.Operator, types.CompletionItemKind.Value),
     "example": (types.SymbolKind.Method, types.CompletionItemKind.Method),
     "army": (types.SymbolKind.Object, types.CompletionItemKind.Module),
     "broken": (types.SymbolKind.Null, types.CompletionItemKind.Text),

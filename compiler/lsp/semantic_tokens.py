@@ -37,7 +37,7 @@ TOKEN_TYPES = ("namespace", "type", "enum", "struct", "enumMember", "property", 
 TOKEN_MODIFIERS = ("declaration", "readonly", "defaultLibrary")
 _DECL_TOKENS = {
     "enum": "enum", "record": "struct", "catalog": "type", "table": "type", "die": "type", "bag": "type", "rule": "function",
-    "procedure": "function", "odds": "function", "const": "variable", "term": "variable", "army": "namespace",
+    "procedure": "function", "odds": "function", "matchup": "function", "const": "variable", "term": "variable", "army": "namespace",
 }
 _TARGET_TOKENS = {
     "member": "enumMember", "field": "property", "entry": "enumMember", "param": "parameter", "local": "variable", "builtin": "function",

@@ -47,6 +47,11 @@ SNIPPETS = (
         ('odds ${1:nombre} "${2:Título}" {', "  procedure ${3:procedimiento}(${4:x}: ${5:eje})", '  rows ${5:eje} in ${6:1..6} "${7:Título}"', "  cell probability(${0:result})", "}"),
     ),
     Snippet(
+        "matchup", "matchup: what a unit's points buy against every target (rulebook balance)",
+        ('matchup ${1:nombre} "${2:Título}" {', '  attacker ${3:a} in ${4:catalogo} "${5:Atacante}"', '  target ${6:t} in ${4:catalogo} "${7:Blanco}"',
+         "  procedure ${8:procedimiento}(${9:x}: ${3:a})", "  measure: mean(${0:result})", "}"),
+    ),
+    Snippet(
         "army", "army: how a force is built (list building)",
         ('army ${1:nombre} "${2:Título}" {', "  agreed", "  units ${3:catalogo} cost: ${4:coste}", "}$0"),
     ),

@@ -109,6 +109,16 @@ class Stages:
 
         return odds.ahead(package)
 
+    def balance_ahead(self, program: Program, package: ModuleType) -> Ahead | None:
+        """A worker computing the balance of the program's matchups (the designers' page) while
+        the build goes on; None: the page computes it."""
+        if not program.matchups:
+            return None
+        from rulebook.compiler.emit.site.pages import balance_page
+        from rulebook.compiler.support.ahead import Ahead
+
+        return Ahead.start(balance_page.compute, program, package, wait=None)
+
     def listings(self, sources: dict[str, str]) -> to_pages.ListingsAhead | None:
         """The source listings highlighted meanwhile, on a second core
         (:class:`rulebook.compiler.emit.site.to_pages.ListingsAhead`); None: the docs stage does it."""
@@ -293,6 +303,7 @@ def _emit_stages(result: Checked, program: Program, staging: Path, site: bool, s
     package = pyload.load_package(staging / "python")
     gc.freeze()  # see _settled
     worker, odds_tables = stages.odds_ahead(package), None
+    balance_worker = stages.balance_ahead(program, package)  # the designers' page: the matchups, on the other core
     if worker is not None:  # the worked examples here, which the JSON and docs stages read, while a worker computes the odds
         try:
             t_examples = time.perf_counter()
@@ -322,7 +333,11 @@ def _emit_stages(result: Checked, program: Program, staging: Path, site: bool, s
     js_armies.write_build(staging)  # js/armies*.js: the army documents and their roster validator, for JavaScript
     result.timings["js"] = time.perf_counter() - t
     t = time.perf_counter()
-    to_pages.write_docs(program, staging, package, to_json.odds_doc(odds_tables)["tables"], stages.pages, ahead)
+    try:
+        to_pages.write_docs(program, staging, package, to_json.odds_doc(odds_tables)["tables"], stages.pages, ahead, balance_worker)
+    finally:
+        if balance_worker is not None:
+            balance_worker.close()
     result.timings["docs"] = time.perf_counter() - t
     if site:
         t = time.perf_counter()

@@ -49,6 +49,7 @@ from rulebook import runtime
 
 from rulebook.compiler import ir
 from rulebook.compiler.ir.sources import content_hash, source_names
+from rulebook.compiler.analysis import balance
 from rulebook.compiler.ir.type_names import DOCUMENT_TYPE_NAMES
 from rulebook.compiler.emit.data import changes, fast_validation, logic, randomness
 from rulebook.compiler.emit.data.parts import array as _array, fixed_header as _fixed_header, header as _h, keyed as _keyed
@@ -394,6 +395,11 @@ def _more_schemas(program: ir.Program) -> dict[str, dict]:
     out["diff.schema.json"] = sch.generic_schema(
         program, "diff.schema.json", "RulebookDiff", _("The output of rulebook diff --format json: the changes between two versions, classified."),
         with_descriptions_translated(changes.DIFF_BODY),
+    )
+    out["balance.schema.json"] = sch.generic_schema(
+        program, "balance.schema.json", "RulebookBalance",
+        _("The output of rulebook balance --format json: each unit's effect per point against the field, its rank and the outliers of its category."),
+        with_descriptions_translated(balance.BALANCE_BODY),
     )
     out["manifest.schema.json"] = sch.generic_schema(
         program, "manifest.schema.json", "Manifest", _("The manifest of the build: versions, hashes and the map of $ids to files.") + " " + _(sch.ID_RULE),

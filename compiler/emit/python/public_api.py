@@ -56,7 +56,7 @@ class PublicApiWriter:
         ]))
         w.line()
         w.line(RUNTIME_IMPORT)
-        w.line("from . import data, examples, odds, procedures, traced, types")
+        w.line("from . import data, examples, matchups, odds, procedures, traced, types")
         w.line()
         w.line("runtime = _rt  # the runtime this package was generated against: runtime.exact, runtime.sample, …")
         w.code(Seq(("__version__ = ", Text(distribution_version(self.p)))))
@@ -78,7 +78,7 @@ class PublicApiWriter:
         procedures = [(Text(d.name), self.procedure_object(d)) for d in self.p.of(ir.Procedure)]
         w.code(Seq(("PROCEDURES = ", dict_of(procedures, always_break=True))))
         w.line()
-        names = ["PROCEDURES", "SCHEMA", "RULEBOOK", "TITLE", "VERSION", "LANG", "CONTENT_HASH", "runtime", "data", "examples", "odds", "procedures", "traced", "types"]
+        names = ["PROCEDURES", "SCHEMA", "RULEBOOK", "TITLE", "VERSION", "LANG", "CONTENT_HASH", "runtime", "data", "examples", "matchups", "odds", "procedures", "traced", "types"]
         w.code(Seq(("__all__ = ", Group("", tuple(f'"{name}"' for name in names), "[", "]"))))
         return "\n".join(w.lines).rstrip() + "\n"
 

@@ -52,6 +52,7 @@ from rulebook.compiler import ir
 from rulebook.compiler.emit.python import module_memo
 from rulebook.compiler.emit.python.declarations import DeclarationWriter
 from rulebook.compiler.emit.python.examples_and_odds import ExampleWriter
+from rulebook.compiler.emit.python.matchups import MatchupWriter
 from rulebook.compiler.emit.python.expressions import ExpressionWriter
 from rulebook.compiler.emit.python.generation import Generation
 from rulebook.compiler.emit.python.names import module_name
@@ -72,6 +73,7 @@ class PythonEmitter:
         self.declarations = DeclarationWriter(self.generation)
         self.procedures = ProcedureWriter(self.generation, self.exprs)
         self.examples = ExampleWriter(self.generation, self.exprs)
+        self.matchups = MatchupWriter(self.generation, self.exprs)
         self.public_api = PublicApiWriter(self.generation)
 
     def module(self, name: str, package: str) -> str:
@@ -88,6 +90,7 @@ MODULES: dict[str, tuple[bool, Callable[[PythonEmitter, str], str]]] = {
     "traced": (True, lambda em, pkg: em.procedures.module()),
     "examples": (True, lambda em, pkg: em.examples.examples_module()),
     "odds": (True, lambda em, pkg: em.examples.odds_module()),
+    "matchups": (False, lambda em, pkg: em.matchups.module()),
     "__init__": (True, lambda em, pkg: em.public_api.init_module(pkg)),
 }
 """The package's modules, in the order they are generated, each with whether its expressions

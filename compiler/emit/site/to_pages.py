@@ -53,6 +53,7 @@ from types import ModuleType
 from rulebook.compiler import ir
 from rulebook.compiler.emit.site import to_army_page, to_changelog_page
 from rulebook.compiler.emit.site.markdown import attr, esc, inlines
+from rulebook.compiler.emit.site.pages import balance_page
 from rulebook.compiler.emit.site.pages.army_lists import builder_pages
 from rulebook.compiler.emit.site.pages.calculators import write_calculators
 from rulebook.compiler.emit.site.pages.context import INDEX_PAGE, NAV, PAGE_NAME_LIMIT, WEIGHT_PAGE, SiteContext
@@ -77,7 +78,7 @@ __all__ = [
 
 
 def write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, odds: dict,
-               memo: PageMemo | None = None, ahead: ListingsAhead | None = None) -> None:
+               memo: PageMemo | None = None, ahead: ListingsAhead | None = None, balance_ahead=None) -> None:
     """Render docs/ (Markdown, the search index) and mkdocs.yml into ``out_dir``.
 
     ``package`` is the generated resolver package (it evaluates the worked
@@ -92,11 +93,11 @@ def write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, o
     (:class:`ListingsAhead`).
     """
     with i18n.using(i18n.of_rulebook(program)) as lang:
-        _write_docs(program, out_dir, package, odds, lang, memo, ahead)
+        _write_docs(program, out_dir, package, odds, lang, memo, ahead, balance_ahead)
 
 
 def _write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, odds: dict, lang: i18n.Language,
-                memo: PageMemo | None = None, ahead: ListingsAhead | None = None) -> None:
+                memo: PageMemo | None = None, ahead: ListingsAhead | None = None, balance_ahead=None) -> None:
     env = environment(lang)
     ctx = SiteContext(program, package, odds)
     values = Values(ctx, program)
@@ -139,8 +140,10 @@ def _write_docs(program: ir.Program, out_dir: Path, package: ModuleType | None, 
     army_nav = army_pages + to_changelog_page.write_page(ctx, program, docs, env, WEIGHT_PAGE)  # the version history (@changelog)
     sources = write_listings(program, ctx, env, docs, memo, common, ahead)
     front = blocks.section_blocks([i for i in program.front if not isinstance(i, ir.Term)], ctx.pages["design"], _(NAV["design"]))
+    computed = balance_ahead.answer() if balance_ahead is not None else None  # a worker's (rulebook build), else here
+    balance = balance_page.balance_view(program, computed if computed is not None else balance_page.compute(program, package))
     (docs / ctx.pages["design"]).write_text(env.get_template("disenadores.md.j2").render(
-        blocks=front, sources=sources, data_href=ctx.url(ctx.pages["data"]), title=esc(title)), encoding="utf-8")
+        blocks=front, sources=sources, data_href=ctx.url(ctx.pages["data"]), title=esc(title), balance=balance), encoding="utf-8")
 
     # the home page: one tap to what players use at the table
     ctx.start_page(INDEX_PAGE)
