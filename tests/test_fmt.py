@@ -163,3 +163,10 @@ def test_spanish_messages():
     result = subprocess.run([sys.executable, "-m", "rulebook.compiler.commands.cli", "fmt", "--help"], capture_output=True, text=True,
                             cwd=ROOT, env={"LANG": "es_ES.UTF-8", "LANGUAGE": "es", "PATH": "/usr/bin:/bin"})
     assert "se reformatearían" in result.stdout and "cada reglamento incluido" in result.stdout
+
+
+def test_every_bundled_rulebook_is_formatted():
+    """The bundled rulebooks are kept in the canonical layout (after an edit: ``rulebook fmt``)."""
+    result = rulebook("fmt", "--check")
+    assert result.returncode == 0, result.stderr
+    assert "0 files would be reformatted" in result.stderr
