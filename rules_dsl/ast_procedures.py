@@ -25,7 +25,7 @@ class ProceduresToAst(AstBuilder):
 
     @v_args(meta=True)
     def param(self, meta, c):
-        return n.Param(str(c[0]), c[1], c[2], self.sp(meta))
+        return n.Param(str(c[0]), c[1], c[3], self.sp(meta), optional_text(c[2]))
 
     @v_args(meta=True)
     def procedure_decl(self, meta, c):

@@ -734,12 +734,13 @@ class BagDecl:
 
 @dataclass(frozen=True, slots=True)
 class Param:
-    """A parameter: ``name: type [= default]``."""
+    """A parameter: ``name: type ["Title"] [= default]``."""
 
     name: str
     type: TypeRef
     default: Expr | None
     span: Span
+    title: str | None = None  # what players read instead of the name
 
 
 @dataclass(frozen=True, slots=True)

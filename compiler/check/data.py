@@ -20,7 +20,7 @@ from rulebook.rules_dsl.diagnostics import Edit, Reporter, counted, did_you_mean
 
 from rulebook.compiler import ir
 from rulebook.compiler.ir.types import ANY, RULE, T
-from rulebook.compiler.check.signatures import member_name
+from rulebook.compiler.check.signatures import member_name, param_title
 from rulebook.compiler.check.contract import check_contract
 from rulebook.compiler.check.state import CheckState, describe_value, hint
 
@@ -266,7 +266,7 @@ def check_data(st: CheckState) -> None:
                 if lvl < 0:
                     st.err("levels are whole numbers from 0", d.span, None, "type")
             params = tuple(
-                ir.Param(name=p.name, type=t, default=None, span=p.span, default_text=None)
+                ir.Param(name=p.name, type=t, default=None, span=p.span, default_text=None, title=param_title(st, p))
                 for p, (_, t) in zip(d.params, st.rule_params.get(name, []))
             )
             st.decls[name] = ir.Rule(

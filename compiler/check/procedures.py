@@ -21,6 +21,7 @@ from rulebook.compiler.ir.walk import expressions, walk
 from rulebook.compiler.ir.types import ANY, assignable
 from rulebook.compiler.check.expressions import check_expr, not_none, want_bool
 from rulebook.compiler.check.loops import check_loop, check_set, endless_recursion, new_local
+from rulebook.compiler.check.signatures import param_title
 from rulebook.compiler.check.state import CheckState, Scope
 
 
@@ -188,7 +189,7 @@ def _procedure(st: CheckState, d: n.ProcedureDecl) -> ir.Procedure:
         scope.vars[pname] = (pt, p.span)
         st.local_decl[(scope, pname)] = p.span
         text = ir.span_text(st.sources, p.default.span) if p.default is not None else None
-        params.append(ir.Param(name=pname, type=pt, default=default, span=p.span, default_text=text))
+        params.append(ir.Param(name=pname, type=pt, default=default, span=p.span, default_text=text, title=param_title(st, p)))
     st.in_body = True
     body, returns = _Body(st, result).block(list(d.body), scope)
     st.in_body = False

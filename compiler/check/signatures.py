@@ -152,3 +152,11 @@ def check_signatures(st: CheckState) -> None:
             st.param_types[name] = [(p.name, resolve_type(st, p.type)) for p in d.params]
             st.result_types[name] = resolve_type(st, d.result)
     st.current = None
+
+
+def param_title(st: CheckState, p: n.Param) -> str | None:
+    """The title of a parameter (``name: type "Title"``), refused when it is empty."""
+    if p.title is not None and not p.title.strip():
+        st.err(f"the title of parameter '{p.name}' is empty", p.span, "write the words players read, or leave the title out", "title")
+        return None
+    return p.title

@@ -669,6 +669,7 @@ class Param:
     default: Expr | None
     span: Span
     default_text: str | None = None  # the default as written in the rules
+    title: str | None = None  # ``name: type "Title"``: what players read instead of the name
 
 
 @dataclass(frozen=True, slots=True)

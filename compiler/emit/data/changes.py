@@ -212,6 +212,8 @@ def _params(old: list, new: list, path: tuple[str, ...], label: str, out: list[C
                 lv = MAJOR
             elif pa.get("required") != pb.get("required"):
                 lv = MAJOR if pb.get("required") else MINOR
+            elif {k: v for k, v in pa.items() if k != "title"} == {k: v for k, v in pb.items() if k != "title"}:
+                lv = PATCH  # only the words players read
             else:
                 lv = MINOR  # the default: callers that leave it out get other results
             out.append(Change("changed", path + (name,), where, _param_text(pa), _param_text(pb), lv))

@@ -265,6 +265,8 @@ def _rule_defs(rule: ir.Rule, program: ir.Program) -> dict[str, dict]:
 def _param_text(param: ir.Param, of: str) -> str:
     """A parameter's description: its name, type and default as the rulebook writes them."""
     text = _("The parameter %(param)s of “%(of)s” (%(type)s).") % {"param": param.name, "of": of, "type": param.type}
+    if param.title:
+        text = f"{param.title}. {text}"
     if param.default_text:
         text += " " + _("Default: %(default)s.") % {"default": param.default_text}
     return text

@@ -133,7 +133,7 @@ def rules_doc(program: ir.Program) -> dict:
             "title": rule.title,
             "source": rule.ref,
             "status": rule.status,
-            "params": [{"name": p.name, "type": str(p.type), "required": p.default is None} for p in rule.params],
+            "params": [{"name": p.name, "title": p.title, "type": str(p.type), "required": p.default is None} for p in rule.params],
             "text": list(rule.texts),
             "levels": [{"level": level, "text": text} for level, text in rule.levels],
             "grants": [plain(g) for g in rule.grants],
@@ -170,7 +170,7 @@ def procedures_doc(program: ir.Program) -> dict:
         params = []
         for p in proc.params:
             has_default, default = sch.default_value(program, p.default)
-            params.append({"name": p.name, "type": str(p.type), "required": sch.is_required(p), "default": default if has_default else None})
+            params.append({"name": p.name, "title": p.title, "type": str(p.type), "required": sch.is_required(p), "default": default if has_default else None})
         procedures[proc.name] = {
             "title": proc.title,
             "source": proc.ref,
@@ -209,6 +209,7 @@ def _fixed_schemas(program: ir.Program) -> dict[str, tuple[str, str, dict]]:
     types = sch.TYPES
     rule_ids = sch.ref(types, "RuleId")
     title, source, doc = _str(_h("title")), _str(_h("source")), _nullable(_str(), _h("doc"))
+    param_title = _nullable(_str(), _("What players read for it, as the rulebook titles it; null: its name spelt out."))
     status = sch.described(sch.ref(types, "Status"), _h("status"))
     out = {}
     out["rules.schema.json"] = ("RulesDocument", _("Special rules: parameters, texts, levels, granted rules and status."), _fixed(program, "rules", {
@@ -224,7 +225,8 @@ def _fixed_schemas(program: ir.Program) -> dict[str, tuple[str, str, dict]]:
             "doc": doc,
         }),
         "RuleParam": _obj("RuleParam", _("A parameter of a special rule."), {
-            "name": _str(_("Its name, the key of the rule's args."), ), "type": _str(_("Its type, as the rulebook writes it.")),
+            "name": _str(_("Its name, the key of the rule's args."), ), "title": param_title,
+            "type": _str(_("Its type, as the rulebook writes it.")),
             "required": _typed("boolean", _("Whether an application must give it (it has no default)."))}),
         "RuleLevel": _obj("RuleLevel", _("The text of one level of a rule."), {
             "level": _typed("integer", _("The level.")), "text": _str(_("What the rule does at that level."))}),
@@ -264,7 +266,8 @@ def _fixed_schemas(program: ir.Program) -> dict[str, tuple[str, str, dict]]:
             "result_schema": _str(_("The $id of the schema of its result."), format="uri"),
         }),
         "ProcedureParam": _obj("ProcedureParam", _("A parameter; default is its default value when it is constant (null when it has none)."), {
-            "name": _str(_("Its name, the key of the input.")), "type": _str(_("Its type, as the rulebook writes it.")),
+            "name": _str(_("Its name, the key of the input.")), "title": param_title,
+            "type": _str(_("Its type, as the rulebook writes it.")),
             "required": _typed("boolean", _("Whether the input must give it.")),
             "default": {"description": _("Its default value as JSON; null: none, or not a constant.")},
         }),

@@ -108,6 +108,8 @@ class TypeScriptWriter:
             lines.append(f"export interface {js_name(d.name)}_input {{")
             for prm in d.params:
                 optional = "?" if prm.default is not None or prm.type.kind == "opt" else ""
+                if prm.title:
+                    lines.append(f"  /** {comment(prm.title)}. */")
                 lines.append(f"  readonly {js_string(prm.name)}{optional}: {self.type(prm.type, True)};")
             lines.append("}")
             result = self.type(d.result)

@@ -118,7 +118,7 @@ class ProcedureWriter:
         w.docstring([
             d.title + (f" ({d.ref})" if d.ref else "") + ".",
             "",
-            *[f"{prm.name}: {prm.type}" for prm in d.params],
+            *[f"{prm.name}: {prm.type}" + (f" ({prm.title})" if prm.title else "") for prm in d.params],
             f"Result: {d.result}",
             "",
             f"Generated from {d.span.src}.",

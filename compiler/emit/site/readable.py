@@ -269,12 +269,14 @@ class Readable:
     def _procedurecall(self, e: ir.ProcedureCall, _outer: int) -> str:
         """``«Title» (name: value, …)``; a value that reads as its parameter's name is said once
         (``desgaste previo``, not ``desgaste previo desgaste previo``)."""
-        return f"{quoted(self._title(e.procedure))} ({self.arguments(e.args)})"
+        return f"{quoted(self._title(e.procedure))} ({self.arguments(e.args, self.p.get(e.procedure, ir.Procedure))})"
 
-    def arguments(self, args: tuple[tuple[str, ir.Expr], ...]) -> str:
+    def arguments(self, args: tuple[tuple[str, ir.Expr], ...], procedure: ir.Procedure | None = None) -> str:
+        """``name: value, …``: each parameter by its title when it has one, else its name spelt out."""
+        titles = {p.name: p.title for p in procedure.params if p.title} if procedure is not None else {}
         said = []
         for param, value in args:
-            name, text = self.name(param), self.expr(value)
+            name, text = titles.get(param) or self.name(param), self.expr(value)
             said.append(text if fold(text) == fold(name) else f"{name}: {text}")
         return ", ".join(said)
 

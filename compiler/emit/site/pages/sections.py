@@ -210,9 +210,12 @@ class SectionBlocks:
         declaration by its title in quotes, an entry, value or field by its title, any other
         identifier spelt out."""
         params = {prm.name for prm in d.params} if isinstance(d, ir.Procedure) else set()
+        titles = {prm.name: prm.title for prm in d.params if prm.title} if isinstance(d, ir.Procedure) else {}
 
         def said(m: re.Match) -> str:
             name = m.group(0)
+            if name in titles:
+                return titles[name]
             if name not in params and name in self.spoken:
                 return self.spoken[name]
             return self.ctx.read.name(name)
@@ -221,6 +224,8 @@ class SectionBlocks:
             name = m.group(0)
             if name not in params:
                 return name
+            if name in titles and fold(titles[name]) == name:  # its title, when the title is that word accented
+                return titles[name]
             spelt = self.ctx.read.name(name)
             return spelt if fold(spelt) == name and spelt.lower() != name else name
 
@@ -437,8 +442,9 @@ class SectionBlocks:
         b["examples"] = [self.ctx.reads.query("example", index, lambda: self.example(index, ex)) for index, ex in self.examples_of.get(d.name, [])]
 
     def input_label(self, prm: ir.Param) -> str:
-        """A parameter as players name it (``Perfil``), linked to the catalog or table it picks from."""
-        text = self.ctx.read.name(prm.name)
+        """A parameter as players name it (its title, or its name spelt out: ``Perfil``), linked to the
+        catalog or table it picks from."""
+        text = prm.title or self.ctx.read.name(prm.name)
         text = text[:1].upper() + text[1:]
         t = prm.type.inner
         source = (t.name or "").split("|")[0] if t.kind in ("ref", "refs", "row") else ""
@@ -460,7 +466,9 @@ class SectionBlocks:
     def example(self, index: int, ex: ir.Example) -> dict:
         """A worked example (``index`` in ``program.examples``) as a sentence: its inputs → what results,
         evaluated by the generated resolvers when they are at hand; the test-style checks are technical."""
-        inputs = ", ".join(f"{self.ctx.read.name(param)}: {self.ctx.read.expr(value)}" for param, value, _text in ex.given)
+        proc = self.ctx.p.decls.get(ex.procedure)
+        titles = {prm.name: prm.title for prm in proc.params if prm.title} if isinstance(proc, ir.Procedure) else {}
+        inputs = ", ".join(f"{titles.get(param) or self.ctx.read.name(param)}: {self.ctx.read.expr(value)}" for param, value, _text in ex.given)
         where, source_href = self.ctx.source_link(ex.span)
         out = {"title": esc(self.prose(ex.title, self.ctx.p.decls.get(ex.procedure))), "inputs": esc(inputs), "results": [], "error": None, "stops": False,
                "tech": {"given": [(attr(param), attr(text)) for param, _value, text in ex.given], "where": where,

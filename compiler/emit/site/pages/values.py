@@ -318,7 +318,7 @@ class Values:
         args = self.rule_args(vals)
         if not args:
             return ""
-        names = [p.name for p in self.ctx.p.decls[app["rule"]].params]
+        names = [p.title or p.name for p in self.ctx.p.decls[app["rule"]].params]
         if len(names) != len(vals):
             return f" ({esc(args)})"
         return " (" + ", ".join(f"{esc(nm)} = {number(x) if is_number(x) else esc(x)}" for nm, x in zip(names, vals)) + ")"
