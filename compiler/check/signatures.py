@@ -157,6 +157,6 @@ def check_signatures(st: CheckState) -> None:
 def param_title(st: CheckState, p: n.Param) -> str | None:
     """The title of a parameter (``name: type "Title"``), refused when it is empty."""
     if p.title is not None and not p.title.strip():
-        st.err(f"the title of parameter '{p.name}' is empty", p.span, "write the words players read, or leave the title out", "title")
+        st.err(f"the title of parameter '{p.name}' is empty", p.span, "write the words players read, or leave the title out", "empty")
         return None
     return p.title

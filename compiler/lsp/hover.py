@@ -60,6 +60,8 @@ def describe(target: Target, decls: dict[str, ir.Declaration], occurrence: Occur
         shown = param.type if param is not None else typ
         default = f" = {param.default_text}" if param is not None and param.default_text else ""
         what = f"parameter of {owner.kind} {_code_inline(target.owner)}" if owner is not None else "parameter"
+        if param is not None and param.title:
+            what = f"**{esc(param.title)}** · {what}"
         return _code(f"{target.name}: {shown or '?'}{default}") + f"\n\n{what}"
     what = "the result of" if target.name == "result" and target.where is None else "a value in"
     return _code(f"{target.name}: {typ or '?'}") + f"\n\n{what} {_code_inline(target.owner)}"
@@ -122,7 +124,7 @@ def _header(d: ir.Decl) -> str:
 
 
 def _params(params) -> str:
-    return ", ".join(f"{p.name}: {p.type}" + (f" = {p.default_text}" if p.default_text else "") for p in params)
+    return ", ".join(f"{p.name}: {p.type}" + (f' "{p.title}"' if p.title else "") + (f" = {p.default_text}" if p.default_text else "") for p in params)
 
 
 def _declaration(d) -> str:
