@@ -214,7 +214,7 @@ def calculator_data(program: ir.Program, ctx: SiteContext, out_dir: Path, global
         params = []
         for prm in d.params:
             ps = props.get(prm.name) if isinstance(props.get(prm.name), dict) else {}
-            entry = [prm.name, prm.title or types.label(prm.name), types.desc(prm.type, ps)]
+            entry = [prm.name, prm.title[:1].upper() + prm.title[1:] if prm.title else types.label(prm.name), types.desc(prm.type, ps)]
             if "default" in ps:
                 entry.append(ps["default"])
             params.append(entry)
