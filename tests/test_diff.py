@@ -111,3 +111,16 @@ def test_bad_sides_are_clear_errors(tmp_path, capsys):
     assert main(["diff", str(broken), str(CONTENT)]) == 2
     err = capsys.readouterr().err
     assert "has errors" in err and "'b' is not a value of E" in err and "Traceback" not in err
+
+
+def test_a_parameter_that_only_gains_a_title_is_a_patch():
+    """A title is what players read: callers pass the same input, so the change is a patch."""
+    from rulebook.compiler.emit.data.changes import MINOR, PATCH, _params
+
+    old = [{"name": "cat", "title": None, "type": "int", "required": False, "default": 0}]
+    out: list = []
+    _params(old, [{**old[0], "title": "Categoría"}], ("procedures", "p", "params"), "procedure p", out)
+    assert [(c.kind, c.level) for c in out] == [("changed", PATCH)]
+    out = []
+    _params(old, [{**old[0], "title": "Categoría", "default": 1}], ("procedures", "p", "params"), "procedure p", out)
+    assert [(c.kind, c.level) for c in out] == [("changed", MINOR)]
