@@ -110,6 +110,8 @@ FIELDS_WRITTEN = {
     "Repeat": ("number", "body", "cond", "binds", "reads", "text", "span"),
     "Loop": ("number", "times", "count", "var", "iterable", "carried", "body", "cond", "text", "span"),
     "Set": ("name", "value", "span"),
+    # a parameter: its title is data the emitter writes as the input's .d.ts comment (typescript.py)
+    "Param": ("name", "type", "default", "span", "default_text", "title"),
 }
 
 
@@ -118,7 +120,7 @@ def test_the_ir_nodes_have_the_fields_the_js_emitter_reads():
 
     from rulebook.compiler import ir
 
-    classes = {c.__name__: c for c in [*_union(ir.Expr), *_union(ir.Stmt), ir.DieFace, ir.DieTest, ir.DiceMods]}
+    classes = {c.__name__: c for c in [*_union(ir.Expr), *_union(ir.Stmt), ir.DieFace, ir.DieTest, ir.DiceMods, ir.Param]}
     unknown = sorted(set(classes) - set(FIELDS_WRITTEN))
     assert not unknown, f"IR nodes the JavaScript emitter was not written against: {unknown}"
     changed = {name: tuple(f.name for f in dataclasses.fields(cls)) for name, cls in classes.items()
