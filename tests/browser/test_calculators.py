@@ -110,7 +110,8 @@ def _drawn(browser, selector: str, renders: int = 1) -> None:
 
 
 def _mount(browser, selector: str) -> None:
-    browser.execute_script("const el = document.querySelector(arguments[0]); el.scrollIntoView(); rbCalculator.mount(el, null);", selector)
+    """Open the calculator's "Calculate" switch, as a player does (the first one opened loads the scripts)."""
+    browser.execute_script("const el = document.querySelector(arguments[0]); el.scrollIntoView(); el.closest('details').open = true;", selector)
     _drawn(browser, selector)
 
 
@@ -342,6 +343,8 @@ def test_every_calculator_draws(browser, bundled_builds, artifacts, rulebook):
     build = bundled_builds[rulebook]
     data = _data(build)
     _open(browser, _page(build).as_uri())
+    assert not browser.execute_script("return !!window.rbCalcData || !!window.rbCalculator")  # nothing loaded before one is opened
+    _mount(browser, _calc(next(iter(data["procs"]))))
     browser.get_log("browser")
     drawn = browser.execute_script("""
         const out = {};
