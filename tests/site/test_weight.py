@@ -35,7 +35,6 @@ KNOWN_HEAVY = {
         "fichas-bando-nacional-imprimir.html": PRINT, "fichas-bando-republicano-imprimir.html": PRINT,
         "disenadores.html": DESIGN,
     },
-    "tercios": {"ejercito.html": TOOL},
 }
 
 

@@ -23,6 +23,7 @@ from urllib.parse import quote
 import jinja2
 
 from rulebook.compiler import ir
+from rulebook.compiler.emit.js.names import js_without_comment_lines
 from rulebook.compiler.emit.site.markdown import attr
 from rulebook.compiler.emit.site.pages.context import SiteContext, site_file
 from rulebook.compiler.emit.site.pages.templates import SITE_DIR, environment
@@ -40,24 +41,6 @@ def css_without_comments(css: str) -> str:
     the blank lines they leave; strings are kept whole."""
     text = _CSS_STRING_OR_COMMENT.sub(lambda m: m.group(1) or "", css)
     return "\n".join(line.rstrip() for line in text.splitlines() if line.strip()) + "\n"
-
-
-def js_without_comment_lines(script: str) -> str:
-    """A script without its comment lines (``//`` lines and ``/* … */`` blocks that fill whole lines) and
-    blank lines: every page loads it. The script as it is when it has a template literal (a line of one
-    could look like a comment) or a block comment that shares a line with code."""
-    if "`" in script:
-        return script
-    out, in_block = [], False
-    for line in script.splitlines():
-        text = line.strip()
-        if in_block or text.startswith("/*"):
-            if "*/" in text and not text.endswith("*/"):
-                return script
-            in_block = not text.endswith("*/") or text in ("/*", "/**")
-        elif text and not text.startswith("//"):
-            out.append(line)
-    return "\n".join(out) + "\n"
 
 
 def write_site_files(ctx: SiteContext, env: jinja2.Environment, out_dir: Path, docs: Path, nav: list[dict], title: str,
