@@ -21,7 +21,7 @@ from pathlib import Path
 DATA_TAG = re.compile(r'<script id="rb-army-data" src="([^"]+)"></script>')
 RULES_TAG = re.compile(r'<script id="rb-army-rules" src="([^"]+)"></script>')
 PREFIX, SUFFIX = "window.rbArmyData = ", ";\n"
-MODULE_DATA = re.compile(r'^ *const (ARMIES|ROSTER_SCHEMA) = deepFreeze\(JSON\.parse\(("(?:[^"\\]|\\.)*")\)\);$', re.M)
+MODULE_DATA = re.compile(r'^ *const (ARMIES|ROSTER_SCHEMA) = deepFreeze\(JSON\.parse\(String\.raw`([^`]*)`\)\);$', re.M)
 
 
 def _script(page: Path, tag: re.Pattern) -> str:
@@ -41,7 +41,7 @@ def army_module_script(page: Path) -> str:
 
 def module_data(script: str) -> dict:
     """``{"ARMIES": …, "ROSTER_SCHEMA": …}`` of an army module (armies.js or its classic twin)."""
-    found = {name: json.loads(json.loads(literal)) for name, literal in MODULE_DATA.findall(script)}
+    found = {name: json.loads(text) for name, text in MODULE_DATA.findall(script)}  # the raw template is the JSON text
     assert set(found) == {"ARMIES", "ROSTER_SCHEMA"}, sorted(found)
     return found
 

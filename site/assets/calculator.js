@@ -1,9 +1,9 @@
 /*
  * The procedures' calculators (compiler/emit/site/pages/calculators.py): on the
- * calculators page (one per procedure, drawn when it comes into view; a filter
- * box finds them) and on the rules pages (a "Calculate" switch under each
- * procedure: site/assets/rulebook.js loads this script and calls
- * window.rbCalculator.mount). Offline, from file:// too.
+ * calculators page (one per procedure; a filter box finds them) and on the rules
+ * pages (under each procedure), each behind a "Calculate" switch:
+ * site/assets/rulebook.js loads this script when the first one is opened and
+ * calls window.rbCalculator.mount. Offline, from file:// too.
  *
  * Reads window.rbCalcData (assets/calc/data.js: each procedure's parameters as
  * type descriptors with the labels players read, its result's descriptor, the
@@ -1068,69 +1068,6 @@
     return calc;
   }
 
-  function fold(text) {
-    return String(text).normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
-  }
-
-  // The calculators page: draw each calculator when it comes into view; the filter; the address.
-  function setUpPage(page) {
-    if (page.getAttribute("data-ready")) return;
-    page.setAttribute("data-ready", "1");
-    var sections = Array.prototype.slice.call(document.querySelectorAll("[data-rb-calc-section]"));
-    var filter = page.querySelector("[data-rb-calc-filter]");
-    var nomatch = page.querySelector(".rb-calc-nomatch");
-    if (filter) {
-      filter.closest(".rb-calc-filter").hidden = false;
-      filter.addEventListener("input", function () {
-        var words = fold(filter.value).split(/\s+/).filter(Boolean);
-        var shown = 0;
-        sections.forEach(function (s) {
-          var text = fold(s.getAttribute("data-search") || "");
-          var ok = words.every(function (w) { return text.indexOf(w) >= 0; });
-          s.hidden = !ok;
-          var heading = s.previousElementSibling;
-          if (heading && /^H[1-6]$/.test(heading.tagName)) heading.hidden = !ok;
-          if (ok) shown += 1;
-        });
-        if (nomatch) nomatch.hidden = shown > 0;
-      });
-    }
-    var targets = sections.map(function (s) { return s.querySelector(".rb-calc[data-proc]"); }).filter(Boolean);
-    if ("IntersectionObserver" in window) {
-      var seen = new IntersectionObserver(function (entries) {
-        entries.forEach(function (e) {
-          if (e.isIntersecting) {
-            seen.unobserve(e.target);
-            mount(e.target, null);
-          }
-        });
-      }, { rootMargin: "200px 0px" });
-      targets.forEach(function (t) { seen.observe(t); });
-    } else {
-      targets.forEach(function (t) { mount(t, null); });
-    }
-    fromAddress();
-    window.addEventListener("hashchange", fromAddress);
-  }
-
-  function fromAddress() {
-    var state = parseHash(location.hash);
-    if (!state.name) return;
-    var el = document.querySelector('[data-rb-calc-section] .rb-calc[data-proc="' + (window.CSS && CSS.escape ? CSS.escape(state.name) : state.name) + '"]');
-    if (!el) return;
-    mount(el, location.hash);
-    var section = el.closest("[data-rb-calc-section]");
-    var heading = section && section.previousElementSibling;
-    (heading || el).scrollIntoView();
-  }
-
   window.rbCalculator = { mount: mount, traceText: traceText, parseHash: parseHash };
 
-  function setUp() {
-    var page = document.querySelector("[data-rb-calc-page]");
-    if (page) setUpPage(page);
-  }
-
-  if (window.document$ && window.document$.subscribe) window.document$.subscribe(setUp);
-  else setUp();
 })();

@@ -25,7 +25,8 @@
  * - Glossary terms (abbr with a title) take the keyboard focus: Material's
  *   tooltip shows the definition on focus as on hover.
  * - Filters of the datasheet index (form[data-rb-filter]).
- * - Calculators on the rules pages: each procedure's marker
+ * - Calculators on the rules pages and the calculators page (whose filter box
+ *   is run here): each procedure's marker
  *   (div[data-rb-calc=NAME]) becomes a "Calculate" switch; the
  *   first one opened loads, by <script src> (which works from file://), the
  *   calculators' data, the resolvers (the JavaScript package's browser.js) and
@@ -558,6 +559,31 @@
   }
   window.addEventListener("hashchange", calculatorInAddress);
 
+  // The calculators page ([data-rb-calc-page]): its filter box hides the calculators whose
+  // title, source and inputs (data-search) miss a word typed, and their headings.
+  function setUpCalculatorFilter(page) {
+    if (page.getAttribute("data-ready")) return;
+    page.setAttribute("data-ready", "1");
+    var filter = page.querySelector("[data-rb-calc-filter]");
+    var nomatch = page.querySelector(".rb-calc-nomatch");
+    if (!filter) return;
+    var sections = Array.prototype.slice.call(document.querySelectorAll("[data-rb-calc-section]"));
+    filter.closest(".rb-calc-filter").hidden = false;
+    filter.addEventListener("input", function () {
+      var wanted = words(filter.value);
+      var shown = 0;
+      sections.forEach(function (s) {
+        var text = words(s.getAttribute("data-search") || "").join(" ");
+        var ok = wanted.every(function (w) { return text.indexOf(w) >= 0; });
+        s.hidden = !ok;
+        var heading = s.previousElementSibling;
+        if (heading && /^H[1-6]$/.test(heading.tagName)) heading.hidden = !ok;
+        if (ok) shown += 1;
+      });
+      if (nomatch) nomatch.hidden = shown > 0;
+    });
+  }
+
   /* ------------------------------------------------------------ the page's content */
 
   // Content is set up when the page loads and again whenever Material's document$
@@ -571,6 +597,7 @@
     document.querySelectorAll("form[data-rb-filter]").forEach(setUpFilter);
     var slots = document.querySelectorAll("div[data-rb-calc]");
     slots.forEach(setUpCalculatorSlot);
+    document.querySelectorAll("[data-rb-calc-page]").forEach(setUpCalculatorFilter);
     if (slots.length) calculatorInAddress();
     requestAnimationFrame(markOverflow);
   }

@@ -18,9 +18,9 @@ command line's validator reads, nothing else. Produces, under ``js/``:
   ``assets/rulebook-armies.js`` for its army builder
   (:mod:`rulebook.compiler.emit.site.to_army_page`).
 
-Every text of the content reaches the JavaScript as one string literal holding JSON
-(``JSON.parse("…")``, so that an id such as ``__proto__`` stays a key), with ``<``
-``>`` ``&`` U+2028 U+2029 written as ``\\u....``; comments in ``armies.d.ts`` have
+Every text of the content reaches the JavaScript as one raw template holding JSON
+(``JSON.parse(String.raw`…`)``, so that an id such as ``__proto__`` stays a key), with ``<``
+``>`` ``&`` U+2028 U+2029 and the backquote and ``$`` written as ``\\u....``; comments in ``armies.d.ts`` have
 ``*/`` broken. The bytes depend only on the documents (armies in id order).
 
 Entry points: :func:`generate(army_documents, lang, roster_schema) -> dict[str, str]`
@@ -37,6 +37,8 @@ import json
 import re
 from pathlib import Path
 from typing import Any
+
+from rulebook.compiler.emit.js.names import js_without_comment_lines
 
 RUNTIME = Path(__file__).resolve().parent / "runtime"
 ROSTER_JS, ROSTER_D_TS = "runtime/roster.js", "runtime/roster.d.ts"
@@ -59,9 +61,16 @@ def js_string(text: str) -> str:
     return re.sub("[<>&\u2028\u2029]", lambda m: _UNSAFE[m.group(0)], json.dumps(text, ensure_ascii=False))
 
 
+_UNSAFE_IN_RAW = {**_UNSAFE, "`": "\\u0060", "$": "\\u0024"}
+
+
 def js_data(data: Any) -> str:
-    """``JSON.parse("…")`` of ``data``: the document exactly as JSON reads it."""
-    return f"JSON.parse({js_string(json.dumps(data, ensure_ascii=False, separators=(',', ':')))})"
+    """``JSON.parse(String.raw`…`)`` of ``data``: the document exactly as JSON reads it, its JSON text
+    as it is (no backslash doubled: a sixth lighter than a string literal). The characters that could
+    end the template or open a ``${}`` in it, and ``< > & U+2028 U+2029``, can only be inside JSON
+    strings: they are written as JSON's ``\\u....`` escapes."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return "JSON.parse(String.raw`" + re.sub("[<>&\u2028\u2029`$]", lambda m: _UNSAFE_IN_RAW[m.group(0)], text) + "`)"
 
 
 def _comment(text: str) -> str:
@@ -162,7 +171,7 @@ def browser_script(army_documents: dict[str, dict], roster_schema: dict | None) 
     """The text of ``armies.browser.js`` (the site copies it as ``assets/rulebook-armies.js``)."""
     runtime, body = runtime_source(), _body(army_documents, roster_schema)
     names = _exports(runtime) + _exports(body)
-    inner = classic(runtime).rstrip("\n") + "\n\n// ---- the armies\n\n" + classic(body)
+    inner = js_without_comment_lines(classic(runtime).rstrip("\n") + "\n" + classic(body))  # for pages: no comments
     indented = "".join(("  " + line if line.strip() else line) for line in inner.splitlines(keepends=True))
     return (_header(f"armies.js as a classic script: sets globalThis.{GLOBAL} (pages on file:// load no ES modules).", army_documents)
             + "(function (root) {\n  \"use strict\";\n\n" + indented

@@ -6,7 +6,8 @@ and the globals a resolver must not shadow, names starting ``x_``) is encoded as
 ``x_<hex of its UTF-8 bytes>``. Generated helpers all contain ``$``, which no mangled
 name does, so DSL names never shadow them. :func:`js_string` writes any text as a
 JavaScript string literal (JSON, with the line separators escaped too);
-:func:`comment` makes text safe in a ``//`` or ``/** */`` comment.
+:func:`comment` makes text safe in a ``//`` or ``/** */`` comment; :func:`js_without_comment_lines`
+takes the comment lines out of a script a page loads.
 """
 
 from __future__ import annotations
@@ -64,3 +65,23 @@ def comment(text: str) -> str:
     inner = json.dumps(text, ensure_ascii=False)[1:-1].replace('\\"', '"')
     inner = inner.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029").replace("\x85", "\\u0085")
     return inner.replace("*/", "*\\/")
+
+
+def js_without_comment_lines(script: str) -> str:
+    """A script without its comment lines (``//`` lines and ``/* … */`` blocks that fill whole lines) and
+    blank lines: what a page loads, lighter. The script as it is when a line has an odd number of
+    backquotes (a template literal over lines, whose lines could look like comments) or a block
+    comment shares a line with code."""
+    lines = script.splitlines()
+    if any(line.count("`") % 2 for line in lines):
+        return script
+    out, in_block = [], False
+    for line in lines:
+        text = line.strip()
+        if in_block or text.startswith("/*"):
+            if "*/" in text and not text.endswith("*/"):
+                return script
+            in_block = not text.endswith("*/") or text in ("/*", "/**")
+        elif text and not text.startswith("//"):
+            out.append(line)
+    return "\n".join(out) + "\n"

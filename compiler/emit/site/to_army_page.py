@@ -34,7 +34,6 @@ the army's own words (labels, messages) from the army document.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import jinja2
@@ -45,6 +44,8 @@ from rulebook.compiler.emit.site.markdown import esc
 from rulebook.compiler.emit.site.pages.context import PAGE_FILES
 from rulebook.compiler.emit.data.to_armies import ROSTER_MAX_BYTES, ROSTER_MAX_UNITS
 from rulebook.compiler.emit.js import armies as js_armies
+from rulebook.compiler.emit.js.names import js_without_comment_lines
+from rulebook.compiler.emit.site.pages.site_build import css_without_comments
 
 SITE_ASSETS = Path(__file__).resolve().parents[3] / "site" / "assets"
 ASSETS = ("army-builder.js", "army-builder.css")
@@ -163,6 +164,8 @@ def write_pages(pb, out_dir: Path, docs: Path, env: jinja2.Environment, weight: 
         nav.append({"title": title, "path": page})
     module = js_armies.browser_script({a["id"]: a for a in docs_list}, schema)
     (docs / ARMY_MODULE).write_text(module, encoding="utf-8", newline="\n")
-    for asset in ASSETS:
-        shutil.copy2(SITE_ASSETS / asset, docs / "assets" / asset)
+    for asset in ASSETS:  # as pages load them: without the comments
+        text = (SITE_ASSETS / asset).read_text(encoding="utf-8")
+        text = js_without_comment_lines(text) if asset.endswith(".js") else css_without_comments(text)
+        (docs / "assets" / asset).write_text(text, encoding="utf-8")
     return nav

@@ -17,7 +17,8 @@ pages; without it there are no calculators). Produces, under ``docs/``:
 * ``assets/calculator.js`` and ``assets/calculator.css`` (copied from ``site/assets``): the
   calculators themselves (forms, exact distributions as bars and tables, a sampled run's trace,
   comparison, the state in the address's fragment);
-* the calculators page (``calculadoras.md`` / ``calculators.md``: ``calculadoras.md.j2``).
+* the calculators page (``calculadoras.md`` / ``calculators.md``: ``calculadoras.md.j2``), which loads
+  none of the above by itself: each calculator is a switch, and the first one opened loads them.
 
 Each procedure's block on its section page carries only a marker
 (``<div data-rb-calc="NAME"></div>``, see ``macros.md.j2``): ``site/assets/rulebook.js``
@@ -273,9 +274,7 @@ def write_calculators(program: ir.Program, ctx: SiteContext, env: jinja2.Environ
             "rules_href": ctx.href(d.name), "search": attr(" ".join(f"{d.title} {d.ref or ''} {labels}".split())),
         })
         ctx.index(d.title, ctx.site_href(page, ident), title, WEIGHT, labels)
-    text = env.get_template("calculadoras.md.j2").render(
-        title=esc(title), sections=sections, scripts=[DATA, RESOLVERS, "assets/calculator.js"], css="assets/calculator.css",
-    )
+    text = env.get_template("calculadoras.md.j2").render(title=esc(title), sections=sections)
     (docs / page).write_text(text, encoding="utf-8")
     ctx.index(title, ctx.site_href(page), title, WEIGHT)
     return [{"title": title, "path": page}]

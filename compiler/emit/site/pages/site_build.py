@@ -23,6 +23,7 @@ from urllib.parse import quote
 import jinja2
 
 from rulebook.compiler import ir
+from rulebook.compiler.emit.js.names import js_without_comment_lines
 from rulebook.compiler.emit.site.markdown import attr
 from rulebook.compiler.emit.site.pages.context import SiteContext, site_file
 from rulebook.compiler.emit.site.pages.templates import SITE_DIR, environment
@@ -32,6 +33,16 @@ from rulebook.compiler.support.i18n import _
 SEARCH_SCRIPT = "assets/search-index.js"
 
 
+_CSS_STRING_OR_COMMENT = re.compile(r"""("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')|/\*.*?\*/""", re.S)
+
+
+def css_without_comments(css: str) -> str:
+    """A stylesheet without its comments (explanations for who edits it, in every page's first visit) and
+    the blank lines they leave; strings are kept whole."""
+    text = _CSS_STRING_OR_COMMENT.sub(lambda m: m.group(1) or "", css)
+    return "\n".join(line.rstrip() for line in text.splitlines() if line.strip()) + "\n"
+
+
 def write_site_files(ctx: SiteContext, env: jinja2.Environment, out_dir: Path, docs: Path, nav: list[dict], title: str,
                      rb: ir.RulebookInfo | None, lang: i18n.Language) -> None:
     """The search index as a script, the site's assets and theme overrides, and ``mkdocs.yml`` with ``nav``."""
@@ -39,8 +50,10 @@ def write_site_files(ctx: SiteContext, env: jinja2.Environment, out_dir: Path, d
         "window.rulebookSearch = " + json.dumps({"entries": ctx.search}, ensure_ascii=False, separators=(",", ":")) + ";\n",
         encoding="utf-8",
     )
-    for asset in ("extra.css", "rulebook.js"):
-        shutil.copy2(SITE_DIR / "assets" / asset, docs / "assets" / asset)
+    script = (SITE_DIR / "assets" / "rulebook.js").read_text(encoding="utf-8")
+    (docs / "assets" / "rulebook.js").write_text(js_without_comment_lines(script), encoding="utf-8")
+    css = (SITE_DIR / "assets" / "extra.css").read_text(encoding="utf-8")
+    (docs / "assets" / "extra.css").write_text(css_without_comments(css), encoding="utf-8")
     if (out_dir / "overrides").exists():
         shutil.rmtree(out_dir / "overrides")
     shutil.copytree(SITE_DIR / "overrides", out_dir / "overrides")
