@@ -39,8 +39,8 @@ class _Checked:
         self.label = ""
         self.reused = 0
 
-    def __call__(self, program, out_dir, package, odds, memo=None, ahead=None):
-        self.write_docs(program, out_dir, package, odds, memo, ahead)
+    def __call__(self, program, out_dir, package, odds, memo=None, ahead=None, balance_ahead=None):
+        self.write_docs(program, out_dir, package, odds, memo, ahead, balance_ahead)
         if memo is None:
             return
         fresh = self.scratch / "fresh"

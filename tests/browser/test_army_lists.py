@@ -123,7 +123,7 @@ def test_a_list_is_kept_across_back_reload_and_a_new_tab(browser, site, size, sc
     card = link.get_attribute("href")
     browser.execute_script("arguments[0].click()", link)
     _wait(browser, lambda d: d.current_url == card)
-    assert browser.execute_script("return !!document.getElementById(decodeURIComponent(location.hash.slice(1)))")
+    assert browser.execute_script(ON_CARD)
     browser.back()
     _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#rb-army[data-ready='1']"))
     assert _units(browser) == [TANK, OTHER_TANK] and browser.find_element(By.ID, "rb-army-total").text == total
@@ -239,12 +239,20 @@ def _builder_offers(browser) -> dict[str, dict]:
         "return out;")
 
 
+ON_CARD = (
+    "const id = decodeURIComponent(location.hash.slice(1));"
+    "return !!(id ? document.getElementById(id) : document.querySelector('.rb-datasheet'))"
+)
+"""Whether the page opened shows the card linked to: its anchor, or the card of a unit's own page."""
+
+
 def _card_lists(browser, anchors: list[str]) -> dict[str, dict]:
-    """The options each card (by its anchor) lists: the summary's count and its "Title cost" items."""
+    """The options each card (by its anchor; "" for the card of a unit's own page) lists: the summary's
+    count and its "Title cost" items."""
     return browser.execute_script(
         "const out = {};"
         "for (const id of arguments[0]) {"
-        "  const head = document.getElementById(id);"
+        "  const head = id ? document.getElementById(id) : document.querySelector('.rb-datasheet');"
         "  const card = head && (head.closest('.rb-datasheet') || head.parentElement);"
         "  const box = card && card.querySelector('details.rb-options');"
         "  out[id] = box ? {summary: box.querySelector('summary').textContent,"
@@ -273,7 +281,7 @@ def test_every_card_lists_the_options_the_builder_offers(browser, site, tmp_path
     cards = {}
     for page, anchors in pages.items():
         browser.get(page)
-        cards.update({f"{page}#{a}": v for a, v in _card_lists(browser, anchors).items()})
+        cards.update({f"{page}#{a}" if a else page: v for a, v in _card_lists(browser, anchors).items()})
     disagree = []
     for entry, seen in offers.items():
         card = cards[seen["href"]]
@@ -288,7 +296,8 @@ def test_every_card_lists_the_options_the_builder_offers(browser, site, tmp_path
         look(browser, size, scheme)
         browser.get(offers[TANK]["href"])
         summary = browser.execute_script(
-            "const c = document.getElementById(decodeURIComponent(location.hash.slice(1))).closest('.rb-datasheet');"
+            "const id = decodeURIComponent(location.hash.slice(1));"
+            "const c = id ? document.getElementById(id).closest('.rb-datasheet') : document.querySelector('.rb-datasheet');"
             "const s = c.querySelector('details.rb-options summary'); s.scrollIntoView(); return s.textContent")
         assert summary.endswith("(1)"), (size, scheme, summary)
 

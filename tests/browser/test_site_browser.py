@@ -262,9 +262,9 @@ def _settled(browser) -> None:
 
 # what players typed that found nothing, or the wrong thing first (issue 27): rulebook → (query, expected first)
 FORGIVING = {
-    "1936": [("t26", "fichas-bando-republicano.html#carros_combate_republicanos--r_t26_b"),
-             ("bt5", "fichas-bando-republicano.html#carros_combate_republicanos--r_bt5"),
-             ("T-26 B", "fichas-bando-republicano.html#carros_combate_republicanos--r_t26_b")],
+    "1936": [("t26", "fichas-bando-republicano-t-26-b.html"),
+             ("bt5", "fichas-bando-republicano-bt-5.html"),
+             ("T-26 B", "fichas-bando-republicano-t-26-b.html")],
     "napoleonico": [("tendidos", "06-unidades-britanicas-a-pie-tendidas-en-tierra.html")],
 }
 
@@ -308,7 +308,7 @@ def test_search_forgives_at_phone_and_desktop_in_both_palettes(browser, bundled_
 def test_search_marks_only_the_terms_typed(browser, bundled_builds):
     """"T-26 B" marks the name T-26 B, never the t and b inside other words."""
     hrefs = _search(browser, (bundled_builds["1936"] / "site" / "index.html").as_uri(), "T-26 B")
-    assert hrefs[0].endswith("#carros_combate_republicanos--r_t26_b")
+    assert hrefs[0].endswith("/fichas-bando-republicano-t-26-b.html")
     marks = _marks(browser)
     assert marks and all(re.sub(r"[^0-9a-z]", "", m[1].lower()).startswith("t26") for m in marks), marks
 

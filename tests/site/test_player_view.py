@@ -186,4 +186,4 @@ def test_procedure_steps_are_prose_with_formulas(built):
     # the checks and formulas of each step are technical details
     assert "requisito" not in " ".join(ol.text() for ol in steps)
     technical = " ".join(" ".join(t.text() for t in ol.find_all(cls="rb-tech")) for ol in steps)
-    assert "exige coste base ≥ 0; si no, se detiene: «El coste base no puede ser negativo»" in technical
+    assert "exige Coste base ≥ 0; si no, se detiene: «El coste base no puede ser negativo»" in technical

@@ -156,7 +156,7 @@ class Readable:
         """A code name in the rulebook's words: ``base_roll`` → ``Base roll``."""
         words = words_of(identifier)
         whole = self.spelling(tuple(words))
-        if whole is None and len(words) > 1:  # ``puntos_ruptura`` → ``Puntos de Ruptura``, as the prose writes it
+        if whole is None and len(words) > 1:  # ``linea_de_fuego`` spelt ``linea_fuego`` → ``Línea de Fuego``, as the prose writes it
             whole = self.spelling((LINKED,) + tuple(words))
         if whole is None:
             return " ".join(self.word(w) for w in words)

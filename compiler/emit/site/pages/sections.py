@@ -442,7 +442,7 @@ class SectionBlocks:
         b["examples"] = [self.ctx.reads.query("example", index, lambda: self.example(index, ex)) for index, ex in self.examples_of.get(d.name, [])]
 
     def input_label(self, prm: ir.Param) -> str:
-        """A parameter as players name it (its title, or its name spelt out: ``Perfil``), linked to the
+        """A parameter as players name it (its title, or its name spelt out: ``base_roll`` → «Base roll»), linked to the
         catalog or table it picks from."""
         text = prm.title or self.ctx.read.name(prm.name)
         text = text[:1].upper() + text[1:]
