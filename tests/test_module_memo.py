@@ -120,7 +120,8 @@ def test_modules_kept_across_edits_are_the_modules_a_fresh_generation_writes(tmp
     # matchups.py the ids of the catalogs a matchup pairs
     assert catalogs and all(names in (["types", "data", "__init__"], ["types", "data", "matchups", "__init__"]) for names in catalogs)
     assert "procedures" in regenerated["a procedure's body"] and "examples" in regenerated["an example's input"]
-    assert regenerated["prose of a section"] == ["__init__"]  # the content hash: nothing else read the prose
+    # the content hash: nothing else read the prose (matchups.py, a few lines per matchup, is written again on every edit)
+    assert [name for name in regenerated["prose of a section"] if name != "matchups"] == ["__init__"]
 
 
 MISSED = {
