@@ -49,17 +49,20 @@ def check_links_and_unused(st: CheckState) -> None:
                 else:
                     st.uses[item.name].add("show")
     _grant_cycles(st)
+    lines_of: dict[str, list[str]] = {}  # each file's lines, split once (a file may hold thousands of unused declarations)
     for name, d in st.ast.items():
         if isinstance(d, UNUSED_KINDS) and not st.uses.get(name):
-            st.warn(f"{type(d).__name__.removesuffix('Decl').lower()} '{name}' is never used", d.span, None, "unused", suggest=_removal(st, d))
+            if d.span.file not in lines_of:
+                lines_of[d.span.file] = st.sources.get(d.span.file, "").split("\n")
+            st.warn(f"{type(d).__name__.removesuffix('Decl').lower()} '{name}' is never used", d.span, None, "unused",
+                    suggest=_removal(lines_of[d.span.file], d))
     _presentation(st)
     _allowances(st)
 
 
-def _removal(st: CheckState, d) -> tuple[Edit, ...]:
-    """The suggestion of removing declaration ``d``: its lines, with its annotations above it
-    and one blank line after it (none when it does not start and end a line)."""
-    lines = st.sources.get(d.span.file, "").split("\n")
+def _removal(lines: list[str], d) -> tuple[Edit, ...]:
+    """The suggestion of removing declaration ``d`` (of the file whose ``lines`` are given): its lines,
+    with its annotations above it and one blank line after it (none when it does not start and end a line)."""
     first = min([d.span.line, *(a.span.line for a in getattr(d, "annotations", ()))])
     last = d.span.end_line
     if not (1 <= first <= last <= len(lines)) or lines[last - 1][d.span.end_col - 1 :].strip() or lines[d.span.line - 1][: d.span.col - 1].strip():
