@@ -452,6 +452,11 @@ class _Remembering(driver.Stages):
         """No worker for the odds either: the odds tables are remembered from build to build."""
         return None
 
+    def balance_ahead(self, program, package) -> None:
+        """No worker for the designers' balance: computed in this process, whose distributions,
+        kept by procedure across builds, a worker would lose with each edit."""
+        return None
+
     def generate(self, program) -> dict[str, str]:
         """The Python package is not generated again when what
         :func:`rulebook.compiler.emit.python.to_python.generate` reads — the ``rulebook`` declaration, the

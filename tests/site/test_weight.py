@@ -30,6 +30,7 @@ KNOWN_HEAVY = {
     "1936": {
         "ejercito.html": TOOL,
         "codigo-02-costes-listas.html": SOURCE, "codigo-05-turnos-ordenes.html": SOURCE, "codigo-06-disparo.html": SOURCE,
+        "codigo-07-fuego-indirecto.html": SOURCE,
         "02-costes-listas-y-estadisticas.html": SECTION, "03-reglas-especiales.html": SECTION,
         "05-turnos-mando-ordenes-y-acciones.html": SECTION, "06-iniciativa-y-disparos.html": SECTION,
         "fichas-bando-nacional-imprimir.html": PRINT, "fichas-bando-republicano-imprimir.html": PRINT,
