@@ -124,7 +124,7 @@ def _enum_value(st: CheckState, v: n.Value, t: T, ctx: str):
 
 
 def member_guess(name: str, members) -> str | None:
-    """The value meant by a misspelt (or old-style: ``Green``, ``Vehículo``) enum value."""
+    """The value meant by a misspelt (or old-style: ``Green``, ``Órgano``) enum value."""
     wanted = member_name(name)
     if wanted in members:
         return wanted

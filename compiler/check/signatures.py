@@ -72,7 +72,7 @@ MEMBER_NAME = re.compile(r"[a-z][a-z0-9_]*")
 
 def member_name(name: str) -> str:
     """The enum value name that follows the rule for ``name``: ``Green`` → ``green``,
-    ``Vehículo`` → ``vehiculo``, ``EnBlanco`` → ``en_blanco``, ``HE`` → ``he``."""
+    ``Órgano`` → ``organo``, ``EnCampo`` → ``en_campo``, ``AB`` → ``ab``."""
     plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
     plain = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", plain).lower()
     plain = re.sub(r"[^a-z0-9]+", "_", plain).strip("_")

@@ -206,7 +206,7 @@ def _ordinal(n: int | None) -> str:
 
 
 def _shift_line(s) -> str:
-    """``  ~ T-26 (Veterano): effect per 100 points against the field (Tiro tenso…) +12.0 %; now 3rd of 11 in Carros…, was 5th``."""
+    """``  ~ <unit> (<quality>): effect per 100 points against the field (<matchup>) +12.0 %; now 3rd of 11 in <category>, was 5th``."""
     if s.old is None or s.new is None or s.old == 0:
         change = f"{_value_text_number(s.old)} → {_value_text_number(s.new)}"
     else:
